@@ -1,0 +1,96 @@
+# pixsandbox — a stateful sandbox of a PIX payment API.
+#
+#   make run    start the simulator on 127.0.0.1:8080 (embedded Badger in ./.pixsandbox)
+#   make test   lint, every test under -race, the conformance suite in-process
+#
+# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/LABELS
+# (make conformance), FUZZTIME (make fuzz).
+
+SHELL    := bash
+GO       ?= go
+BIN      := bin/pixsandbox
+REPORTS  := $(CURDIR)/reports
+FUZZTIME ?= 30s
+LABELS   ?= spec && !sandbox && !sandbox-choice
+ARGS     ?=
+
+.PHONY: all build run test unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks clean help
+
+all: build
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+build: ## build bin/pixsandbox
+	$(GO) build -o $(BIN) ./cmd/pixsandbox
+
+run: build ## start the simulator with the fixture accounts (ARGS='--clock virtual' etc.)
+	./$(BIN) serve $(ARGS)
+
+test: lint ## lint, then every test under -race (conformance in-process, JUnit in reports/)
+	@mkdir -p $(REPORTS)
+	PIXSANDBOX_CONFORMANCE_JUNIT_REPORT=$(REPORTS)/conformance-junit.xml \
+		$(GO) test -race -count=1 ./...
+
+unit: ## every test without -race (quicker)
+	$(GO) test -count=1 ./...
+
+lint: fmt vet deps-check ## gofmt check, go vet, dependency rules
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+# The dependency rules of docs/architecture.md: the domain is pure, the transport
+# never reaches the core or the store, the conformance suite is an independent oracle.
+deps-check:
+	@fail=0; M=github.com/pixsandbox/pixsandbox; \
+	check() { pkg=$$1; shift; deps=$$($(GO) list -deps $$M/$$pkg); \
+		for bad in "$$@"; do if echo "$$deps" | grep -qx "$$bad"; then echo "dependency rule: $$pkg must not import $$bad"; fail=1; fi; done; }; \
+	for p in simulator/pix simulator/clock fixtures; do \
+		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
+		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
+	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \
+	check simulator github.com/dgraph-io/badger/v4 net/http github.com/gorilla/mux $$M/simulator/badgerstore $$M/simulator/httpapi; \
+	check simulator/httpapi $$M/simulator $$M/simulator/badgerstore github.com/dgraph-io/badger/v4; \
+	check scenarios $$M/simulator $$M/simulator/badgerstore net/http; \
+	for p in conformance conformance/framework; do \
+		bad=$$($(GO) list -deps $$M/$$p | grep -E "^$$M/(simulator|scenarios)" || true); \
+		if [ -n "$$bad" ]; then echo "dependency rule: $$p must not import $$bad"; fail=1; fi; done; \
+	exit $$fail
+
+conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT; LABELS filter)
+	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=https://… CLIENT_ID=… CLIENT_SECRET=… CERT=client.pem [LABELS='$(LABELS)']"; exit 2; }
+	@mkdir -p $(REPORTS)
+	$(GO) test -count=1 ./conformance -run TestConformance -args \
+		-target='$(TARGET)' -client-id='$(CLIENT_ID)' -client-secret='$(CLIENT_SECRET)' -client-cert='$(CERT)' \
+		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v
+
+conformance-local: ## the whole suite in-process against the simulator (what make test runs)
+	@mkdir -p $(REPORTS)
+	PIXSANDBOX_CONFORMANCE_JUNIT_REPORT=$(REPORTS)/conformance-junit.xml \
+		$(GO) test -count=1 -race ./cmd/pixsandbox -run TestConformance -v
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	@set -e; for t in \
+		simulator/pix:FuzzParseDecimal simulator/pix:FuzzParseDecimal2 simulator/pix:FuzzDecodeCertHeader \
+		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest; do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
+
+bench: ## Go benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/...
+
+fixtures: ## regenerate fixtures/ from the fixed seed (certificate keys change: review the diff)
+	$(GO) run ./cmd/pixfixtures -out fixtures
+
+golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt)
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/
+
+checks: golden ## alias: refresh the golden list of conformance checks
+
+clean:
+	rm -rf bin reports

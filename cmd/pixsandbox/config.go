@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/fixtures"
+)
+
+// Config is the serve command's configuration: defaults, then PIXSANDBOX_*
+// environment variables, then flags.
+type Config struct {
+	Addr       string
+	DataDir    string
+	InMemory   bool
+	Clock      string // real | virtual
+	ClockStart time.Time
+	Seed       uint64
+	Fixtures   string // directory overriding the embedded fixtures; empty = embedded
+	AdminToken string
+	LogLevel   string
+	LogFormat  string // text | json
+	// ControlPlane mounts /_sandbox.
+	ControlPlane bool
+}
+
+// DefaultConfig returns the defaults of `pixsandbox serve`.
+func DefaultConfig() Config {
+	return Config{
+		Addr:         "127.0.0.1:8080",
+		DataDir:      "./.pixsandbox",
+		Clock:        "real",
+		ClockStart:   fixtures.Epoch,
+		Seed:         fixtures.Seed,
+		LogLevel:     "info",
+		LogFormat:    "text",
+		ControlPlane: true,
+	}
+}
+
+// envPrefix prefixes the environment variable of every flag: --data-dir reads
+// PIXSANDBOX_DATA_DIR.
+const envPrefix = "PIXSANDBOX_"
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// RegisterFlags binds c to fs. Each flag's default comes from its environment
+// variable when set, so flags win over the environment.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "Badger data directory (state survives restarts)")
+	fs.BoolVar(&c.InMemory, "in-memory", c.InMemory, "keep state in memory only (a throwaway run; --data-dir is ignored)")
+	fs.StringVar(&c.Clock, "clock", c.Clock, "simulation clock: real (wall time plus an offset) or virtual (moves only when advanced)")
+	fs.Func("clock-start", "first instant of a virtual clock on a new data dir (RFC 3339; default "+c.ClockStart.Format(time.RFC3339)+")", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("must be RFC 3339, e.g. 2026-03-02T12:00:00Z")
+		}
+		c.ClockStart = t.UTC()
+		return nil
+	})
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the fake data generator")
+	fs.StringVar(&c.Fixtures, "fixtures", c.Fixtures, "directory with accounts.json and certs/ replacing the embedded fixtures")
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
+	fs.BoolVar(&c.ControlPlane, "control-plane", c.ControlPlane, "mount the /_sandbox control plane")
+}
+
+// ApplyEnv sets every flag of fs that has a PIXSANDBOX_* environment variable.
+// Call it after RegisterFlags and before fs.Parse.
+func ApplyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := lookup(envName(f.Name)); ok {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// Validate rejects contradictory settings with a message that says the fix.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Clock != "real" && c.Clock != "virtual" {
+		errs = append(errs, fmt.Errorf("--clock must be real or virtual, not %q", c.Clock))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr %q must be host:port: %v", c.Addr, err))
+	} else if c.ControlPlane && !isLoopback(c.Addr) && c.AdminToken == "" {
+		errs = append(errs, fmt.Errorf("--addr %s is not a loopback address: the control plane would be open to the network; set --admin-token (or %s), or --control-plane=false", c.Addr, envName("admin-token")))
+	}
+	if !c.InMemory && strings.TrimSpace(c.DataDir) == "" {
+		errs = append(errs, errors.New("--data-dir is empty; give a directory or use --in-memory"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", c.LogLevel))
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat))
+	}
+	return errors.Join(errs...)
+}
+
+// isLoopback reports whether host:port binds only the loopback interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// envLookup reads the process environment.
+func envLookup(k string) (string, bool) { return os.LookupEnv(k) }

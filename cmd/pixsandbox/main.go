@@ -1,0 +1,98 @@
+// Command pixsandbox is a stateful sandbox of a PIX payment API.
+//
+//	pixsandbox serve [flags]    start the simulator (see pixsandbox serve -h)
+//	pixsandbox cert-header FILE print FILE's PEM URL-encoded for X-SSL-Client-Cert
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "cert-header":
+		return certHeader(args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}
+
+const usage = `pixsandbox: a stateful sandbox of a PIX payment API
+
+Usage:
+  pixsandbox serve [flags]   start the simulator (flags also read from PIXSANDBOX_* variables)
+  pixsandbox cert-header F   print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
+
+Run "pixsandbox serve -h" for the flags.
+`
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	m := NewMain(stdout, stderr)
+	if err := m.ParseFlags(args); err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pixsandbox serve: %v\n", err)
+		return 2
+	}
+	if err := m.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox serve: %v\n", err)
+		_ = m.Close()
+		return 1
+	}
+	m.PrintBanner()
+	<-ctx.Done()
+	m.Logger.Info("shutting down")
+	if err := m.Close(); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox serve: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// certHeader prints a PEM certificate file URL-encoded as the X-SSL-Client-Cert
+// header wants it (every + as %2B), for curl:
+//
+//	-H "X-SSL-Client-Cert: $(pixsandbox cert-header fixtures/certs/account-1.pem)"
+func certHeader(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: pixsandbox cert-header CERTIFICATE.pem")
+		return 2
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "pixsandbox cert-header: %v\n", err)
+		return 1
+	}
+	if _, err := pix.DecodeCertHeader(pix.EncodeCertHeader(b)); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox cert-header: %s is not a PEM certificate: %v\n", args[0], err)
+		return 1
+	}
+	fmt.Fprint(stdout, pix.EncodeCertHeader(b))
+	return 0
+}

@@ -1,0 +1,195 @@
+package framework
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Control-plane modes accepted by Config.ControlPlane.
+const (
+	// ControlPlaneAuto detects the control plane: the target has one when
+	// GET /_sandbox/clock answers 200 with a JSON object carrying "mode".
+	ControlPlaneAuto = "auto"
+	// ControlPlaneOn asserts that the target has the control plane; the suite
+	// fails in BeforeSuite when GET /_sandbox/clock does not answer as expected.
+	ControlPlaneOn = "on"
+	// ControlPlaneOff treats the target as having no control plane, even when it
+	// has one: specs labelled "sandbox" are skipped and the configured credentials
+	// are used.
+	ControlPlaneOff = "off"
+)
+
+// Defaults applied by Config.WithDefaults to zero fields.
+const (
+	// DefaultWebhookListen is the webhook receiver's default listen address: the
+	// loopback interface on a port chosen by the kernel.
+	DefaultWebhookListen = "127.0.0.1:0"
+	// DefaultSettleTimeout bounds every wait for asynchronous outcomes.
+	DefaultSettleTimeout = 30 * time.Second
+)
+
+// EnvPrefix prefixes the environment variables that provide flag defaults.
+const EnvPrefix = "PIXSANDBOX_CONFORMANCE_"
+
+// Config says which implementation of the PIX API the suite talks to and how.
+// The zero value of a field means its default (see WithDefaults).
+type Config struct {
+	// Target is the base URL of the implementation under test, for example
+	// http://127.0.0.1:8080. Paths of the specification are appended to it.
+	Target string
+	// ClientID is the clientId (UUID v4) used when the target has no control
+	// plane to create fresh accounts.
+	ClientID string
+	// ClientSecret is the clientSecret belonging to ClientID.
+	ClientSecret string
+	// ClientCert is the path of the PEM certificate, registered and linked to
+	// ClientID's account, that is sent URL-encoded in X-SSL-Client-Cert.
+	ClientCert string
+	// ControlPlane is ControlPlaneAuto, ControlPlaneOn or ControlPlaneOff.
+	ControlPlane string
+	// AdminToken is sent as X-Sandbox-Admin-Token on every control-plane request
+	// when it is not empty.
+	AdminToken string
+	// WebhookListen is the address the webhook receiver listens on.
+	WebhookListen string
+	// WebhookPublicURL is the base URL under which the target reaches the
+	// webhook receiver (for example through a tunnel); empty means the
+	// receiver's own listen address.
+	WebhookPublicURL string
+	// SettleTimeout bounds every wait for an asynchronous outcome (Eventually).
+	SettleTimeout time.Duration
+	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
+	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
+	// `go test ./...` can produce it).
+	JUnitReport string
+
+	// envErr records an unusable environment default found by RegisterFlags.
+	envErr error
+}
+
+// RegisterFlags defines the suite's flags on fs, storing their values in c.
+// Each flag's default is taken from its environment variable when set
+// (PIXSANDBOX_CONFORMANCE_TARGET for -target, and so on), otherwise from the
+// value already in c, with the defaults of WithDefaults for zero fields. An unparsable PIXSANDBOX_CONFORMANCE_SETTLE_TIMEOUT is
+// reported by Validate.
+func RegisterFlags(fs *flag.FlagSet, c *Config) {
+	d := c.WithDefaults()
+	c.ControlPlane, c.WebhookListen, c.SettleTimeout = d.ControlPlane, d.WebhookListen, d.SettleTimeout
+	str := func(p *string, name, env, usage string) {
+		def := *p
+		if v, ok := os.LookupEnv(EnvPrefix + env); ok {
+			def = v
+		}
+		fs.StringVar(p, name, def, usage+" (env "+EnvPrefix+env+")")
+	}
+	str(&c.Target, "target", "TARGET", "base URL of the PIX API implementation under test; empty skips the suite")
+	str(&c.ClientID, "client-id", "CLIENT_ID", "clientId (UUID v4) used when the target has no control plane")
+	str(&c.ClientSecret, "client-secret", "CLIENT_SECRET", "clientSecret of -client-id")
+	str(&c.ClientCert, "client-cert", "CLIENT_CERT", "path of the PEM client certificate registered for -client-id")
+	str(&c.ControlPlane, "control-plane", "CONTROL_PLANE", "whether the target has the /_sandbox control plane: auto, on or off")
+	str(&c.AdminToken, "admin-token", "ADMIN_TOKEN", "value of X-Sandbox-Admin-Token for control-plane requests")
+	str(&c.WebhookListen, "webhook-listen", "WEBHOOK_LISTEN", "listen address of the suite's webhook receiver")
+	str(&c.WebhookPublicURL, "webhook-public-url", "WEBHOOK_PUBLIC_URL", "base URL under which the target reaches the webhook receiver")
+	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
+
+	def := c.SettleTimeout
+	if v, ok := os.LookupEnv(EnvPrefix + "SETTLE_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			c.envErr = fmt.Errorf("%sSETTLE_TIMEOUT=%q: %w", EnvPrefix, v, err)
+		} else {
+			def = d
+		}
+	}
+	fs.DurationVar(&c.SettleTimeout, "settle-timeout", def,
+		"bound on every wait for an asynchronous outcome (env "+EnvPrefix+"SETTLE_TIMEOUT)")
+}
+
+// WithDefaults returns c with every zero field set to its default:
+// ControlPlane "auto", WebhookListen "127.0.0.1:0", SettleTimeout 30s. It also
+// trims a trailing slash from Target and WebhookPublicURL.
+func (c Config) WithDefaults() Config {
+	if c.ControlPlane == "" {
+		c.ControlPlane = ControlPlaneAuto
+	}
+	if c.WebhookListen == "" {
+		c.WebhookListen = DefaultWebhookListen
+	}
+	if c.SettleTimeout == 0 {
+		c.SettleTimeout = DefaultSettleTimeout
+	}
+	c.Target = strings.TrimRight(c.Target, "/")
+	c.WebhookPublicURL = strings.TrimRight(c.WebhookPublicURL, "/")
+	return c
+}
+
+// HasCredentials reports whether the configured credentials are complete.
+func (c Config) HasCredentials() bool {
+	return c.ClientID != "" && c.ClientSecret != "" && c.ClientCert != ""
+}
+
+// Validate reports every problem of c (after WithDefaults) in one error: a
+// missing or non-HTTP Target, an unknown ControlPlane, partial credentials, a
+// malformed WebhookListen or WebhookPublicURL, a non-positive SettleTimeout and
+// an unusable environment default.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	var errs []error
+	if c.envErr != nil {
+		errs = append(errs, c.envErr)
+	}
+	if c.Target == "" {
+		errs = append(errs, errors.New("-target is required: the base URL of the PIX API under test"))
+	} else if err := checkHTTPURL(c.Target); err != nil {
+		errs = append(errs, fmt.Errorf("-target %q: %w", c.Target, err))
+	}
+	switch c.ControlPlane {
+	case ControlPlaneAuto, ControlPlaneOn, ControlPlaneOff:
+	default:
+		errs = append(errs, fmt.Errorf("-control-plane %q: want auto, on or off", c.ControlPlane))
+	}
+	set := 0
+	for _, v := range []string{c.ClientID, c.ClientSecret, c.ClientCert} {
+		if v != "" {
+			set++
+		}
+	}
+	if set != 0 && set != 3 {
+		errs = append(errs, errors.New("-client-id, -client-secret and -client-cert go together: give all three or none"))
+	}
+	if _, _, err := net.SplitHostPort(c.WebhookListen); err != nil {
+		errs = append(errs, fmt.Errorf("-webhook-listen %q: %w", c.WebhookListen, err))
+	}
+	if c.WebhookPublicURL != "" {
+		if err := checkHTTPURL(c.WebhookPublicURL); err != nil {
+			errs = append(errs, fmt.Errorf("-webhook-public-url %q: %w", c.WebhookPublicURL, err))
+		}
+	}
+	if c.SettleTimeout < 0 {
+		errs = append(errs, fmt.Errorf("-settle-timeout %s: must be positive", c.SettleTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return errors.New("want an http:// or https:// URL")
+	}
+	if u.Host == "" {
+		return errors.New("missing host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("a base URL takes no query or fragment")
+	}
+	return nil
+}

@@ -1,0 +1,356 @@
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+)
+
+// SuiteDescription is the Ginkgo suite description passed to RunSpecs.
+const SuiteDescription = "PIX API conformance"
+
+// requestTimeout bounds one HTTP request of the suite (wall time: an I/O deadline).
+const requestTimeout = 60 * time.Second
+
+// SkipNoControlPlane is the reason given when a spec labelled "sandbox" is
+// skipped because the target has no control plane.
+const SkipNoControlPlane = "target has no /_sandbox control plane; run with -ginkgo.label-filter='!sandbox'"
+
+// SkipNoCredentials is the reason given when a spec needs an identity and the
+// target has no control plane to create one and no credentials were configured.
+const SkipNoCredentials = "target has no /_sandbox control plane to create accounts and no -client-id, -client-secret and -client-cert were given"
+
+// suiteState is what BeforeSuite learns about the target; the only
+// package-level state, written by Run and BeforeSuite before any spec runs and
+// read-only afterwards.
+type suiteState struct {
+	started      bool
+	ready        bool
+	config       Config
+	controlPlane bool
+	clockMode    string
+	client       *Client
+	sandbox      *SandboxClient
+	receiver     *Receiver
+	certPEM      string
+}
+
+var state suiteState
+
+// Run runs the conformance specs registered in this process (those of package
+// conformance, once imported) against c.Target, reporting to t. It validates
+// c, registers the suite's BeforeSuite (probe the target, detect the control
+// plane, load the configured certificate, start the webhook receiver) and
+// calls ginkgo.RunSpecs. Ginkgo allows one RunSpecs per process, so Run may be
+// called once; Ginkgo's own flags (-ginkgo.label-filter, -ginkgo.junit-report,
+// …) are read from the command line that go test parsed.
+func Run(t *testing.T, c Config) bool {
+	t.Helper()
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("conformance configuration: %v", err)
+	}
+	if state.started {
+		t.Fatal("framework.Run called twice: Ginkgo runs one suite per process")
+	}
+	state.started = true
+	state.config = c
+	ginkgo.BeforeSuite(setupSuite)
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	if c.JUnitReport != "" && reporterConfig.JUnitReport == "" {
+		reporterConfig.JUnitReport = c.JUnitReport
+	}
+	return ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
+}
+
+// setupSuite probes the target, detects the control plane, loads the
+// configured certificate and starts the webhook receiver.
+func setupSuite(ctx ginkgo.SpecContext) {
+	c := state.config
+	client := NewClient(c.Target, requestTimeout)
+	sb := NewSandboxClient(client, c.AdminToken)
+
+	// Probe: any HTTP answer from the base URL shows the target is up (the
+	// health route is sandbox-only, so it is not used here).
+	probe, err := client.Do(ctx, http.MethodGet, "/", "", nil, nil)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "target %s does not answer HTTP", c.Target)
+	ginkgo.AddReportEntry("target", fmt.Sprintf("%s (GET / answered %d)", c.Target, probe.Status))
+
+	note := ""
+	if c.ControlPlane != ControlPlaneOff {
+		r, err := sb.Do(ctx, http.MethodGet, "/_sandbox/clock", nil)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "GET /_sandbox/clock")
+		mode, _ := r.Field("mode")
+		m, isStr := mode.(string)
+		state.controlPlane = r.Status == http.StatusOK && isStr && m != ""
+		state.clockMode = m
+		if !state.controlPlane {
+			note = fmt.Sprintf("; GET /_sandbox/clock answered %d", r.Status)
+			if r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden {
+				note += " (does the control plane need -admin-token?)"
+			}
+		}
+		if c.ControlPlane == ControlPlaneOn {
+			gomega.Expect(state.controlPlane).To(gomega.BeTrue(),
+				"-control-plane=on but GET /_sandbox/clock did not answer 200 with a mode: %s", r)
+		}
+	}
+	ginkgo.AddReportEntry("control plane", fmt.Sprintf("%v (-control-plane=%s, clock mode %q%s)", state.controlPlane, c.ControlPlane, state.clockMode, note))
+
+	if c.ClientCert != "" {
+		b, err := os.ReadFile(c.ClientCert)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "-client-cert")
+		_, err = ParseCertPEM(string(b))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "-client-cert %s", c.ClientCert)
+		state.certPEM = string(b)
+	}
+
+	rcv, err := StartReceiver(c.WebhookListen, c.WebhookPublicURL)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(rcv.Close)
+	ginkgo.AddReportEntry("webhook receiver", rcv.BaseURL())
+
+	state.client = client
+	state.sandbox = sb
+	state.receiver = rcv
+	state.ready = true
+}
+
+// Identity is who a spec acts as: an account's credentials and a certificate
+// registered and linked to it.
+type Identity struct {
+	// ID is the account id when known (sandbox accounts), else empty.
+	ID string
+	// ClientID is the clientId (UUID v4).
+	ClientID string
+	// ClientSecret is the clientSecret.
+	ClientSecret string
+	// CertPEM is the client certificate as PEM text.
+	CertPEM string
+	// KeyPEM is the certificate's private key as PEM text, when known.
+	KeyPEM string
+}
+
+// options configure a Framework.
+type options struct {
+	balance    string
+	noIdentity bool
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithBalance sets the opening balance, as decimal text, of the account
+// created for each spec on a target with a control plane. The default is
+// "1000.00". It has no effect on other targets, whose account is configured.
+func WithBalance(decimal string) Option {
+	return func(o *options) { o.balance = decimal }
+}
+
+// WithoutIdentity makes the framework give specs no identity: no account is
+// created and no credentials are required. For specs of the control plane.
+func WithoutIdentity() Option {
+	return func(o *options) { o.noIdentity = true }
+}
+
+// Framework is the per-Describe handle of the suite. New registers a
+// BeforeEach that, for every spec of the container, skips the spec when it
+// needs a capability the target lacks, gives it an identity and a webhook
+// inbox, and resets the cached token. Fields are valid inside specs only.
+type Framework struct {
+	// Name names the framework's area, e.g. "auth".
+	Name string
+	// Config is the suite's configuration.
+	Config Config
+	// Client talks to the target's public API.
+	Client *Client
+	// Sandbox talks to the target's control plane; use it only in specs
+	// labelled "sandbox".
+	Sandbox *SandboxClient
+	// ControlPlane reports whether the target has the /_sandbox control plane.
+	ControlPlane bool
+	// ClockMode is the control plane's clock mode ("real" or "virtual"), or
+	// empty.
+	ClockMode string
+	// Identity is the spec's identity (empty with WithoutIdentity).
+	Identity Identity
+	// Account is the sandbox account created for the spec, or nil.
+	Account *Account
+	// Webhooks is the spec's own inbox on the webhook receiver.
+	Webhooks *Inbox
+
+	opts  options
+	token string
+}
+
+// New returns the framework of a Describe container and registers its
+// BeforeEach there. Call it at the top of the container body.
+func New(name string, opts ...Option) *Framework {
+	f := &Framework{Name: name, opts: options{balance: "1000.00"}}
+	for _, o := range opts {
+		o(&f.opts)
+	}
+	ginkgo.BeforeEach(f.beforeEach, ginkgo.Offset(1))
+	return f
+}
+
+func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
+	if !state.ready {
+		ginkgo.Fail("framework.New used in a suite not started by framework.Run")
+	}
+	f.Config = state.config
+	f.Client = state.client
+	f.Sandbox = state.sandbox
+	f.ControlPlane = state.controlPlane
+	f.ClockMode = state.clockMode
+	f.Identity = Identity{}
+	f.Account = nil
+	f.token = ""
+
+	if slices.Contains(ginkgo.CurrentSpecReport().Labels(), LabelSandbox) && !state.controlPlane {
+		ginkgo.Skip(SkipNoControlPlane)
+	}
+
+	f.Webhooks = state.receiver.NewInbox()
+	ginkgo.DeferCleanup(f.Webhooks.Forget)
+
+	if f.opts.noIdentity {
+		return
+	}
+	if state.controlPlane {
+		a, err := f.Sandbox.CreateAccount(ctx, AccountOptions{Balance: f.opts.balance})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating the spec's sandbox account")
+		f.Account = a
+		f.Identity = Identity{
+			ID:           a.ID.String(),
+			ClientID:     a.ClientID,
+			ClientSecret: a.ClientSecret,
+			CertPEM:      a.Certificate,
+			KeyPEM:       a.PrivateKey,
+		}
+		return
+	}
+	if !state.config.HasCredentials() {
+		ginkgo.Skip(SkipNoCredentials)
+	}
+	f.Identity = Identity{
+		ClientID:     state.config.ClientID,
+		ClientSecret: state.config.ClientSecret,
+		CertPEM:      state.certPEM,
+	}
+}
+
+// TokenRequest returns a valid token request for the spec's identity: its
+// certificate encoded with EncodeCertHeader and its credentials as the body.
+// Negative checks change one part of it.
+func (f *Framework) TokenRequest() TokenRequest {
+	h := EncodeCertHeader(f.Identity.CertPEM)
+	return TokenRequest{CertHeader: &h, Body: TokenBody(f.Identity.ClientID, f.Identity.ClientSecret)}
+}
+
+// Token returns an access token for the spec's identity, requesting it on
+// first use and caching it for the rest of the spec. It fails the spec unless
+// the token endpoint answers 201 with an access_token.
+func (f *Framework) Token(ctx context.Context) string {
+	if f.token != "" {
+		return f.token
+	}
+	r, err := f.Client.Token(ctx, f.TokenRequest())
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	gomega.ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated), "requesting the spec's token")
+	tok, _ := r.Field("access_token")
+	s, _ := tok.(string)
+	gomega.ExpectWithOffset(1, s).NotTo(gomega.BeEmpty(), "access_token of %s", r)
+	f.token = s
+	return s
+}
+
+// Do sends a request to the target (see Client.Do) and fails the spec on a
+// transport error.
+func (f *Framework) Do(ctx context.Context, method, path, token string, body []byte, headers http.Header) *Response {
+	r, err := f.Client.Do(ctx, method, path, token, body, headers)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	return r
+}
+
+// RequestToken sends req to the token endpoint and fails the spec on a
+// transport error.
+func (f *Framework) RequestToken(ctx context.Context, req TokenRequest) *Response {
+	r, err := f.Client.Token(ctx, req)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	return r
+}
+
+// UniqueID returns prefix followed by 20 random lowercase hex characters, an
+// identifier (externalId, idempotency suffix, …) no other spec or run uses.
+// There is no separator, so the result is alphanumeric when prefix is.
+func (f *Framework) UniqueID(prefix string) string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// UUIDv4 returns a random RFC 4122 version 4 UUID.
+func UUIDv4() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// AwaitSettled lets asynchronous work finish, then runs check until it
+// passes. On a target with a control plane it first advances the simulation
+// clock by advance (the caller's spec must then be ginkgo.Serial); on any
+// target it then polls check for up to the configured SettleTimeout.
+func (f *Framework) AwaitSettled(ctx context.Context, advance time.Duration, check func(g gomega.Gomega)) {
+	if f.ControlPlane && advance > 0 {
+		_, err := f.Sandbox.Advance(ctx, int64((advance+time.Second-1)/time.Second))
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "advancing the simulation clock")
+	}
+	gomega.EventuallyWithOffset(1, ctx, check).
+		WithTimeout(f.Config.SettleTimeout).
+		WithPolling(pollInterval(f.Config.SettleTimeout)).
+		Should(gomega.Succeed())
+}
+
+// Eventually polls check until it passes, for up to the configured
+// SettleTimeout, without touching the clock.
+func (f *Framework) Eventually(ctx context.Context, check func(g gomega.Gomega)) {
+	gomega.EventuallyWithOffset(1, ctx, check).
+		WithTimeout(f.Config.SettleTimeout).
+		WithPolling(pollInterval(f.Config.SettleTimeout)).
+		Should(gomega.Succeed())
+}
+
+// Now returns the target's notion of the current time: the simulation clock
+// when the target has a control plane, the wall clock otherwise. Use it for
+// data whose validity the target judges, such as certificate dates.
+func (f *Framework) Now(ctx context.Context) time.Time {
+	if f.ControlPlane {
+		c, err := f.Sandbox.Clock(ctx)
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "reading the simulation clock")
+		return c.Now
+	}
+	return time.Now() // wall time: the real service's clock
+}
+
+// pollInterval spreads about a hundred polls over timeout, between 10 ms and 1 s.
+func pollInterval(timeout time.Duration) time.Duration {
+	return min(max(timeout/100, 10*time.Millisecond), time.Second)
+}

@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework"
+)
+
+// stringField returns the string at path of r's JSON body, failing the spec
+// when it is absent or not a string.
+func stringField(r *framework.Response, path string) string {
+	ginkgo.GinkgoHelper()
+	v, ok := r.Field(path)
+	gomega.Expect(ok).To(gomega.BeTrue(), "%s is absent in %s", path, r)
+	s, ok := v.(string)
+	gomega.Expect(ok).To(gomega.BeTrue(), "%s is not a string in %s", path, r)
+	return s
+}
+
+// centsField returns the money at path of r's JSON body in centavos, failing
+// the spec when it is absent or not a JSON number with at most two decimals.
+func centsField(r *framework.Response, path string) int64 {
+	ginkgo.GinkgoHelper()
+	v, ok := r.Field(path)
+	gomega.Expect(ok).To(gomega.BeTrue(), "%s is absent in %s", path, r)
+	_, isNum := v.(json.Number)
+	gomega.Expect(isNum).To(gomega.BeTrue(), "%s is not a JSON number in %s", path, r)
+	c, err := framework.Cents(v)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s in %s", path, r)
+	return c
+}
+
+// brl renders centavos as decimal text ("1234.56"), so that money compared
+// as integers reads naturally in failure messages.
+func brl(cents int64) string { return framework.FormatCents(cents) }
+
+// bacenBalance is one reading of GET /accounts/balances, in centavos.
+type bacenBalance struct {
+	available, blocked int64
+}
+
+// readBacenBalance reads GET /accounts/balances with token, requiring a 2xx
+// answer with data[0].balanceAmount.
+func readBacenBalance(ctx context.Context, f *framework.Framework, token string) bacenBalance {
+	ginkgo.GinkgoHelper()
+	r := f.Do(ctx, http.MethodGet, "/accounts/balances", token, nil, nil)
+	gomega.Expect(r).To(framework.HaveSuccessStatus())
+	return bacenBalance{
+		available: centsField(r, "data[0].balanceAmount.available"),
+		blocked:   centsField(r, "data[0].balanceAmount.blocked"),
+	}
+}

@@ -1,0 +1,76 @@
+package scenarios
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+func TestCatalogue(t *testing.T) {
+	seen := map[string]bool{}
+	known := map[pix.Code]bool{}
+	for _, c := range pix.AllCodes {
+		known[c] = true
+	}
+	for _, s := range catalogue {
+		if seen[s.Name] {
+			t.Errorf("duplicate scenario %s", s.Name)
+		}
+		seen[s.Name] = true
+		if !known[s.Code] {
+			t.Errorf("%s: code %q is not a pix code", s.Name, s.Code)
+		}
+		if s.Summary == "" || s.Spec == "" || len(s.Operations) == 0 || s.Phase == 0 {
+			t.Errorf("%s: incomplete row %+v", s.Name, s)
+		}
+		if s.Name != strings.ToUpper(s.Name) || strings.ContainsAny(s.Name, " -") {
+			t.Errorf("%s: names are UPPER_SNAKE", s.Name)
+		}
+	}
+}
+
+func TestFromHeader(t *testing.T) {
+	s, err := FromHeader("", OpAuthToken)
+	if err != nil || !s.IsNone() {
+		t.Fatalf("empty header = %+v, %v", s, err)
+	}
+	s, err = FromHeader(" PUB_AUTH_UPSTREAM_ERROR ", OpAuthToken)
+	if err != nil || s.Code != pix.CodePubAuthUpstreamError {
+		t.Fatalf("known header = %+v, %v", s, err)
+	}
+	if !pix.Match(&pix.Error{Kind: pix.KindUpstream, Code: pix.CodePubAuthUpstreamError}, s.RejectAtRequest(OpAuthToken)) {
+		t.Fatalf("RejectAtRequest = %v", s.RejectAtRequest(OpAuthToken))
+	}
+	_, err = FromHeader("NOPE", OpAuthToken)
+	if !pix.Match(&pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario}, err) {
+		t.Fatalf("unknown header err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "PUB_AUTH_UPSTREAM_UNAVAILABLE") {
+		t.Fatalf("message does not list valid names: %v", err)
+	}
+	_, err = FromHeader("PUB_AUTH_UPSTREAM_ERROR", Operation("other"))
+	if !pix.Match(&pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario}, err) {
+		t.Fatalf("scenario on a route that does not honour it: err = %v", err)
+	}
+}
+
+// TestDocs keeps docs/scenarios.md in step with the catalogue. Regenerate with
+// UPDATE_GOLDEN=1 go test ./scenarios/.
+func TestDocs(t *testing.T) {
+	const path = "../docs/scenarios.md"
+	want := Markdown()
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (regenerate with UPDATE_GOLDEN=1 go test ./scenarios/)", err)
+	}
+	if string(got) != want {
+		t.Fatalf("%s is out of date; regenerate with UPDATE_GOLDEN=1 go test ./scenarios/", path)
+	}
+}

@@ -1,0 +1,138 @@
+// Package scenarios is the catalogue of X-Sandbox-Scenario values: named,
+// documented ways to make the sandbox fail on purpose. Spec "POST /api/pix/cash-out":
+// "Optional header X-Sandbox-Scenario simulates error scenarios"; its values are not
+// shown, so the catalogue is this sandbox's (Gap G-06, docs/spec-gaps.md).
+//
+// It may import simulator/pix only.
+package scenarios
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// Header is the request header that selects a scenario.
+const Header = "X-Sandbox-Scenario"
+
+// Operation is a request that can carry a scenario.
+type Operation string
+
+// Operations.
+const (
+	OpAuthToken Operation = "auth.token"
+)
+
+// Phase says when a scenario takes effect.
+type Phase int
+
+// Phases.
+const (
+	AtRequest    Phase = iota + 1 // the request is rejected synchronously
+	AtSettlement                  // the request is accepted; settlement fails and the webhook says why
+)
+
+// String names the phase for documentation.
+func (p Phase) String() string {
+	switch p {
+	case AtRequest:
+		return "at request"
+	case AtSettlement:
+		return "at settlement"
+	}
+	return "unknown"
+}
+
+// Scenario is one row of the catalogue.
+type Scenario struct {
+	Name       string      // exact header value
+	Summary    string      // one line for docs/scenarios.md
+	Operations []Operation // where the header is honoured
+	Phase      Phase
+	Kind       pix.Kind // how the failure is reported
+	Code       pix.Code // the code it produces (wire spelling)
+	Spec       string   // spec heading that defines Code
+}
+
+// None is the absence of a scenario.
+var None = Scenario{}
+
+// IsNone reports whether s is the absence of a scenario.
+func (s Scenario) IsNone() bool { return s.Name == "" }
+
+// Honours reports whether s applies to op.
+func (s Scenario) Honours(op Operation) bool {
+	for _, o := range s.Operations {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// RejectAtRequest returns the error a request of op must fail with under s, or nil.
+func (s Scenario) RejectAtRequest(op Operation) error {
+	if s.IsNone() || s.Phase != AtRequest || !s.Honours(op) {
+		return nil
+	}
+	return &pix.Error{Kind: s.Kind, Code: s.Code, Message: s.Summary,
+		Hint: "Sent on purpose: the request carried " + Header + ": " + s.Name + "."}
+}
+
+// All returns the catalogue sorted by name.
+func All() []Scenario {
+	out := append([]Scenario(nil), catalogue...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the scenario with the given name.
+func Lookup(name string) (Scenario, bool) {
+	for _, s := range catalogue {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return None, false
+}
+
+// FromHeader resolves a header value for op. An empty value is None. An unknown
+// value, or one op does not honour, is a KindInvalid error with
+// CodeSandboxUnknownScenario whose message lists the valid names for op
+// (Gap G-06: rejecting beats silently ignoring a typo).
+func FromHeader(value string, op Operation) (Scenario, error) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return None, nil
+	}
+	s, ok := Lookup(value)
+	if ok && s.Honours(op) {
+		return s, nil
+	}
+	var valid []string
+	for _, c := range All() {
+		if c.Honours(op) {
+			valid = append(valid, c.Name)
+		}
+	}
+	msg := Header + " " + quote(value) + " is not a scenario of this route; valid values: " + strings.Join(valid, ", ")
+	if len(valid) == 0 {
+		msg = Header + " " + quote(value) + " is not honoured by this route (it has no scenarios)"
+	}
+	return None, &pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario, Message: msg,
+		Violations: []pix.Violation{{Field: Header, Message: "unknown scenario " + quote(value)}},
+		Hint:       "GET /_sandbox/scenarios lists every scenario and the routes that honour it."}
+}
+
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return "\"" + strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' {
+			return '?'
+		}
+		return r
+	}, s) + "\""
+}

@@ -1,0 +1,129 @@
+package agenda
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+)
+
+// run runs one due job and records the outcome:
+//
+//   - success: a recurring job is rescheduled at its spec's next activation
+//     after j.Due with Attempts reset; any other job is marked done;
+//   - failure (an error or a panic): Attempts grows and the job is retried at
+//     now plus backoff(Attempts); once its retries are used up a one-shot job
+//     is marked done and a recurring job moves to its next activation, both
+//     logged at error level;
+//   - unknown kind: logged and marked done, so it never loops.
+//
+// If the handler deleted or replaced its own job, the store is left as the
+// handler left it (a deleted job still gets its done record on success). If
+// ctx was cancelled while the handler ran, the job is left pending and runs
+// again later. run returns only store errors. The caller must hold a.runMu.
+func (a *Agenda) run(ctx context.Context, j Job) error {
+	now := a.clk.Now()
+	log := a.log.With("job_id", j.ID, "kind", j.Kind)
+
+	h := a.handler(j.Kind)
+	if h == nil {
+		log.Error("agenda: no handler for job kind; marking it done")
+		return a.markDone(ctx, j, now)
+	}
+
+	herr := call(ctx, h, now, j)
+	if herr != nil && ctx.Err() != nil {
+		log.Warn("agenda: job interrupted; it stays pending", "error", herr)
+		return nil
+	}
+
+	cur, ok, err := a.store.GetJob(ctx, j.ID)
+	if err != nil {
+		return fmt.Errorf("agenda: get job %s: %w", j.ID, err)
+	}
+	switch {
+	case !ok && herr == nil:
+		// The handler deleted its job: record it as done, do not reschedule.
+		return a.markDone(ctx, j, now)
+	case !ok:
+		log.Warn("agenda: job failed and was deleted by its handler; not retrying", "error", herr)
+		return nil
+	case !sameJob(cur, j):
+		log.Debug("agenda: handler replaced its job; keeping the new version", "due", cur.Due)
+		return nil
+	}
+
+	if herr == nil {
+		if j.Cron == "" {
+			return a.markDone(ctx, j, now)
+		}
+		return a.reschedule(ctx, log, j)
+	}
+
+	attempts := j.Attempts + 1
+	if d, ok := backoff(attempts); ok {
+		log.Warn("agenda: job failed; retrying", "attempts", attempts, "retry_in", d, "error", herr)
+		j.Attempts = attempts
+		j.Due = now.Add(d)
+		return a.put(ctx, j)
+	}
+	if j.Cron == "" {
+		log.Error("agenda: job failed too many times; giving up", "attempts", attempts, "error", herr)
+		return a.markDone(ctx, j, now)
+	}
+	log.Error("agenda: recurring job failed too many times; skipping to its next run", "attempts", attempts, "error", herr)
+	return a.reschedule(ctx, log, j)
+}
+
+// reschedule moves recurring job j to its spec's next activation after j.Due,
+// with Attempts reset. A spec that no longer parses or never fires again ends
+// the job.
+func (a *Agenda) reschedule(ctx context.Context, log *slog.Logger, j Job) error {
+	sched, err := parseCron(j.Cron)
+	if err != nil {
+		log.Error("agenda: recurring job has a bad cron spec; marking it done", "error", err)
+		return a.markDone(ctx, j, a.clk.Now())
+	}
+	next := sched.Next(j.Due.UTC()).UTC()
+	if next.IsZero() {
+		log.Error("agenda: recurring job never fires again; marking it done", "cron", j.Cron)
+		return a.markDone(ctx, j, a.clk.Now())
+	}
+	j.Due, j.Attempts = next, 0
+	return a.put(ctx, j)
+}
+
+func (a *Agenda) put(ctx context.Context, j Job) error {
+	if err := a.store.PutJob(ctx, j); err != nil {
+		return fmt.Errorf("agenda: reschedule %s (%s): %w", j.ID, j.Kind, err)
+	}
+	return nil
+}
+
+func (a *Agenda) markDone(ctx context.Context, j Job, ranAt time.Time) error {
+	if err := a.store.MarkDone(ctx, j, ranAt); err != nil {
+		return fmt.Errorf("agenda: mark %s (%s) done: %w", j.ID, j.Kind, err)
+	}
+	return nil
+}
+
+// call runs h, turning a panic into an error.
+func call(ctx context.Context, h Handler, now time.Time, j Job) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{value: r, stack: debug.Stack()}
+		}
+	}()
+	return h(ctx, now, j)
+}
+
+// panicError is the error a panicking handler is treated as returning.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("agenda: handler panicked: %v\n%s", e.value, e.stack)
+}

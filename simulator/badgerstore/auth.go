@@ -1,0 +1,24 @@
+package badgerstore
+
+import "github.com/pixsandbox/pixsandbox/simulator/pix"
+
+// Credential returns the credential of a client id.
+func (t *Tx) Credential(clientID string) (pix.Credential, error) {
+	var c pix.Credential
+	return c, t.mustGet(credKey(clientID), &c)
+}
+
+// PutCredential creates or replaces a credential.
+func (t *Tx) PutCredential(c pix.Credential) error { return t.put(credKey(c.ClientID), c) }
+
+// Certificate returns a registered certificate by fingerprint.
+func (t *Tx) Certificate(fp string) (pix.Certificate, error) {
+	var c pix.Certificate
+	return c, t.mustGet(certKey(fp), &c)
+}
+
+// PutCertificate registers a certificate.
+func (t *Tx) PutCertificate(c pix.Certificate) error {
+	c.Fingerprint = pix.NormalizeFingerprint(c.Fingerprint)
+	return t.put(certKey(c.Fingerprint), c)
+}

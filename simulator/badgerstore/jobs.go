@@ -1,0 +1,131 @@
+package badgerstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+)
+
+// doneRecord is what remains of a finished job.
+type doneRecord struct {
+	Job   agenda.Job `json:"job"`
+	RanAt time.Time  `json:"ranAt"`
+}
+
+// PutJob schedules j inside this transaction, replacing a pending job with the
+// same ID.
+func (t *Tx) PutJob(j agenda.Job) error {
+	if err := t.DeleteJob(j.ID); err != nil {
+		return err
+	}
+	key := jobKey(j.Due, j.ID)
+	if err := t.put(key, j); err != nil {
+		return err
+	}
+	return t.txn.Set(jobIDKey(j.ID), key)
+}
+
+// DeleteJob removes the pending job with the given ID, if any.
+func (t *Tx) DeleteJob(id string) error {
+	item, err := t.txn.Get(jobIDKey(id))
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	key, err := item.ValueCopy(nil)
+	if err != nil {
+		return err
+	}
+	if err := t.del(key); err != nil {
+		return err
+	}
+	return t.del(jobIDKey(id))
+}
+
+func (t *Tx) getJob(id string) (agenda.Job, bool, error) {
+	item, err := t.txn.Get(jobIDKey(id))
+	if err != nil {
+		return agenda.Job{}, false, ignoreNotFound(err)
+	}
+	key, err := item.ValueCopy(nil)
+	if err != nil {
+		return agenda.Job{}, false, err
+	}
+	var j agenda.Job
+	ok, err := t.get(key, &j)
+	return j, ok, err
+}
+
+// PutJob implements agenda.Store.
+func (s *Store) PutJob(ctx context.Context, j agenda.Job) error {
+	return s.update(ctx, func(t *Tx) error { return t.PutJob(j) })
+}
+
+// DeleteJob implements agenda.Store.
+func (s *Store) DeleteJob(ctx context.Context, id string) error {
+	return s.update(ctx, func(t *Tx) error { return t.DeleteJob(id) })
+}
+
+// GetJob implements agenda.Store.
+func (s *Store) GetJob(ctx context.Context, id string) (j agenda.Job, ok bool, err error) {
+	err = s.view(ctx, func(t *Tx) error {
+		j, ok, err = t.getJob(id)
+		return err
+	})
+	return j, ok, err
+}
+
+// NextJob implements agenda.Store.
+func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) {
+	jobs, err := s.ListJobs(ctx, 1)
+	if err != nil || len(jobs) == 0 {
+		return agenda.Job{}, false, err
+	}
+	return jobs[0], true, nil
+}
+
+// ListJobs implements agenda.Store.
+func (s *Store) ListJobs(ctx context.Context, limit int) ([]agenda.Job, error) {
+	var out []agenda.Job
+	err := s.view(ctx, func(t *Tx) error {
+		return t.scan([]byte(prefixJob), func(_, val []byte) (bool, error) {
+			var j agenda.Job
+			if err := json.Unmarshal(val, &j); err != nil {
+				return true, err
+			}
+			out = append(out, j)
+			return limit > 0 && len(out) >= limit, nil
+		})
+	})
+	return out, err
+}
+
+// MarkDone implements agenda.Store.
+func (s *Store) MarkDone(ctx context.Context, j agenda.Job, ranAt time.Time) error {
+	return s.update(ctx, func(t *Tx) error {
+		if err := t.DeleteJob(j.ID); err != nil {
+			return err
+		}
+		return t.put(jobDoneKey(j.ID), doneRecord{Job: j, RanAt: ranAt})
+	})
+}
+
+// DoneJob implements agenda.Store.
+func (s *Store) DoneJob(ctx context.Context, id string) (ranAt time.Time, ok bool, err error) {
+	var rec doneRecord
+	err = s.view(ctx, func(t *Tx) error {
+		ok, err = t.get(jobDoneKey(id), &rec)
+		return err
+	})
+	return rec.RanAt, ok, err
+}
+
+func (s *Store) view(ctx context.Context, fn func(*Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.View(func(txn *badger.Txn) error { return fn(&Tx{txn: txn}) })
+}

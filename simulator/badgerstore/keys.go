@@ -1,0 +1,58 @@
+package badgerstore
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// Key layout. Numbers are zero-padded so that byte order is numeric order.
+//
+//	acct/<id>                 pix.Account
+//	bal/<id>                  balanceRecord (available, blocked in centavos; journal sequence)
+//	jrnl/<id>/<seq>           ledger.Entry, per account touched, in application order
+//	cred/<clientId>           pix.Credential (clientId lowercased)
+//	cert/<fingerprint>        pix.Certificate
+//	meta/<name>               JSON metadata (signing key, clock state, seed marker, counters)
+//	job/<due>/<id>            agenda.Job; due is Unix nanoseconds, so iteration is due order
+//	jobid/<id>                the job's current job/ key
+//	jobdone/<id>              doneRecord of a finished job
+const (
+	prefixAccount  = "acct/"
+	prefixBalance  = "bal/"
+	prefixJournal  = "jrnl/"
+	prefixCred     = "cred/"
+	prefixCert     = "cert/"
+	prefixMeta     = "meta/"
+	prefixJob      = "job/"
+	prefixJobID    = "jobid/"
+	prefixJobDone  = "jobdone/"
+	keyAccountSeq  = "meta/seq/account"
+	numberedFormat = "%020d"
+)
+
+func accountKey(id pix.AccountID) []byte { return []byte(prefixAccount + num(int64(id))) }
+func balanceKey(id pix.AccountID) []byte { return []byte(prefixBalance + num(int64(id))) }
+func journalPrefix(id pix.AccountID) []byte {
+	return []byte(prefixJournal + num(int64(id)) + "/")
+}
+func journalKey(id pix.AccountID, seq uint64) []byte {
+	return append(journalPrefix(id), fmt.Sprintf(numberedFormat, seq)...)
+}
+func credKey(clientID string) []byte { return []byte(prefixCred + strings.ToLower(clientID)) }
+func certKey(fp string) []byte       { return []byte(prefixCert + pix.NormalizeFingerprint(fp)) }
+func metaKey(name string) []byte     { return []byte(prefixMeta + name) }
+func jobKey(due time.Time, id string) []byte {
+	return []byte(prefixJob + num(due.UnixNano()) + "/" + id)
+}
+func jobIDKey(id string) []byte   { return []byte(prefixJobID + id) }
+func jobDoneKey(id string) []byte { return []byte(prefixJobDone + id) }
+
+func num(n int64) string {
+	if n < 0 {
+		n = 0 // ids and times before 1970 do not occur; clamp to keep the order total
+	}
+	return fmt.Sprintf(numberedFormat, n)
+}

@@ -1,0 +1,172 @@
+package badgerstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// maxConflictRetries bounds the retries of a transaction that conflicts with
+// concurrent ones.
+const maxConflictRetries = 1000
+
+// Options configure Open.
+type Options struct {
+	// Dir is the data directory; empty means in memory (nothing survives Close).
+	Dir string
+	// Logger receives Badger's warnings and errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is a storage.Store over Badger.
+type Store struct {
+	db *badger.DB
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// Open opens (creating when needed) the database. With a directory, writes are
+// synced to disk before a transaction commits (SyncWrites), so whatever the
+// simulator acknowledged survives a crash.
+func Open(o Options) (*Store, error) {
+	var opts badger.Options
+	if o.Dir == "" {
+		opts = badger.DefaultOptions("").WithInMemory(true)
+	} else {
+		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(true)
+	}
+	opts = opts.WithLogger(badgerLogger{o.Logger}).WithLoggingLevel(badger.WARNING)
+	// Small tables and caches: a sandbox holds little data and should start fast.
+	opts = opts.WithMemTableSize(16 << 20).WithValueLogFileSize(64 << 20).
+		WithBlockCacheSize(16 << 20).WithIndexCacheSize(8 << 20).WithNumCompactors(2)
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close flushes and closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Update runs fn in a read-write transaction and commits it, retrying when Badger
+// reports a conflict with a concurrent transaction.
+func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.update(ctx, func(t *Tx) error { return fn(t) })
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
+	return s.view(ctx, func(t *Tx) error { return fn(t) })
+}
+
+func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := s.db.Update(func(txn *badger.Txn) error { return fn(&Tx{txn: txn}) })
+		if !errors.Is(err, badger.ErrConflict) {
+			if errors.Is(err, badger.ErrTxnTooBig) {
+				return fmt.Errorf("store: transaction too big: %w", err)
+			}
+			return err
+		}
+		if attempt >= maxConflictRetries {
+			return fmt.Errorf("store: transaction kept conflicting after %d attempts", attempt)
+		}
+		runtime.Gosched()
+	}
+}
+
+// Tx is one Badger transaction; it implements storage.Tx.
+type Tx struct {
+	txn *badger.Txn
+}
+
+var _ storage.Tx = (*Tx)(nil)
+
+func (t *Tx) get(key []byte, v any) (bool, error) {
+	item, err := t.txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+func (t *Tx) mustGet(key []byte, v any) error {
+	ok, err := t.get(key, v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return storage.ErrNotFound
+	}
+	return nil
+}
+
+func (t *Tx) put(key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	return t.txn.Set(key, b)
+}
+
+func (t *Tx) del(key []byte) error { return t.txn.Delete(key) }
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil
+	}
+	return err
+}
+
+// scan calls fn for each key under prefix, in key order, until fn returns stop.
+func (t *Tx) scan(prefix []byte, fn func(key, val []byte) (stop bool, err error)) error {
+	it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		item := it.Item()
+		val, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		stop, err := fn(item.KeyCopy(nil), val)
+		if err != nil || stop {
+			return err
+		}
+	}
+	return nil
+}
+
+// Meta reads a metadata value.
+func (t *Tx) Meta(key string, v any) (bool, error) { return t.get(metaKey(key), v) }
+
+// PutMeta writes a metadata value.
+func (t *Tx) PutMeta(key string, v any) error { return t.put(metaKey(key), v) }
+
+type badgerLogger struct{ l *slog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any) {
+	if b.l != nil {
+		b.l.Error(fmt.Sprintf(f, a...), "component", "badger")
+	}
+}
+func (b badgerLogger) Warningf(f string, a ...any) {
+	if b.l != nil {
+		b.l.Warn(fmt.Sprintf(f, a...), "component", "badger")
+	}
+}
+func (badgerLogger) Infof(string, ...any)  {}
+func (badgerLogger) Debugf(string, ...any) {}

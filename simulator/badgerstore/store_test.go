@@ -1,0 +1,175 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/ledger"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+func mustOpen(tb testing.TB, dir string) *Store {
+	tb.Helper()
+	s, err := Open(Options{Dir: dir})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestStore_Move(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		for _, id := range []pix.AccountID{1, 2} {
+			if err := tx.PutAccount(pix.Account{ID: id}); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Move(ledger.Entry{From: ledger.WorldPocket, To: ledger.AvailableOf(1), Amount: 1000, Ref: "seed"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(tx storage.Tx) error {
+		_, err := tx.Move(ledger.Entry{From: ledger.AvailableOf(1), To: ledger.AvailableOf(2), Amount: 1001})
+		return err
+	})
+	if !errors.Is(err, ledger.ErrInsufficient) {
+		t.Fatalf("overdraw: err = %v, want ErrInsufficient", err)
+	}
+
+	// 50 concurrent transfers of 10 from 1 to 2: all conflict on account 1 and
+	// must all apply exactly once.
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Update(ctx, func(tx storage.Tx) error {
+				_, err := tx.Move(ledger.Entry{From: ledger.AvailableOf(1), To: ledger.AvailableOf(2), Amount: 10})
+				return err
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	err = s.View(ctx, func(tx storage.Tx) error {
+		b1, _ := tx.Balance(1)
+		b2, _ := tx.Balance(2)
+		if b1.Available != 500 || b2.Available != 500 {
+			t.Errorf("balances = %+v, %+v; want 500 each", b1, b2)
+		}
+		for _, id := range []pix.AccountID{1, 2} {
+			var entries []ledger.Entry
+			if err := tx.Journal(id, func(e ledger.Entry) error { entries = append(entries, e); return nil }); err != nil {
+				return err
+			}
+			got, err := ledger.ReplayAccount(id, entries)
+			if err != nil {
+				return err
+			}
+			if want, _ := tx.Balance(id); got != want {
+				t.Errorf("account %d: replayed %+v, stored %+v", id, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStore_Jobs(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for _, j := range []agenda.Job{
+		{ID: "c", Kind: "k", Due: t0.Add(3 * time.Second)},
+		{ID: "a", Kind: "k", Due: t0.Add(1 * time.Second)},
+		{ID: "b", Kind: "k", Due: t0.Add(1 * time.Second)},
+	} {
+		if err := s.PutJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Rescheduling "a" later removes its old position.
+	if err := s.PutJob(ctx, agenda.Job{ID: "a", Kind: "k", Due: t0.Add(5 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := s.ListJobs(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids string
+	for _, j := range jobs {
+		ids += j.ID
+	}
+	if ids != "bca" {
+		t.Fatalf("due order = %q, want %q", ids, "bca")
+	}
+	next, ok, err := s.NextJob(ctx)
+	if err != nil || !ok || next.ID != "b" {
+		t.Fatalf("NextJob = %v, %v, %v", next, ok, err)
+	}
+	if err := s.MarkDone(ctx, next, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.GetJob(ctx, "b"); ok {
+		t.Fatal("done job still pending")
+	}
+	if ranAt, ok, err := s.DoneJob(ctx, "b"); err != nil || !ok || !ranAt.Equal(t0) {
+		t.Fatalf("DoneJob = %v, %v, %v", ranAt, ok, err)
+	}
+	if err := s.DeleteJob(ctx, "missing"); err != nil {
+		t.Fatalf("DeleteJob(missing) = %v", err)
+	}
+}
+
+func TestStore_Durable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.PutAccount(pix.Account{ID: 7, Name: "x"}); err != nil {
+			return err
+		}
+		if _, err := tx.Move(ledger.Entry{From: ledger.WorldPocket, To: ledger.AvailableOf(7), Amount: 4242}); err != nil {
+			return err
+		}
+		return tx.PutJob(agenda.Job{ID: "j", Kind: "k", Due: time.Unix(100, 0).UTC()})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, dir)
+	defer s.Close()
+	err = s.View(ctx, func(tx storage.Tx) error {
+		b, err := tx.Balance(7)
+		if err != nil || b.Available != 4242 {
+			t.Errorf("after reopen balance = %+v, %v", b, err)
+		}
+		if _, err := tx.Account(8); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("missing account err = %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.GetJob(ctx, "j"); !ok {
+		t.Fatal("job lost across reopen")
+	}
+}

@@ -1,0 +1,177 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// maxBody is the largest request body read; larger ones are refused with 413
+// without reading them whole.
+const maxBody = 1 << 20
+
+var errRequestTooLarge = errors.New("request body too large")
+
+// writeJSON writes v as the JSON response body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"statusCode":500,"message":"response encoding failed","error":"Internal Server Error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// formatTime renders an instant as ISO 8601 in UTC with milliseconds, the one
+// timestamp format of every response.
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// brlNumber renders centavos as a JSON number with exactly two decimals (1234.50),
+// the standard routes' money convention; it never passes through a float.
+type brlNumber pix.Cents
+
+// MarshalJSON implements json.Marshaler.
+func (b brlNumber) MarshalJSON() ([]byte, error) { return []byte(pix.Cents(b).Decimal2()), nil }
+
+// decodeJSON decodes a JSON object body into dst, reading at most maxBody bytes.
+// Every problem is reported as a violation naming the field, under code c (the
+// route family's code for a bad body). Unknown fields are ignored (Gap G-03).
+// A Content-Type other than JSON is refused; an absent one is accepted.
+func decodeJSON(r *http.Request, dst any, c pix.Code) error {
+	return decodeBody(r, dst, c, true)
+}
+
+// decodeSandboxJSON is decodeJSON for the control plane, which ignores the
+// Content-Type so that `curl -d '{"seconds":10}'` (sent as a form) just works.
+func decodeSandboxJSON(r *http.Request, dst any) error {
+	return decodeBody(r, dst, pix.CodeInvalidRequest, false)
+}
+
+func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && strictType {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return pix.Invalid(c, pix.Violation{Field: "body", Message: fmt.Sprintf("Content-Type must be application/json, not %q", truncate(ct, 60))})
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return pix.Invalid(c, pix.Violation{Field: "body", Message: "could not be read"})
+	}
+	if len(data) > maxBody {
+		return &pix.Error{Kind: pix.KindTooLarge, Code: c, Message: "request body exceeds 1 MiB",
+			Violations: []pix.Violation{{Field: "body", Message: "exceeds 1 MiB"}}}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return pix.Invalid(c, pix.Violation{Field: "body", Message: "is required: send a JSON object"})
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return pix.Invalid(c, jsonViolation(err))
+	}
+	if dec.More() {
+		return pix.Invalid(c, pix.Violation{Field: "body", Message: "must hold a single JSON object"})
+	}
+	return nil
+}
+
+// jsonViolation names the field of a JSON decoding error.
+func jsonViolation(err error) pix.Violation {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return pix.Violation{Field: "body", Message: "must be a JSON object, not " + typeErr.Value}
+		}
+		t := typeErr.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		want := jsonTypeName(t.Kind())
+		if t == reflect.TypeOf(json.Number("")) || t == reflect.TypeOf(number("")) {
+			want = "a number"
+		}
+		return pix.Violation{Field: typeErr.Field, Message: "must be " + want + ", not " + typeErr.Value}
+	case errors.As(err, &syntaxErr):
+		return pix.Violation{Field: "body", Message: fmt.Sprintf("is not valid JSON (at byte %d)", syntaxErr.Offset)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return pix.Violation{Field: "body", Message: "is truncated JSON"}
+	default:
+		return pix.Violation{Field: "body", Message: "is not valid JSON"}
+	}
+}
+
+func jsonTypeName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Interface:
+		return "an object"
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float64:
+		return "a number"
+	}
+	return "of another type"
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// number is the literal text of a JSON number in a request. Unlike json.Number it
+// reports a non-number as a *json.UnmarshalTypeError, which the decoder fills
+// with the field's path, so the message names the field.
+type number string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *number) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+		*n = number(b)
+		return nil
+	}
+	return &json.UnmarshalTypeError{Value: jsonValueName(b), Type: reflect.TypeOf(number(""))}
+}
+
+// String returns the number's text.
+func (n number) String() string { return string(n) }
+
+func jsonValueName(b []byte) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 'n':
+		return "null"
+	}
+	return "another value"
+}

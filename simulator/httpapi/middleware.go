@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+type ctxKey int
+
+const (
+	ctxRequestID ctxKey = iota
+	ctxAccount
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(ctxRequestID).(string)
+	return id
+}
+
+// accountOf returns the authenticated account of a protected request.
+func accountOf(r *http.Request) pix.AccountID {
+	id, _ := r.Context().Value(ctxAccount).(pix.AccountID)
+	return id
+}
+
+// statusRecorder remembers the status written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// wrap runs a route with, in order: a request id (also the errorId of error
+// bodies), panic recovery, metrics and an access log, the admin token on
+// /_sandbox, the bearer token on protected routes, then the handler; it writes
+// the success body with the route's status or the error in the route's shape.
+func (s *Server) wrap(rt *route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now() // wall time: request latency metric only
+		reqID := uuid.NewString()
+		ctx := context.WithValue(r.Context(), ctxRequestID, reqID)
+		r = r.WithContext(ctx)
+		w.Header().Set("X-Request-Id", reqID)
+		rec := &statusRecorder{ResponseWriter: w}
+		r.Body = http.MaxBytesReader(rec, r.Body, maxBody+1)
+
+		defer func() {
+			if p := recover(); p != nil {
+				if rec.status == 0 {
+					s.writeError(rec, r, rt, &pix.Error{Kind: pix.KindInternal, Code: pix.CodeInternal, Err: fmt.Errorf("panic: %v", p)})
+				} else {
+					s.log.Error("panic after response started", "request_id", reqID, "panic", p)
+				}
+			}
+			d := time.Since(start)
+			s.metrics.Observe(rt.path, r.Method, rec.status, d)
+			s.log.Info("request", "request_id", reqID, "method", r.Method, "route", rt.path,
+				"status", rec.status, "duration_ms", float64(d.Microseconds())/1000, "account", int64(accountOf(r)))
+		}()
+
+		if err := s.guard(rt, r); err != nil {
+			s.writeError(rec, r, rt, err)
+			return
+		}
+		if !rt.public {
+			id, err := s.authenticate(r)
+			if err != nil {
+				s.writeError(rec, r, rt, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), ctxAccount, id))
+		}
+		if rt.handle == nil {
+			s.writeError(rec, r, rt, pix.Errorf(pix.KindNotImplemented, pix.CodeNotImplemented,
+				"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.method, rt.path))
+			return
+		}
+		body, err := rt.handle(r)
+		if err != nil {
+			s.writeError(rec, r, rt, err)
+			return
+		}
+		writeJSON(rec, rt.success, body)
+	})
+}
+
+// guard checks the admin token on the control plane when one is configured.
+func (s *Server) guard(rt *route, r *http.Request) error {
+	if !rt.sandbox && !(rt.name == "notfound" && isSandboxPath(r.URL.Path)) {
+		return nil
+	}
+	if s.adminToken == "" {
+		return nil
+	}
+	got := r.Header.Get("X-Sandbox-Admin-Token")
+	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+		return pix.Errorf(pix.KindUnauthorized, pix.CodeAdminTokenRequired,
+			"the control plane needs the header X-Sandbox-Admin-Token with the server's --admin-token")
+	}
+	return nil
+}
+
+// authenticate reads "Authorization: Bearer <token>" (scheme case-insensitive).
+func (s *Server) authenticate(r *http.Request) (pix.AccountID, error) {
+	h := strings.TrimSpace(r.Header.Get("Authorization"))
+	scheme, token, ok := strings.Cut(h, " ")
+	if h == "" {
+		return 0, pix.Errorf(pix.KindUnauthorized, pix.CodeUnauthorized, "missing Authorization: Bearer <access_token> header")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return 0, pix.Errorf(pix.KindUnauthorized, pix.CodeUnauthorized, "the Authorization header must be Bearer <access_token>")
+	}
+	return s.svc.Authenticate(r.Context(), strings.TrimSpace(token))
+}
+
+func isSandboxPath(p string) bool { return p == "/_sandbox" || strings.HasPrefix(p, "/_sandbox/") }

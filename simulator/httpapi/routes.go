@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// handlerFunc parses a request, calls the core and returns the response body, or
+// an error that the wrapper renders in the route's shape.
+type handlerFunc func(r *http.Request) (any, error)
+
+// route is one row of the API surface: its family's error shape, its success
+// status and whether it needs a bearer token.
+type route struct {
+	name    string // <resource>.<action>; used in logs
+	method  string
+	path    string // mux template; the metrics label
+	shape   shape
+	success int
+	public  bool // no bearer token (token endpoint, health, control plane)
+	sandbox bool // /_sandbox: the admin token applies when configured
+	// overrides maps codes to statuses where the spec departs from the kind's default.
+	overrides map[pix.Code]int
+	// handle serves the route; nil answers 501 once authenticated.
+	handle handlerFunc
+}
+
+// routeTable is the PIX API surface on one screen. Every route of the spec is
+// here, so every protected one answers 401 in its family's shape from the start;
+// those this version does not serve yet answer 501 once authenticated.
+func (s *Server) routeTable() []*route {
+	return []*route{
+		// Spec "POST /api/auth/token": response 201; token error shape.
+		{name: "auth.token", method: http.MethodPost, path: "/api/auth/token", shape: tokenShape, success: http.StatusCreated, public: true, handle: s.handleAuthToken},
+
+		// Gap G-07: success status of GET /accounts/balances is not shown; 200.
+		{name: "balance.bacen", method: http.MethodGet, path: "/accounts/balances", success: http.StatusOK, handle: s.handleBalanceBacen},
+		// Spec "What the service does": GET /balance, also written GET /api/balance.
+		{name: "balance.get", method: http.MethodGet, path: "/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
+		{name: "balance.get.api", method: http.MethodGet, path: "/api/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
+
+		{name: "transfer.create", method: http.MethodPost, path: "/dict/pix", success: http.StatusOK},
+		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated},
+		{name: "cashin.create", method: http.MethodPost, path: "/api/pix/cash-in", shape: extendedShape, success: http.StatusCreated},
+		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated},
+		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK},
+		{name: "cob.patch", method: http.MethodPatch, path: "/cob/{txid}", success: http.StatusOK},
+		{name: "refund.put", method: http.MethodPut, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusCreated},
+		{name: "refund.get", method: http.MethodGet, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusOK},
+		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated},
+		{name: "med.list", method: http.MethodGet, path: "/api/med", success: http.StatusOK},
+		{name: "transactions.bykey", method: http.MethodGet, path: "/api/pix/transactions/pix-key/{pixKey}", success: http.StatusOK},
+		{name: "transactions.list", method: http.MethodGet, path: "/api/transactions", success: http.StatusOK},
+		{name: "webhooks.create", method: http.MethodPost, path: "/api/webhooks", success: http.StatusOK},
+		{name: "webhooks.list", method: http.MethodGet, path: "/api/webhooks", success: http.StatusOK},
+		{name: "webhooks.resend", method: http.MethodPost, path: "/api/resend-webhook/{transactionIdentifier}", success: http.StatusOK},
+
+		{name: "health", method: http.MethodGet, path: "/healthz", success: http.StatusOK, public: true, handle: s.handleHealth},
+	}
+}
+
+// handleHealth answers GET /healthz.
+func (s *Server) handleHealth(*http.Request) (any, error) {
+	return map[string]string{"status": "ok"}, nil
+}
+
+// handleUnmatched answers a path no route matches: 401 without a valid token
+// (so unknown paths reveal nothing to anonymous callers), else 404 or 405.
+func (s *Server) handleUnmatched(k pix.Kind) handlerFunc {
+	return func(r *http.Request) (any, error) {
+		if !isSandboxPath(r.URL.Path) {
+			if _, err := s.authenticate(r); err != nil {
+				return nil, err
+			}
+		}
+		if k == pix.KindMethodNotAllowed {
+			return nil, pix.Errorf(k, pix.CodeNotFound, "method %s is not allowed on %s", r.Method, truncate(r.URL.Path, 200))
+		}
+		return nil, pix.Errorf(k, pix.CodeNotFound, "no route %s %s", r.Method, truncate(r.URL.Path, 200))
+	}
+}

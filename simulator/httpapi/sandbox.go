@@ -1,0 +1,374 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// sandboxRoutes is the /_sandbox control plane: it drives what the real world
+// would do. Minimal error shape; no bearer token; the admin token when configured.
+func (s *Server) sandboxRoutes() []*route {
+	rts := []*route{
+		{name: "sandbox.clock.get", method: http.MethodGet, path: "/_sandbox/clock", success: http.StatusOK, handle: s.handleSandboxClockGet},
+		{name: "sandbox.clock.set", method: http.MethodPost, path: "/_sandbox/clock", success: http.StatusOK, handle: s.handleSandboxClockSet},
+		{name: "sandbox.clock.advance", method: http.MethodPost, path: "/_sandbox/clock/advance", success: http.StatusOK, handle: s.handleSandboxClockAdvance},
+		{name: "sandbox.accounts.create", method: http.MethodPost, path: "/_sandbox/accounts", success: http.StatusCreated, handle: s.handleSandboxAccountCreate},
+		{name: "sandbox.accounts.get", method: http.MethodGet, path: "/_sandbox/accounts/{id}", success: http.StatusOK, handle: s.handleSandboxAccountGet},
+		{name: "sandbox.certificates.create", method: http.MethodPost, path: "/_sandbox/accounts/{id}/certificates", success: http.StatusCreated, handle: s.handleSandboxCertificateCreate},
+		{name: "sandbox.jobs.create", method: http.MethodPost, path: "/_sandbox/jobs", success: http.StatusCreated, handle: s.handleSandboxJobCreate},
+		{name: "sandbox.jobs.list", method: http.MethodGet, path: "/_sandbox/jobs", success: http.StatusOK, handle: s.handleSandboxJobList},
+		{name: "sandbox.jobs.get", method: http.MethodGet, path: "/_sandbox/jobs/{id}", success: http.StatusOK, handle: s.handleSandboxJobGet},
+		{name: "sandbox.scenarios.list", method: http.MethodGet, path: "/_sandbox/scenarios", success: http.StatusOK, handle: s.handleSandboxScenarios},
+		{name: "sandbox.invariants", method: http.MethodGet, path: "/_sandbox/invariants", success: http.StatusOK, handle: s.handleSandboxInvariants},
+	}
+	for _, rt := range rts {
+		rt.public, rt.sandbox = true, true
+	}
+	return rts
+}
+
+type clockDTO struct {
+	Now     string `json:"now"`
+	Mode    string `json:"mode"`
+	JobsRun *int   `json:"jobsRun,omitempty"`
+}
+
+func newClockDTO(c pix.ClockReport, moved bool) clockDTO {
+	d := clockDTO{Now: c.Now.UTC().Format(time.RFC3339Nano), Mode: c.Mode}
+	if moved {
+		n := c.JobsRun
+		d.JobsRun = &n
+	}
+	return d
+}
+
+func (s *Server) handleSandboxClockGet(*http.Request) (any, error) {
+	return newClockDTO(s.sandbox.ClockNow(), false), nil
+}
+
+// delayRequest names a span of simulation time as {"seconds": N} or
+// {"duration": "30m"} (Go duration syntax), exactly one of them.
+type delayRequest struct {
+	Seconds  *number `json:"seconds"`
+	Duration *string `json:"duration"`
+}
+
+func (d delayRequest) parse() (time.Duration, error) {
+	bad := func(field, msg string) error {
+		return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: msg})
+	}
+	switch {
+	case d.Seconds != nil && d.Duration != nil:
+		return 0, bad("seconds", "give seconds or duration, not both")
+	case d.Seconds != nil:
+		v, err := time.ParseDuration(d.Seconds.String() + "s")
+		if err != nil || v < 0 {
+			return 0, bad("seconds", "must be a non-negative number of seconds")
+		}
+		return v, nil
+	case d.Duration != nil:
+		v, err := time.ParseDuration(strings.TrimSpace(*d.Duration))
+		if err != nil || v < 0 {
+			return 0, bad("duration", `must be a non-negative duration such as "90s", "30m" or "72h"`)
+		}
+		return v, nil
+	}
+	return 0, bad("seconds", `is required: send {"seconds": N} or {"duration": "30m"}`)
+}
+
+func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
+	var req delayRequest
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	d, err := req.parse()
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.sandbox.AdvanceClock(r.Context(), d)
+	if err != nil {
+		return nil, err
+	}
+	return newClockDTO(c, true), nil
+}
+
+func (s *Server) handleSandboxClockSet(r *http.Request) (any, error) {
+	var req struct {
+		Now *string `json:"now"`
+	}
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	if req.Now == nil {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "now", Message: "is required (ISO 8601, e.g. 2026-03-02T12:00:00Z)"})
+	}
+	t, err := parseTime(*req.Now, "now")
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.sandbox.SetClock(r.Context(), t)
+	if err != nil {
+		return nil, err
+	}
+	return newClockDTO(c, true), nil
+}
+
+type pixKeyDTO struct {
+	Type string `json:"type"`
+	Key  string `json:"key"`
+}
+
+type accountDTO struct {
+	ID            int64       `json:"id"`
+	Name          string      `json:"name"`
+	Document      string      `json:"document"`
+	Branch        string      `json:"branch"`
+	AccountNumber string      `json:"accountNumber"`
+	PixKeys       []pixKeyDTO `json:"pixKeys"`
+	CreatedAt     string      `json:"createdAt"`
+}
+
+type createdAccountDTO struct {
+	accountDTO
+	ClientID     string    `json:"clientId"`
+	ClientSecret string    `json:"clientSecret"`
+	Certificate  string    `json:"certificate"`
+	PrivateKey   string    `json:"privateKey"`
+	Balance      brlNumber `json:"balance"`
+}
+
+func newAccountDTO(a pix.Account) accountDTO {
+	keys := make([]pixKeyDTO, len(a.PixKeys))
+	for i, k := range a.PixKeys {
+		keys[i] = pixKeyDTO{Type: string(k.Type), Key: k.Key}
+	}
+	return accountDTO{ID: int64(a.ID), Name: a.Name, Document: a.Document, Branch: a.Branch,
+		AccountNumber: a.AccountNumber, PixKeys: keys, CreatedAt: formatTime(a.CreatedAt)}
+}
+
+func (s *Server) handleSandboxAccountCreate(r *http.Request) (any, error) {
+	var req struct {
+		Name     *string `json:"name"`
+		Document *string `json:"document"`
+		Balance  *number `json:"balance"`
+	}
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	var in pix.NewAccount
+	if req.Name != nil {
+		in.Name = *req.Name
+	}
+	if req.Document != nil {
+		in.Document = *req.Document
+	}
+	if req.Balance != nil {
+		c, err := pix.ParseDecimal(req.Balance.String())
+		if err != nil {
+			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "balance", Message: "must be a non-negative amount in BRL with at most 2 decimals: " + err.Error()})
+		}
+		in.Balance = c
+	}
+	out, err := s.sandbox.CreateAccount(r.Context(), in)
+	if err != nil {
+		return nil, err
+	}
+	return createdAccountDTO{
+		accountDTO: newAccountDTO(out.Account), ClientID: out.ClientID, ClientSecret: out.ClientSecret,
+		Certificate: string(out.Certificate.CertificatePEM), PrivateKey: string(out.Certificate.PrivateKeyPEM),
+		Balance: brlNumber(out.Balance),
+	}, nil
+}
+
+func (s *Server) handleSandboxAccountGet(r *http.Request) (any, error) {
+	id, err := accountIDVar(r)
+	if err != nil {
+		return nil, err
+	}
+	a, b, err := s.sandbox.Account(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		accountDTO
+		Balance balanceStandardResponse `json:"balance"`
+	}{newAccountDTO(a), balanceStandardResponse{GrossBalance: brlNumber(b.Gross()), BlockedBalance: brlNumber(b.Blocked),
+		NetBalance: brlNumber(b.Available), ConsultedAt: formatTime(b.At)}}, nil
+}
+
+type certificateDTO struct {
+	Certificate string `json:"certificate"`
+	PrivateKey  string `json:"privateKey"`
+	Fingerprint string `json:"fingerprint"`
+	NotBefore   string `json:"notBefore"`
+	NotAfter    string `json:"notAfter"`
+	Revoked     bool   `json:"revoked"`
+}
+
+func (s *Server) handleSandboxCertificateCreate(r *http.Request) (any, error) {
+	id, err := accountIDVar(r)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		NotBefore *string `json:"notBefore"`
+		NotAfter  *string `json:"notAfter"`
+		Revoked   *bool   `json:"revoked"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeSandboxJSON(r, &req); err != nil {
+			return nil, err
+		}
+	}
+	var in pix.NewCertificate
+	if req.NotBefore != nil {
+		if in.NotBefore, err = parseTime(*req.NotBefore, "notBefore"); err != nil {
+			return nil, err
+		}
+	}
+	if req.NotAfter != nil {
+		if in.NotAfter, err = parseTime(*req.NotAfter, "notAfter"); err != nil {
+			return nil, err
+		}
+	}
+	in.Revoked = req.Revoked != nil && *req.Revoked
+	c, err := s.sandbox.AddCertificate(r.Context(), id, in)
+	if err != nil {
+		return nil, err
+	}
+	reg := c.Registration
+	return certificateDTO{Certificate: string(c.CertificatePEM), PrivateKey: string(c.PrivateKeyPEM), Fingerprint: reg.Fingerprint,
+		NotBefore: formatTime(reg.NotBefore), NotAfter: formatTime(reg.NotAfter), Revoked: reg.Revoked}, nil
+}
+
+type jobDTO struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind,omitempty"`
+	Due    string `json:"due,omitempty"`
+	Status string `json:"status"`
+	RanAt  string `json:"ranAt,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+func newJobDTO(j pix.JobReport) jobDTO {
+	d := jobDTO{ID: j.ID, Kind: j.Kind, Status: string(j.Status), Note: j.Note}
+	if !j.Due.IsZero() {
+		d.Due = formatTime(j.Due)
+	}
+	if !j.RanAt.IsZero() {
+		d.RanAt = formatTime(j.RanAt)
+	}
+	if d.Kind == "sandbox.marker" {
+		d.Kind = "marker"
+	}
+	return d
+}
+
+func (s *Server) handleSandboxJobCreate(r *http.Request) (any, error) {
+	var req struct {
+		Kind *string `json:"kind"`
+		Note *string `json:"note"`
+		delayRequest
+	}
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	if req.Kind != nil && *req.Kind != "marker" {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "kind", Message: `must be "marker": the only job kind the control plane schedules`})
+	}
+	d, err := req.parse()
+	if err != nil {
+		return nil, err
+	}
+	note := ""
+	if req.Note != nil {
+		note = *req.Note
+	}
+	if len(note) > 200 {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "note", Message: "must be at most 200 characters"})
+	}
+	j, err := s.sandbox.ScheduleMarker(r.Context(), d, note)
+	if err != nil {
+		return nil, err
+	}
+	return newJobDTO(j), nil
+}
+
+func (s *Server) handleSandboxJobList(r *http.Request) (any, error) {
+	jobs, err := s.sandbox.PendingJobs(r.Context(), 1000)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jobDTO, len(jobs))
+	for i, j := range jobs {
+		out[i] = newJobDTO(j)
+	}
+	return map[string]any{"data": out}, nil
+}
+
+func (s *Server) handleSandboxJobGet(r *http.Request) (any, error) {
+	j, err := s.sandbox.Job(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return nil, err
+	}
+	return newJobDTO(j), nil
+}
+
+func (s *Server) handleSandboxScenarios(*http.Request) (any, error) {
+	type scenarioDTO struct {
+		Name       string   `json:"name"`
+		Summary    string   `json:"summary"`
+		Operations []string `json:"operations"`
+		Phase      string   `json:"phase"`
+		Code       string   `json:"code"`
+		Spec       string   `json:"spec"`
+	}
+	all := scenarios.All()
+	out := make([]scenarioDTO, len(all))
+	for i, sc := range all {
+		ops := make([]string, len(sc.Operations))
+		for j, o := range sc.Operations {
+			ops[j] = string(o)
+		}
+		out[i] = scenarioDTO{Name: sc.Name, Summary: sc.Summary, Operations: ops, Phase: sc.Phase.String(), Code: string(sc.Code), Spec: sc.Spec}
+	}
+	return map[string]any{"header": scenarios.Header, "data": out}, nil
+}
+
+func (s *Server) handleSandboxInvariants(r *http.Request) (any, error) {
+	rep, err := s.sandbox.CheckInvariants(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	violations := rep.Violations
+	if violations == nil {
+		violations = []string{}
+	}
+	return map[string]any{
+		"ok": len(rep.Violations) == 0, "checkedAt": formatTime(rep.At), "accounts": rep.Accounts,
+		"entries": rep.Entries, "moneyInside": brlNumber(rep.Inside), "world": brlNumber(rep.World), "violations": violations,
+	}, nil
+}
+
+func accountIDVar(r *http.Request) (pix.AccountID, error) {
+	n, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
+	if err != nil || n <= 0 {
+		return 0, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "id", Message: "must be a positive account number"})
+	}
+	return pix.AccountID(n), nil
+}
+
+func parseTime(s, field string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-02T12:00:00Z"})
+	}
+	return t.UTC(), nil
+}

@@ -1,0 +1,104 @@
+// Package httpapi serves the PIX API and the /_sandbox control plane over
+// gorilla/mux. It decodes and validates requests, renders the spec's two route
+// families and three error shapes, and calls the application core through the
+// Services interface; it never imports the simulator or the store.
+//
+// It may import simulator/pix, simulator/clock, simulator/metrics, scenarios,
+// gorilla/mux and prometheus.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
+	"github.com/pixsandbox/pixsandbox/simulator/metrics"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// Services is what the PIX API needs from the application core.
+type Services interface {
+	// IssueToken runs the token checks in their documented order and issues a token.
+	IssueToken(ctx context.Context, req pix.TokenRequest, sc scenarios.Scenario) (pix.Token, error)
+	// Authenticate verifies a bearer token and returns its account (KindUnauthorized otherwise).
+	Authenticate(ctx context.Context, token string) (pix.AccountID, error)
+	// AccountBalance returns an account's balance now.
+	AccountBalance(ctx context.Context, id pix.AccountID) (pix.BalanceReport, error)
+}
+
+// Sandbox is what the /_sandbox control plane needs from the application core.
+type Sandbox interface {
+	ClockNow() pix.ClockReport
+	AdvanceClock(ctx context.Context, d time.Duration) (pix.ClockReport, error)
+	SetClock(ctx context.Context, t time.Time) (pix.ClockReport, error)
+	CreateAccount(ctx context.Context, in pix.NewAccount) (pix.CreatedAccount, error)
+	AddCertificate(ctx context.Context, id pix.AccountID, in pix.NewCertificate) (pix.IssuedCertificate, error)
+	Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error)
+	ScheduleMarker(ctx context.Context, delay time.Duration, note string) (pix.JobReport, error)
+	Job(ctx context.Context, id string) (pix.JobReport, error)
+	PendingJobs(ctx context.Context, limit int) ([]pix.JobReport, error)
+	CheckInvariants(ctx context.Context) (pix.InvariantReport, error)
+}
+
+// Config configures a Server.
+type Config struct {
+	Services Services
+	// Sandbox mounts the /_sandbox control plane when not nil.
+	Sandbox Sandbox
+	// Clock stamps error bodies (timestamp) with simulation time.
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// Registry receives the HTTP metrics and is served at /metrics.
+	Registry *prometheus.Registry
+	// AdminToken, when set, is required in X-Sandbox-Admin-Token on /_sandbox.
+	AdminToken string
+}
+
+// Server is an http.Handler serving the API.
+type Server struct {
+	svc        Services
+	sandbox    Sandbox
+	clock      clock.Clock
+	log        *slog.Logger
+	metrics    *metrics.HTTP
+	adminToken string
+	router     *mux.Router
+	routes     []*route
+}
+
+// NewServer builds the router from the route table.
+func NewServer(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{
+		svc: cfg.Services, sandbox: cfg.Sandbox, clock: cfg.Clock, log: cfg.Logger,
+		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken,
+		router: mux.NewRouter(),
+	}
+	s.routes = s.routeTable()
+	if s.sandbox != nil {
+		s.routes = append(s.routes, s.sandboxRoutes()...)
+	}
+	for _, rt := range s.routes {
+		s.router.Handle(rt.path, s.wrap(rt)).Methods(rt.method).Name(rt.name)
+	}
+	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
+	s.router.Handle("/metrics", metricsHandler).Methods(http.MethodGet).Name("metrics")
+	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
+	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }

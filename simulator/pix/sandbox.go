@@ -1,0 +1,73 @@
+package pix
+
+import "time"
+
+// The sandbox world: values the control plane (/_sandbox) reads and writes. They
+// have no counterpart in the spec; they drive what the real world would do.
+
+// ClockReport is the simulation clock as the control plane shows it.
+type ClockReport struct {
+	Now     time.Time
+	Mode    string // "real" or "virtual"
+	JobsRun int    // jobs run by the move that produced this report
+}
+
+// JobStatus is the status of a scheduled job.
+type JobStatus string
+
+// Job statuses.
+const (
+	JobScheduled JobStatus = "scheduled"
+	JobDone      JobStatus = "done"
+)
+
+// JobReport is a scheduled or finished job.
+type JobReport struct {
+	ID     string
+	Kind   string
+	Due    time.Time
+	Status JobStatus
+	RanAt  time.Time // zero until done
+	Note   string
+}
+
+// NewAccount asks for an isolated account. Empty fields are generated.
+type NewAccount struct {
+	Name     string
+	Document string
+	Balance  Cents
+}
+
+// CreatedAccount is a new account with its credentials and a fresh certificate.
+type CreatedAccount struct {
+	Account      Account
+	ClientID     string
+	ClientSecret string
+	Balance      Cents
+	Certificate  IssuedCertificate
+}
+
+// NewCertificate asks for another certificate for an account. Zero dates default
+// to a validity from an hour ago to a year ahead on the simulation clock.
+type NewCertificate struct {
+	NotBefore time.Time
+	NotAfter  time.Time
+	Revoked   bool
+}
+
+// IssuedCertificate is a certificate issued by the sandbox test CA and registered.
+type IssuedCertificate struct {
+	CertificatePEM []byte
+	PrivateKeyPEM  []byte
+	Registration   Certificate
+}
+
+// InvariantReport is the result of recomputing every balance from the ledger.
+type InvariantReport struct {
+	At         time.Time
+	Accounts   int
+	Entries    int
+	Inside     Cents    // the sum of every account's available + blocked
+	World      Cents    // the outside world's balance from the journals; Inside + World == 0
+	Violations []string // empty when every invariant holds
+}

@@ -1,0 +1,161 @@
+package simulator
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
+
+	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// Config configures a Simulator.
+type Config struct {
+	Store  storage.Store
+	Logger *slog.Logger
+
+	// ClockMode selects the simulation clock: clock.ModeReal (wall time plus an
+	// offset the control plane can increase) or clock.ModeVirtual (moves only when
+	// advanced). ClockStart is the virtual clock's first instant on a new data dir.
+	ClockMode  clock.Mode
+	ClockStart time.Time
+	// Wall is the wall clock used by the real-mode clock; nil means time.Now.
+	Wall func() time.Time
+
+	// Seed drives the fake data generator (names, documents, keys of new accounts).
+	Seed uint64
+	// Fixtures holds the accounts seeded into a new data dir on first start and
+	// the sandbox test CA that issues certificates to control-plane accounts.
+	Fixtures *fixtures.Set
+}
+
+// SeedAccount is a fixture account seeded on first start.
+type SeedAccount struct {
+	Account      pix.Account
+	ClientID     string
+	ClientSecret string
+	Balance      pix.Cents
+	Certificates []SeedCertificate
+}
+
+// SeedCertificate is a certificate registered to a seeded account.
+type SeedCertificate struct {
+	PEM     []byte
+	Revoked bool
+}
+
+// Simulator is the application core.
+type Simulator struct {
+	store  storage.Store
+	log    *slog.Logger
+	clock  clock.Settable
+	agenda *agenda.Agenda
+	faker  *gofakeit.Faker
+
+	signingKey []byte
+	caCert     *x509.Certificate
+	caKey      *ecdsa.PrivateKey
+
+	clockMu sync.Mutex // serialises clock moves and their persistence
+}
+
+// New opens the simulator over cfg.Store: it restores (or creates) the clock and
+// the token signing key, seeds the fixture accounts into a new data dir and
+// registers the job handlers. Call Start to run scheduled jobs.
+func New(ctx context.Context, cfg Config) (*Simulator, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("simulator: no store")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Simulator{
+		store: cfg.Store,
+		log:   cfg.Logger,
+		faker: gofakeit.NewFaker(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15), true),
+	}
+	if cfg.Fixtures == nil {
+		return nil, errors.New("simulator: no fixtures")
+	}
+	accounts, err := seedAccounts(cfg.Fixtures)
+	if err != nil {
+		return nil, err
+	}
+	caCertPEM, caKeyPEM, err := cfg.Fixtures.CA()
+	if err != nil {
+		return nil, err
+	}
+	if s.caCert, s.caKey, err = parseCA(caCertPEM, caKeyPEM); err != nil {
+		return nil, err
+	}
+	if s.clock, err = s.restoreClock(ctx, cfg); err != nil {
+		return nil, err
+	}
+	// Persist where the clock starts, so a later start never moves it back.
+	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
+		return nil, err
+	}
+	if s.signingKey, err = s.loadSigningKey(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.seed(ctx, accounts); err != nil {
+		return nil, err
+	}
+	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
+	s.registerJobs()
+	return s, nil
+}
+
+// Start runs scheduled jobs in the background: at once those that fell due while
+// the simulator was stopped, then each as it falls due.
+func (s *Simulator) Start(ctx context.Context) { s.agenda.Start(ctx) }
+
+// Stop stops running scheduled jobs and waits for a running one to finish.
+func (s *Simulator) Stop() { s.agenda.Stop() }
+
+// Clock returns the simulation clock, the only source of "now".
+func (s *Simulator) Clock() clock.Clock { return s.clock }
+
+func parseCA(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	if len(certPEM) == 0 || len(keyPEM) == 0 {
+		return nil, nil, errors.New("simulator: test CA certificate and key are required")
+	}
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, nil, errors.New("simulator: test CA is not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulator: test CA certificate: %w", err)
+	}
+	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulator: test CA key: %w", err)
+	}
+	ec, ok := key.(*ecdsa.PrivateKey)
+	if !ok {
+		return nil, nil, errors.New("simulator: test CA key is not ECDSA")
+	}
+	return cert, ec, nil
+}
+
+// notFound maps storage.ErrNotFound to a pix error of KindNotFound.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, format, args...)
+	}
+	return err
+}
