@@ -27,8 +27,11 @@ type route struct {
 }
 
 // routeTable is the PIX API surface on one screen. Every route of the spec is
-// here, so every protected one answers 401 in its family's shape from the start;
-// those this version does not serve yet answer 501 once authenticated.
+// here, plus GET and PATCH /cob/{txid} and GET /pix/{e2eid}/devolucao/{id} from
+// the Central Bank reference, so every protected route answers 401 in its
+// family's shape from the start; those this version does not serve yet answer
+// 501 once authenticated (Gap G-09). docs/openapi.yaml must list every route
+// (openapi_test.go).
 func (s *Server) routeTable() []*route {
 	return []*route{
 		// Spec "POST /api/auth/token": response 201; token error shape.
