@@ -187,7 +187,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 
 	/*
 		Check: auth/body-violations-shape
-		Gap: structure of details.violations is "not shown" (docs/spec-gaps.md); the sandbox lists [{field, message}]
+		Gap G-13: structure of details.violations is "not shown" (docs/spec-gaps.md); the sandbox lists [{field, message}]
 		Description: A token request without clientSecret MUST be answered with details.violations
 		as an array of objects with string field and message, one of them naming clientSecret.
 	*/

@@ -59,7 +59,7 @@ var _ = ginkgo.Describe("GET /accounts/balances", framework.Res("balance"), fram
 
 	/*
 		Check: balance/bacen-status
-		Gap: success status code of GET /accounts/balances is "not shown" (docs/spec-gaps.md); the sandbox answers 200
+		Gap G-07: success status code of GET /accounts/balances is "not shown" (docs/spec-gaps.md); the sandbox answers 200
 		Description: GET /accounts/balances MUST answer exactly 200.
 	*/
 	framework.SandboxChoiceIt("answers 200", func(ctx ginkgo.SpecContext) {
