@@ -54,7 +54,7 @@ deps-check:
 		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
 		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
 	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \
-	check simulator github.com/dgraph-io/badger/v4 net/http github.com/gorilla/mux $$M/simulator/badgerstore $$M/simulator/httpapi; \
+	check simulator github.com/dgraph-io/badger/v4 github.com/gorilla/mux $$M/simulator/badgerstore $$M/simulator/httpapi; \
 	check simulator/httpapi $$M/simulator $$M/simulator/badgerstore github.com/dgraph-io/badger/v4; \
 	check scenarios $$M/simulator $$M/simulator/badgerstore net/http; \
 	for p in conformance conformance/framework; do \
@@ -77,7 +77,8 @@ conformance-local: ## the whole suite in-process against the simulator (what mak
 fuzz: ## run every fuzz target for FUZZTIME each
 	@set -e; for t in \
 		simulator/pix:FuzzParseDecimal simulator/pix:FuzzParseDecimal2 simulator/pix:FuzzDecodeCertHeader \
-		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest; do \
+		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest \
+		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 

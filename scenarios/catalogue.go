@@ -1,6 +1,17 @@
 package scenarios
 
-import "github.com/pixsandbox/pixsandbox/simulator/pix"
+import (
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// SlowSettlementDelay is how long SLOW_SETTLEMENT takes: long enough to watch a
+// PENDING transaction, shorter than the DICT route's default expiration (600 s),
+// so a transfer with a shorter expiration expires instead.
+const SlowSettlementDelay = 5 * time.Minute
+
+var pixOut = []Operation{OpCashOut, OpTransfer}
 
 // catalogue is every X-Sandbox-Scenario value. A scenario's name is the code it
 // produces, where one exists, so one vocabulary finds the spec row, this row, the
@@ -24,4 +35,110 @@ var catalogue = []Scenario{
 		Code:       pix.CodePubAuthUpstreamError,
 		Spec:       "Errors > Token endpoint codes",
 	},
+	{
+		Name:       "PIX_INSUFFICIENT_BALANCE",
+		Summary:    "Reject as if the available balance were below the amount plus fee (cash-out 400; POST /dict/pix 422).",
+		Operations: pixOut,
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixInsufficientBalance,
+		Spec:       "Errors > Cash-out and cash-in codes; Errors > Central Bank-compatible routes",
+	},
+	{
+		Name:       "PIX_INVALID_PIX_KEY",
+		Summary:    "Reject as if the key's format did not match its type (400).",
+		Operations: pixOut,
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixInvalidPixKey,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "PIX_INVALID_AMOUNT",
+		Summary:    "Reject as if the amount were below 0.01 or had more than 2 decimals (400).",
+		Operations: []Operation{OpCashOut},
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixInvalidAmount,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "PIX_TRANSACTION_LIMIT_EXCEEDED",
+		Summary:    "Reject as if the amount were above the per-transaction limit (400).",
+		Operations: []Operation{OpCashOut},
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixTransactionLimitExceeded,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "PIX_DAILY_LIMIT_EXCEEDED",
+		Summary:    "Reject as if the day's accumulated amount would pass the daily limit (400).",
+		Operations: []Operation{OpCashOut},
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixDailyLimitExceeded,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "PIX_NIGHT_LIMIT_EXCEEDED",
+		Summary:    "Reject as if the amount passed the night limit (20:00 to 06:00 in São Paulo) (400).",
+		Operations: []Operation{OpCashOut},
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixNightLimitExceeded,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "PIX_DUPLICATE_EXTERNAL_ID",
+		Summary:    "Reject as if the externalId had been used before (400; details.existingTransactionId is 0: no such transaction exists).",
+		Operations: []Operation{OpCashOut},
+		Phase:      AtRequest,
+		Kind:       pix.KindInvalid,
+		Code:       pix.CodePixDuplicateExternalID,
+		Spec:       "Errors > Cash-out and cash-in codes",
+	},
+	{
+		Name:       "DICT_KEY_NOT_FOUND",
+		Summary:    "Reject as if the key were not in DICT (422).",
+		Operations: []Operation{OpTransfer},
+		Phase:      AtRequest,
+		Kind:       pix.KindUnprocessable,
+		Code:       pix.CodeDictKeyNotFound,
+		Spec:       "Errors > Central Bank-compatible routes",
+	},
+	{
+		Name:       "SLOW_SETTLEMENT",
+		Summary:    "Accept; settle after 5 minutes of simulation time instead of the settlement delay (a DICT transfer whose expiration is shorter expires first, ERROR PAYMENT_EXPIRED).",
+		Operations: pixOut,
+		Phase:      Timing,
+		Delay:      SlowSettlementDelay,
+		Spec:       "States and transitions > Cash-out transaction",
+	},
+	{
+		Name:       "SETTLEMENT_PENDING",
+		Summary:    "Accept; never settle until forced with POST /_sandbox/transactions/{id}/settle or /fail (a DICT transfer still expires at its expiration).",
+		Operations: pixOut,
+		Phase:      Timing,
+		Never:      true,
+		Spec:       "States and transitions > Cash-out transaction",
+	},
+}
+
+func init() {
+	// One scenario per settlement failure of the spec's errorCode table.
+	for _, f := range pix.FailureReasons {
+		retry := "not retryable"
+		if f.Retryable {
+			retry = "retryable: resend"
+		}
+		catalogue = append(catalogue, Scenario{
+			Name:       string(f.Code),
+			Summary:    "Accept (PENDING), then fail settlement: " + f.Message + " (" + retry + "); ERROR and a webhook with errorCode " + string(f.Code) + ", the hold released.",
+			Operations: pixOut,
+			Phase:      AtSettlement,
+			Code:       f.Code,
+			Spec:       "Resources > Cash-out webhook payload (errorCode table)",
+		})
+	}
 }

@@ -19,15 +19,45 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("duplicate scenario %s", s.Name)
 		}
 		seen[s.Name] = true
-		if !known[s.Code] {
+		if s.Code != "" && !known[s.Code] {
 			t.Errorf("%s: code %q is not a pix code", s.Name, s.Code)
 		}
 		if s.Summary == "" || s.Spec == "" || len(s.Operations) == 0 || s.Phase == 0 {
 			t.Errorf("%s: incomplete row %+v", s.Name, s)
 		}
+		if s.Phase == Timing && (s.Code != "" || (s.Delay == 0) == !s.Never) {
+			t.Errorf("%s: a timing scenario has a delay or never settles, and no code", s.Name)
+		}
+		if s.Phase != Timing && s.Code == "" {
+			t.Errorf("%s: no code", s.Name)
+		}
+		if _, ok := s.FailsSettlement(); ok != (s.Phase == AtSettlement) {
+			t.Errorf("%s: FailsSettlement = %v for phase %s", s.Name, ok, s.Phase)
+		}
 		if s.Name != strings.ToUpper(s.Name) || strings.ContainsAny(s.Name, " -") {
 			t.Errorf("%s: names are UPPER_SNAKE", s.Name)
 		}
+	}
+}
+
+// TestCatalogue_FailureReasons: every errorCode of the spec's webhook table is a
+// settlement scenario of both PIX-out routes.
+func TestCatalogue_FailureReasons(t *testing.T) {
+	for _, f := range pix.FailureReasons {
+		s, ok := Lookup(string(f.Code))
+		if !ok || !s.Honours(OpCashOut) || !s.Honours(OpTransfer) {
+			t.Errorf("no settlement scenario for %s", f.Code)
+			continue
+		}
+		if got, ok := s.FailsSettlement(); !ok || got != f {
+			t.Errorf("%s fails settlement with %+v", f.Code, got)
+		}
+	}
+	if s := ForKey("TAX_ID_MISMATCH", OpCashOut); s.Name != "TAX_ID_MISMATCH" {
+		t.Errorf("ForKey = %+v", s)
+	}
+	if s := ForKey("PUB_AUTH_UPSTREAM_ERROR", OpCashOut); !s.IsNone() {
+		t.Errorf("ForKey of a scenario the operation does not honour = %+v", s)
 	}
 }
 

@@ -19,7 +19,17 @@ func Markdown() string {
 		for i, o := range s.Operations {
 			ops[i] = "`" + string(o) + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s (`%s`) | %s |\n", s.Name, strings.Join(ops, ", "), s.Phase, s.Summary, s.Code, s.Spec)
+		result := s.Summary
+		if s.Code != "" {
+			result += " (`" + string(s.Code) + "`)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Name, strings.Join(ops, ", "), s.Phase, result, s.Spec)
 	}
+	b.WriteString("\n## Magic DICT keys\n\n")
+	b.WriteString("For clients that cannot set headers, the DICT directory (`fixtures/dict.json`) holds a key for each settlement\n")
+	b.WriteString("failure, `SLOW_SETTLEMENT`, `SETTLEMENT_PENDING` and `PIX_INSUFFICIENT_BALANCE`:\n")
+	b.WriteString("`<name in lower case with dashes>@scenario.pixsandbox.example`, e.g. `tax-id-mismatch@scenario.pixsandbox.example`\n")
+	b.WriteString("for `TAX_ID_MISMATCH`. A cash-out (keyType EMAIL) or a `POST /dict/pix` to such a key behaves as if it carried the header;\n")
+	b.WriteString("a header, when present, wins. `POST /_sandbox/dict/keys` registers more keys with a `scenario`.\n")
 	return b.String()
 }

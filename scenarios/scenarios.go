@@ -9,6 +9,7 @@ package scenarios
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -22,6 +23,8 @@ type Operation string
 // Operations.
 const (
 	OpAuthToken Operation = "auth.token"
+	OpCashOut   Operation = "cashout.create"
+	OpTransfer  Operation = "transfer.create"
 )
 
 // Phase says when a scenario takes effect.
@@ -31,6 +34,7 @@ type Phase int
 const (
 	AtRequest    Phase = iota + 1 // the request is rejected synchronously
 	AtSettlement                  // the request is accepted; settlement fails and the webhook says why
+	Timing                        // the request is accepted; settlement comes late, or only when forced
 )
 
 // String names the phase for documentation.
@@ -40,6 +44,8 @@ func (p Phase) String() string {
 		return "at request"
 	case AtSettlement:
 		return "at settlement"
+	case Timing:
+		return "timing"
 	}
 	return "unknown"
 }
@@ -50,9 +56,21 @@ type Scenario struct {
 	Summary    string      // one line for docs/scenarios.md
 	Operations []Operation // where the header is honoured
 	Phase      Phase
-	Kind       pix.Kind // how the failure is reported
-	Code       pix.Code // the code it produces (wire spelling)
-	Spec       string   // spec heading that defines Code
+	Kind       pix.Kind // how a request-time failure is reported
+	Code       pix.Code // the code it produces (wire spelling); empty for timing scenarios
+	Spec       string   // spec heading that defines Code or the behaviour
+	// Delay replaces the settlement delay (Timing); with Never the transaction
+	// settles only when forced through the control plane (or expires).
+	Delay time.Duration
+	Never bool
+}
+
+// FailsSettlement returns the failure reason settlement must end with under s.
+func (s Scenario) FailsSettlement() (pix.FailureReason, bool) {
+	if s.Phase != AtSettlement {
+		return pix.FailureReason{}, false
+	}
+	return pix.LookupFailure(s.Code)
 }
 
 // None is the absence of a scenario.
@@ -95,6 +113,16 @@ func Lookup(name string) (Scenario, bool) {
 		}
 	}
 	return None, false
+}
+
+// ForKey returns the scenario a magic DICT key forces for op (fixtures/dict.json
+// "scenario"), for clients that cannot set headers. A key scenario the operation
+// does not honour is ignored.
+func ForKey(name string, op Operation) Scenario {
+	if s, ok := Lookup(name); ok && s.Honours(op) {
+		return s
+	}
+	return None
 }
 
 // FromHeader resolves a header value for op. An empty value is None. An unknown

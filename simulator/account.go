@@ -146,7 +146,10 @@ func (s *Simulator) CreateAccount(ctx context.Context, in pix.NewAccount) (pix.C
 			return err
 		}
 		issued.Registration.AccountID = id
-		return tx.PutCertificate(issued.Registration)
+		if err := tx.PutCertificate(issued.Registration); err != nil {
+			return err
+		}
+		return s.putAccountKeys(tx, acct)
 	})
 	if err != nil {
 		return pix.CreatedAccount{}, err

@@ -21,6 +21,9 @@ type markerPayload struct {
 }
 
 func (s *Simulator) registerJobs() {
+	s.agenda.Handle(jobSettle, s.settleJob)
+	s.agenda.Handle(jobExpire, s.expireJob)
+	s.agenda.Handle(jobDeliver, s.deliverJob)
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // Config configures a Simulator.
@@ -36,10 +38,21 @@ type Config struct {
 
 	// Seed drives the fake data generator (names, documents, keys of new accounts).
 	Seed uint64
-	// Fixtures holds the accounts seeded into a new data dir on first start and
-	// the sandbox test CA that issues certificates to control-plane accounts.
+	// Fixtures holds the accounts seeded into a new data dir on first start, the
+	// DICT directory and banks, and the sandbox test CA that issues certificates
+	// to control-plane accounts.
 	Fixtures *fixtures.Set
+
+	// SettlementDelay is how long after acceptance a PIX out settles, on the
+	// simulation clock (default 2 s).
+	SettlementDelay time.Duration
+	// Webhooks performs webhook deliveries; nil uses a webhook.Dispatcher with its
+	// defaults (10 s timeout, no redirects).
+	Webhooks *webhook.Dispatcher
 }
+
+// DefaultSettlementDelay is the settlement delay when Config leaves it zero.
+const DefaultSettlementDelay = 2 * time.Second
 
 // SeedAccount is a fixture account seeded on first start.
 type SeedAccount struct {
@@ -68,6 +81,10 @@ type Simulator struct {
 	caCert     *x509.Certificate
 	caKey      *ecdsa.PrivateKey
 
+	banks           banks
+	settlementDelay time.Duration
+	dispatcher      *webhook.Dispatcher
+
 	clockMu sync.Mutex // serialises clock moves and their persistence
 }
 
@@ -89,6 +106,19 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if cfg.Fixtures == nil {
 		return nil, errors.New("simulator: no fixtures")
 	}
+	s.settlementDelay = cfg.SettlementDelay
+	if s.settlementDelay <= 0 {
+		s.settlementDelay = DefaultSettlementDelay
+	}
+	s.dispatcher = cfg.Webhooks
+	if s.dispatcher == nil {
+		s.dispatcher = &webhook.Dispatcher{}
+	}
+	banks, err := loadBanks(cfg.Fixtures)
+	if err != nil {
+		return nil, err
+	}
+	s.banks = banks
 	accounts, err := seedAccounts(cfg.Fixtures)
 	if err != nil {
 		return nil, err
@@ -111,6 +141,9 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		return nil, err
 	}
 	if err := s.seed(ctx, accounts); err != nil {
+		return nil, err
+	}
+	if err := s.seedDict(ctx, cfg.Fixtures); err != nil {
 		return nil, err
 	}
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
@@ -150,6 +183,14 @@ func parseCA(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, erro
 		return nil, nil, errors.New("simulator: test CA key is not ECDSA")
 	}
 	return cert, ec, nil
+}
+
+// quote quotes a client-supplied value for a message, short and printable.
+func quote(v string) string {
+	if len(v) > 80 {
+		v = v[:80] + "..."
+	}
+	return strconv.Quote(v)
 }
 
 // notFound maps storage.ErrNotFound to a pix error of KindNotFound.

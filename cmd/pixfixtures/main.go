@@ -1,13 +1,17 @@
 // Command pixfixtures regenerates the fixture data of package fixtures:
-// accounts.json, the sandbox test CA and every client certificate under certs/.
+// accounts.json, banks.json, dict.json, the sandbox test CA and every client
+// certificate under certs/.
 //
-//	go run ./cmd/pixfixtures -out fixtures   (make fixtures)
+//	go run ./cmd/pixfixtures -out fixtures                    (make fixtures: everything)
+//	go run ./cmd/pixfixtures -out fixtures -only banks,dict   (leaves certs/ alone)
 //
 // Everything in accounts.json (names, documents, credentials, account numbers,
-// PIX keys) comes from gofakeit.New(fixtures.Seed), so it is identical on every
-// run. Certificates and private keys use crypto/rand and differ on every run:
-// regenerating replaces the committed keys, so do it deliberately, and never
-// from go test.
+// PIX keys) comes from gofakeit.New(fixtures.Seed), and everything in dict.json
+// from a second stream of the same seed (dictFaker), so both are identical on
+// every run; banks.json is a fixed table. Certificates and private keys use
+// crypto/rand and differ on every run: regenerating them replaces the
+// committed keys, so do it deliberately, and never from go test. -only limits
+// a run to some of the parts accounts, banks, dict and certs.
 package main
 
 import (
@@ -27,6 +31,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,18 +55,60 @@ func main() {
 func run(args []string, stderr io.Writer) error {
 	fl := flag.NewFlagSet("pixfixtures", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	out := fl.String("out", "fixtures", "directory that receives accounts.json and certs/")
+	out := fl.String("out", "fixtures", "directory that receives accounts.json, banks.json, dict.json and certs/")
+	only := fl.String("only", "", "comma-separated parts to write, of "+strings.Join(allParts, ", ")+
+		" (default all; certs replaces every key and certificate)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if fl.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fl.Args())
 	}
-	if err := generate(*out); err != nil {
+	ps, err := parseParts(*only)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "pixfixtures: wrote %s\n", *out)
+	if err := generate(*out, ps); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "pixfixtures: wrote %s to %s\n", strings.Join(ps.names(), ", "), *out)
 	return nil
+}
+
+// allParts are the parts of a fixture set the generator writes.
+var allParts = []string{"accounts", "banks", "dict", "certs"}
+
+// parts is the set of parts a run writes.
+type parts map[string]bool
+
+// parseParts reads -only: empty means every part.
+func parseParts(only string) (parts, error) {
+	ps := parts{}
+	if strings.TrimSpace(only) == "" {
+		for _, p := range allParts {
+			ps[p] = true
+		}
+		return ps, nil
+	}
+	for _, p := range strings.Split(only, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(allParts, p) {
+			return nil, fmt.Errorf("-only: unknown part %q; the parts are %s", p, strings.Join(allParts, ", "))
+		}
+		ps[p] = true
+	}
+	return ps, nil
+}
+
+// names lists the parts of ps in allParts order.
+func (ps parts) names() []string {
+	var out []string
+	for _, p := range allParts {
+		if ps[p] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // window is a certificate validity period, both ends inclusive.
@@ -86,19 +133,69 @@ const caCommonName = "pixsandbox test CA"
 // x509.ParseCertificate fails.
 const malformedBody = "pixsandbox: this CERTIFICATE block is deliberately not a DER certificate.\n"
 
-// generate writes accounts.json and certs/ under out, then loads the result
-// with fixtures.Dir to prove it is a valid fixture set.
-func generate(out string) error {
+// generate writes the parts ps of a fixture set under out, then loads the
+// result with fixtures.Dir to prove it is a valid fixture set (so a partial run
+// needs the other parts already in out).
+func generate(out string, ps parts) error {
 	accounts, err := newAccounts(gofakeit.New(fixtures.Seed))
 	if err != nil {
 		return err
 	}
-	certsDir := filepath.Join(out, "certs")
-	if err := os.MkdirAll(certsDir, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	write := func(name string, data []byte) error {
 		return os.WriteFile(filepath.Join(out, filepath.FromSlash(name)), data, 0o644)
+	}
+	if ps["certs"] {
+		if err := generateCerts(out, accounts, write); err != nil {
+			return err
+		}
+	}
+	if ps["accounts"] {
+		data, err := marshalAccounts(accounts)
+		if err != nil {
+			return err
+		}
+		if err := write("accounts.json", data); err != nil {
+			return err
+		}
+	}
+	banks := newBanks()
+	if ps["banks"] {
+		data, err := marshalBanks(banks)
+		if err != nil {
+			return err
+		}
+		if err := write("banks.json", data); err != nil {
+			return err
+		}
+	}
+	if ps["dict"] {
+		keys, err := newDICT(dictFaker(), accounts)
+		if err != nil {
+			return err
+		}
+		data, err := marshalDICT(keys)
+		if err != nil {
+			return err
+		}
+		if err := write("dict.json", data); err != nil {
+			return err
+		}
+	}
+	if _, err := fixtures.Dir(out); err != nil {
+		return fmt.Errorf("generated fixtures do not load: %w", err)
+	}
+	return nil
+}
+
+// generateCerts writes the test CA, every account's certificate and the
+// certificates for negative tests under certs/ of out, with keys from
+// crypto/rand.
+func generateCerts(out string, accounts []fixtures.Account, write func(name string, data []byte) error) error {
+	if err := os.MkdirAll(filepath.Join(out, "certs"), 0o755); err != nil {
+		return err
 	}
 	writePair := func(certName, keyName string, c issued) error {
 		if err := write(certName, c.certPEM); err != nil {
@@ -149,32 +246,24 @@ func generate(out string) error {
 			return err
 		}
 	}
-	if err := write("certs/malformed.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte(malformedBody)})); err != nil {
-		return err
-	}
-
-	data, err := marshalAccounts(accounts)
-	if err != nil {
-		return err
-	}
-	if err := write("accounts.json", data); err != nil {
-		return err
-	}
-	if _, err := fixtures.Dir(out); err != nil {
-		return fmt.Errorf("generated fixtures do not load: %w", err)
-	}
-	return nil
+	return write("certs/malformed.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte(malformedBody)}))
 }
 
 // marshalAccounts renders accounts.json: indented, with a trailing newline.
 func marshalAccounts(accounts []fixtures.Account) ([]byte, error) {
+	return marshalIndent(struct {
+		Accounts []fixtures.Account `json:"accounts"`
+	}{accounts})
+}
+
+// marshalIndent renders v as the fixture files are written: two-space
+// indentation, no HTML escaping, a trailing newline.
+func marshalIndent(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
-		Accounts []fixtures.Account `json:"accounts"`
-	}{accounts}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

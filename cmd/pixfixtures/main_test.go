@@ -88,8 +88,10 @@ func TestGenerateTwice(t *testing.T) {
 		}
 		return b
 	}
-	if !bytes.Equal(read(outs[0], "accounts.json"), read(outs[1], "accounts.json")) {
-		t.Fatal("accounts.json differs between two runs")
+	for _, name := range []string{"accounts.json", "banks.json", "dict.json"} {
+		if !bytes.Equal(read(outs[0], name), read(outs[1], name)) {
+			t.Fatalf("%s differs between two runs", name)
+		}
 	}
 	if !bytes.Equal(read(outs[0], "certs/malformed.pem"), read(outs[1], "certs/malformed.pem")) {
 		t.Fatal("malformed.pem differs between two runs")
@@ -101,7 +103,11 @@ func TestGenerateTwice(t *testing.T) {
 
 func TestRunRejectsBadArguments(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"-nope"}, {"-out", t.TempDir(), "extra"}} {
+	for _, args := range [][]string{
+		{"-nope"},
+		{"-out", t.TempDir(), "extra"},
+		{"-out", t.TempDir(), "-only", "dict,keys"},
+	} {
 		if err := run(args, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded", args)
 		}

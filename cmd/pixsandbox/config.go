@@ -27,19 +27,22 @@ type Config struct {
 	LogFormat  string // text | json
 	// ControlPlane mounts /_sandbox.
 	ControlPlane bool
+	// SettlementDelay is how long a PIX out waits before it settles.
+	SettlementDelay time.Duration
 }
 
 // DefaultConfig returns the defaults of `pixsandbox serve`.
 func DefaultConfig() Config {
 	return Config{
-		Addr:         "127.0.0.1:8080",
-		DataDir:      "./.pixsandbox",
-		Clock:        "real",
-		ClockStart:   fixtures.Epoch,
-		Seed:         fixtures.Seed,
-		LogLevel:     "info",
-		LogFormat:    "text",
-		ControlPlane: true,
+		Addr:            "127.0.0.1:8080",
+		DataDir:         "./.pixsandbox",
+		Clock:           "real",
+		ClockStart:      fixtures.Epoch,
+		Seed:            fixtures.Seed,
+		LogLevel:        "info",
+		LogFormat:       "text",
+		ControlPlane:    true,
+		SettlementDelay: 2 * time.Second,
 	}
 }
 
@@ -67,7 +70,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the fake data generator")
-	fs.StringVar(&c.Fixtures, "fixtures", c.Fixtures, "directory with accounts.json and certs/ replacing the embedded fixtures")
+	fs.StringVar(&c.Fixtures, "fixtures", c.Fixtures, "directory with accounts.json, banks.json, dict.json and certs/ replacing the embedded fixtures")
+	fs.DurationVar(&c.SettlementDelay, "settlement-delay", c.SettlementDelay, "simulation time from acceptance to settlement of a PIX out")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -101,6 +105,9 @@ func (c Config) Validate() error {
 	}
 	if !c.InMemory && strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("--data-dir is empty; give a directory or use --in-memory"))
+	}
+	if c.SettlementDelay <= 0 {
+		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

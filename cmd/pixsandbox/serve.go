@@ -93,7 +93,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.sim, err = simulator.New(ctx, simulator.Config{
 		Store: m.store, Logger: m.Logger, ClockMode: clock.Mode(m.Config.Clock), ClockStart: m.Config.ClockStart,
-		Seed: m.Config.Seed, Fixtures: m.fixtures,
+		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
 	})
 	if err != nil {
 		return err

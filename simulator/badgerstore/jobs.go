@@ -127,5 +127,5 @@ func (s *Store) view(ctx context.Context, fn func(*Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.View(func(txn *badger.Txn) error { return fn(&Tx{txn: txn}) })
+	return s.db.View(func(txn *badger.Txn) error { return fn(&Tx{txn: txn, store: s}) })
 }

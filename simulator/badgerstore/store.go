@@ -27,7 +27,8 @@ type Options struct {
 
 // Store is a storage.Store over Badger.
 type Store struct {
-	db *badger.DB
+	db   *badger.DB
+	seqs *sequences
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -50,11 +51,17 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}}, nil
 }
 
-// Close flushes and closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close returns unused sequence numbers, flushes and closes the database.
+func (s *Store) Close() error {
+	err := s.seqs.release()
+	if cerr := s.db.Close(); cerr != nil {
+		return cerr
+	}
+	return err
+}
 
 // Update runs fn in a read-write transaction and commits it, retrying when Badger
 // reports a conflict with a concurrent transaction.
@@ -72,7 +79,7 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := s.db.Update(func(txn *badger.Txn) error { return fn(&Tx{txn: txn}) })
+		err := s.db.Update(func(txn *badger.Txn) error { return fn(&Tx{txn: txn, store: s}) })
 		if !errors.Is(err, badger.ErrConflict) {
 			if errors.Is(err, badger.ErrTxnTooBig) {
 				return fmt.Errorf("store: transaction too big: %w", err)
@@ -88,7 +95,8 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 
 // Tx is one Badger transaction; it implements storage.Tx.
 type Tx struct {
-	txn *badger.Txn
+	txn   *badger.Txn
+	store *Store
 }
 
 var _ storage.Tx = (*Tx)(nil)

@@ -38,7 +38,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // formatTime renders an instant as ISO 8601 in UTC with milliseconds, the one
 // timestamp format of every response.
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+func formatTime(t time.Time) string { return t.UTC().Format(pix.TimeLayout) }
 
 // brlNumber renders centavos as a JSON number with exactly two decimals (1234.50),
 // the standard routes' money convention; it never passes through a float.

@@ -70,6 +70,18 @@ var userMessages = map[pix.Code]string{
 	pix.CodeNotImplemented:                 "This operation is not available yet.",
 	pix.CodeInternal:                       "Something went wrong. Please try again later.",
 	pix.CodeAdminTokenRequired:             "The sandbox control plane needs an admin token.",
+	pix.CodeTaxIDMismatch:                  "The document does not match the key holder.",
+	pix.CodeInvalidTaxID:                   "The CPF or CNPJ is invalid.",
+	pix.CodeBlockedAccount:                 "The destination account is blocked.",
+	pix.CodeAccountClosed:                  "The destination account is closed.",
+	pix.CodeOrderRejected:                  "The destination bank rejected the payment.",
+	pix.CodePaymentExpired:                 "The payment expired before it was processed. Please try again.",
+	pix.CodeSettlementTimeout:              "The destination bank did not answer in time. Please try again.",
+	pix.CodeDictKeyNotFound:                "The PIX key was not found.",
+	pix.CodeIspbDenied:                     "Payments to this institution are not allowed.",
+	pix.CodeIdempotencyKeyMissing:          "The request needs an idempotency key.",
+	pix.CodeIdempotencyKeyConflict:         "This idempotency key was already used for a different request.",
+	pix.CodeTransactionNotSettleable:       "The transaction is no longer pending.",
 }
 
 // transportCodes are codes of the HTTP layer. On the extended shape they are all

@@ -18,6 +18,7 @@ type ctxKey int
 const (
 	ctxRequestID ctxKey = iota
 	ctxAccount
+	ctxHeaders // http.Header the handler may add response headers to
 )
 
 func requestID(ctx context.Context) string {
@@ -53,6 +54,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		start := time.Now() // wall time: request latency metric only
 		reqID := uuid.NewString()
 		ctx := context.WithValue(r.Context(), ctxRequestID, reqID)
+		ctx = context.WithValue(ctx, ctxHeaders, w.Header())
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", reqID)
 		rec := &statusRecorder{ResponseWriter: w}
@@ -125,6 +127,13 @@ func (s *Server) authenticate(r *http.Request) (pix.AccountID, error) {
 		return 0, pix.Errorf(pix.KindUnauthorized, pix.CodeUnauthorized, "the Authorization header must be Bearer <access_token>")
 	}
 	return s.svc.Authenticate(r.Context(), strings.TrimSpace(token))
+}
+
+// setHeader sets a response header from a handler; the wrapper applies it.
+func setHeader(r *http.Request, k, v string) {
+	if h, ok := r.Context().Value(ctxHeaders).(http.Header); ok {
+		h.Set(k, v)
+	}
 }
 
 func isSandboxPath(p string) bool { return p == "/_sandbox" || strings.HasPrefix(p, "/_sandbox/") }

@@ -43,8 +43,12 @@ func (s *Server) routeTable() []*route {
 		{name: "balance.get", method: http.MethodGet, path: "/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
 		{name: "balance.get.api", method: http.MethodGet, path: "/api/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
 
-		{name: "transfer.create", method: http.MethodPost, path: "/dict/pix", success: http.StatusOK},
-		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated},
+		// Gap G-12: success status of POST /dict/pix is not shown; 200. Spec "Errors >
+		// Central Bank-compatible routes": insufficient balance is 422 here.
+		{name: "transfer.create", method: http.MethodPost, path: "/dict/pix", success: http.StatusOK, handle: s.handleTransferCreate,
+			overrides: map[pix.Code]int{pix.CodePixInsufficientBalance: http.StatusUnprocessableEntity}},
+		// Spec "POST /api/pix/cash-out": response 201; extended error shape.
+		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashOutCreate},
 		{name: "cashin.create", method: http.MethodPost, path: "/api/pix/cash-in", shape: extendedShape, success: http.StatusCreated},
 		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated},
 		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK},

@@ -28,6 +28,7 @@ func (s *Server) sandboxRoutes() []*route {
 		{name: "sandbox.scenarios.list", method: http.MethodGet, path: "/_sandbox/scenarios", success: http.StatusOK, handle: s.handleSandboxScenarios},
 		{name: "sandbox.invariants", method: http.MethodGet, path: "/_sandbox/invariants", success: http.StatusOK, handle: s.handleSandboxInvariants},
 	}
+	rts = append(rts, s.sandboxPixOutRoutes()...)
 	for _, rt := range rts {
 		rt.public, rt.sandbox = true, true
 	}

@@ -3,8 +3,8 @@
 // families and three error shapes, and calls the application core through the
 // Services interface; it never imports the simulator or the store.
 //
-// It may import simulator/pix, simulator/clock, simulator/metrics, scenarios,
-// gorilla/mux and prometheus.
+// It may import simulator/pix, simulator/clock, simulator/metrics,
+// simulator/webhook (value types), scenarios, gorilla/mux and prometheus.
 package httpapi
 
 import (
@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // Services is what the PIX API needs from the application core.
@@ -31,6 +32,11 @@ type Services interface {
 	Authenticate(ctx context.Context, token string) (pix.AccountID, error)
 	// AccountBalance returns an account's balance now.
 	AccountBalance(ctx context.Context, id pix.AccountID) (pix.BalanceReport, error)
+	// CreateCashOut accepts a cash-out (PENDING) and schedules its settlement.
+	CreateCashOut(ctx context.Context, id pix.AccountID, req pix.CashOutRequest, sc scenarios.Scenario) (pix.Transaction, error)
+	// CreateTransfer accepts a PIX to a DICT key, or replays the one already made
+	// with the same idempotency key.
+	CreateTransfer(ctx context.Context, id pix.AccountID, req pix.TransferRequest, sc scenarios.Scenario) (pix.Transaction, bool, error)
 }
 
 // Sandbox is what the /_sandbox control plane needs from the application core.
@@ -45,6 +51,19 @@ type Sandbox interface {
 	Job(ctx context.Context, id string) (pix.JobReport, error)
 	PendingJobs(ctx context.Context, limit int) ([]pix.JobReport, error)
 	CheckInvariants(ctx context.Context) (pix.InvariantReport, error)
+
+	Transaction(ctx context.Context, ref string) (pix.Transaction, error)
+	SettleTransaction(ctx context.Context, ref string) (pix.Transaction, error)
+	FailTransaction(ctx context.Context, ref string, code pix.Code) (pix.Transaction, error)
+	DictKey(ctx context.Context, key string) (pix.DictEntry, error)
+	RegisterDictKey(ctx context.Context, e pix.DictEntry) (pix.DictEntry, error)
+	Banks() []pix.Bank
+	AccountSettings(ctx context.Context, id pix.AccountID) (pix.Settings, error)
+	SetAccountSettings(ctx context.Context, id pix.AccountID, st pix.Settings) (pix.Settings, error)
+	RegisterWebhookTarget(ctx context.Context, t webhook.Target, requireHTTPS bool) (webhook.Target, bool, error)
+	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
+	DeleteWebhookTarget(ctx context.Context, id int64) error
+	WebhookDeliveries(ctx context.Context, id pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error)
 }
 
 // Config configures a Server.

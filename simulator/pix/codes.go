@@ -60,3 +60,34 @@ var AllCodes = []Code{
 	CodeSandboxUnknownScenario, CodeNotFound, CodeUnauthorized, CodeInvalidRequest, CodeNotImplemented,
 	CodeInternal, CodeAdminTokenRequired,
 }
+
+// Settlement failure codes carried by the CashOut webhook when status is ERROR.
+// Spec "Resources > Cash-out webhook payload", errorCode table.
+const (
+	CodeTaxIDMismatch     Code = "TAX_ID_MISMATCH"
+	CodeInvalidTaxID      Code = "INVALID_TAX_ID"
+	CodeBlockedAccount    Code = "BLOCKED_ACCOUNT"
+	CodeAccountClosed     Code = "ACCOUNT_CLOSED"
+	CodeOrderRejected     Code = "ORDER_REJECTED"
+	CodePaymentExpired    Code = "PAYMENT_EXPIRED"
+	CodeSettlementTimeout Code = "SETTLEMENT_TIMEOUT"
+)
+
+// Codes of the Central Bank-compatible routes. The spec shows no machine-readable
+// codes there (their error shape is minimal), so these name the conditions of
+// spec "Errors > Central Bank-compatible routes" for logs, scenarios and tests.
+const (
+	CodeDictKeyNotFound          Code = "DICT_KEY_NOT_FOUND"         // 422 key not found in DICT
+	CodeIspbDenied               Code = "ISPB_DENIED"                // 422 the key's institution is in ispbDeny
+	CodeIdempotencyKeyMissing    Code = "IDEMPOTENCY_KEY_MISSING"    // 400 x-idempotency-key absent or not UUID v4
+	CodeIdempotencyKeyConflict   Code = "IDEMPOTENCY_KEY_CONFLICT"   // 422 same key, different request (Gap G-22)
+	CodeTransactionNotSettleable Code = "TRANSACTION_NOT_SETTLEABLE" // control plane: not PENDING
+)
+
+func init() {
+	AllCodes = append(AllCodes,
+		CodeTaxIDMismatch, CodeInvalidTaxID, CodeBlockedAccount, CodeAccountClosed, CodeOrderRejected,
+		CodePaymentExpired, CodeSettlementTimeout,
+		CodeDictKeyNotFound, CodeIspbDenied, CodeIdempotencyKeyMissing, CodeIdempotencyKeyConflict,
+		CodeTransactionNotSettleable)
+}

@@ -71,3 +71,7 @@ type InvariantReport struct {
 	World      Cents    // the outside world's balance from the journals; Inside + World == 0
 	Violations []string // empty when every invariant holds
 }
+
+// TimeLayout is the one timestamp format of responses and webhooks: ISO 8601 in
+// UTC with milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"

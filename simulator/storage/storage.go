@@ -2,16 +2,19 @@
 // over accounts, credentials, certificates, the ledger journal, metadata and jobs.
 // simulator/badgerstore implements it over Badger; the simulator never imports Badger.
 //
-// It may import simulator/pix, simulator/ledger and simulator/agenda only.
+// It may import simulator/pix, simulator/ledger, simulator/agenda and
+// simulator/webhook only.
 package storage
 
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // ErrNotFound reports a record that does not exist.
@@ -25,6 +28,16 @@ type Store interface {
 	View(ctx context.Context, fn func(Tx) error) error
 	agenda.Store
 	Close() error
+}
+
+// IdempotencyRecord is what an idempotency key is bound to: the fingerprint of
+// the first request and the response it got, replayed to every retry.
+type IdempotencyRecord struct {
+	Fingerprint   string
+	TransactionID int64
+	Status        int
+	Body          []byte
+	CreatedAt     time.Time
 }
 
 // Tx is one store transaction.
@@ -60,6 +73,60 @@ type Tx interface {
 	Meta(key string, v any) (bool, error)
 	// PutMeta writes a metadata value.
 	PutMeta(key string, v any) error
+
+	// NextID returns the next number of a named sequence (transactions, webhook
+	// targets, webhook attempts). Numbers are unique and increasing; a crash may
+	// leave gaps.
+	NextID(sequence string) (int64, error)
+
+	// Transaction returns a transaction by numeric id, or ErrNotFound.
+	Transaction(id int64) (pix.Transaction, error)
+	// TransactionByUUID returns a transaction by its UUID, or ErrNotFound.
+	TransactionByUUID(uuid string) (pix.Transaction, error)
+	// TransactionByExternalID returns an account's transaction by externalId, or ErrNotFound.
+	TransactionByExternalID(account pix.AccountID, externalID string) (pix.Transaction, error)
+	// PutTransaction creates or updates a transaction and its indexes (UUID,
+	// externalId, end-to-end id, account and time).
+	PutTransaction(t pix.Transaction) error
+
+	// Idempotency returns the record of an account's idempotency key, or ErrNotFound.
+	Idempotency(account pix.AccountID, key string) (IdempotencyRecord, error)
+	// PutIdempotency stores the record of an idempotency key.
+	PutIdempotency(account pix.AccountID, key string, r IdempotencyRecord) error
+
+	// DictEntry returns the DICT entry of a key, or ErrNotFound.
+	DictEntry(key string) (pix.DictEntry, error)
+	// PutDictEntry creates or replaces a DICT entry.
+	PutDictEntry(e pix.DictEntry) error
+
+	// Settings returns an account's settings; ok is false when they were never set.
+	Settings(account pix.AccountID) (s pix.Settings, ok bool, err error)
+	// PutSettings stores an account's settings.
+	PutSettings(account pix.AccountID, s pix.Settings) error
+	// Counter returns a named running total (0 when absent).
+	Counter(name string) (pix.Cents, error)
+	// PutCounter stores a named running total.
+	PutCounter(name string, v pix.Cents) error
+
+	// WebhookTargets returns an account's webhook targets in id order.
+	WebhookTargets(account pix.AccountID) ([]webhook.Target, error)
+	// WebhookTarget returns a target by id, or ErrNotFound.
+	WebhookTarget(id int64) (webhook.Target, error)
+	// PutWebhookTarget creates or updates a target.
+	PutWebhookTarget(t webhook.Target) error
+	// DeleteWebhookTarget removes a target.
+	DeleteWebhookTarget(t webhook.Target) error
+	// PutWebhookEvent stores an event (the outbox).
+	PutWebhookEvent(e webhook.Event) error
+	// WebhookEvent returns an event, or ErrNotFound.
+	WebhookEvent(id string) (webhook.Event, error)
+	// PutDelivery creates or updates a delivery and its indexes.
+	PutDelivery(d webhook.Delivery) error
+	// Delivery returns a delivery, or ErrNotFound.
+	Delivery(id string) (webhook.Delivery, error)
+	// Deliveries returns deliveries newest first, filtered by account and
+	// transaction when not zero, at most limit.
+	Deliveries(account pix.AccountID, transactionID int64, limit int) ([]webhook.Delivery, error)
 
 	// PutJob schedules a job in this transaction (the transactional outbox): the job
 	// exists only if the transaction commits. Call agenda.Wake after commit.

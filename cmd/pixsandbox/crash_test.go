@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// childEnv makes this test binary run `pixsandbox serve` instead of the tests,
+// so a test can SIGKILL a real server process.
+const childEnv = "PIXSANDBOX_TEST_CHILD_SERVE"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childEnv); args != "" {
+		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// child is a server process on a data dir.
+type child struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startChild(t *testing.T, dir string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=serve --addr 127.0.0.1:0 --clock virtual --log-level error --data-dir "+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if _, after, ok := strings.Cut(sc.Text(), "is listening on "); ok {
+				found <- strings.Fields(after)[0]
+			}
+		}
+	}()
+	select {
+	case url := <-found:
+		return &child{cmd: cmd, url: url}
+	case <-time.After(30 * time.Second): // wall time: process start-up
+		t.Fatal("server did not start")
+		return nil
+	}
+}
+
+// kill sends SIGKILL: no shutdown, no flush.
+func (c *child) kill(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cmd.Wait()
+}
+
+func (c *child) do(t *testing.T, method, path, body string, h map[string]string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, c.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	return resp.StatusCode, m
+}
+
+// TestCrash_PendingSettlesAfterRestart: SIGKILL between acceptance and
+// settlement; after a restart on the same data dir the transfer and the cash-out
+// settle and their webhooks are delivered.
+func TestCrash_PendingSettlesAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var hooks []map[string]any
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		mu.Lock()
+		hooks = append(hooks, m)
+		mu.Unlock()
+	}))
+	defer receiver.Close()
+
+	c := startChild(t, dir)
+	set, _ := fixtures.Embedded()
+	a := set.Accounts[0]
+	pemBytes, _ := set.ReadFile(a.Certificate)
+	st, tok := c.do(t, "POST", "/api/auth/token", `{"clientId":"`+a.ClientID+`","clientSecret":"`+a.ClientSecret+`"}`,
+		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
+	if st != 201 {
+		t.Fatalf("token: %d %v", st, tok)
+	}
+	auth := map[string]string{"Authorization": "Bearer " + tok["access_token"].(string)}
+	if st, b := c.do(t, "POST", "/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_out","url":"`+receiver.URL+`"}`, nil); st != 201 {
+		t.Fatalf("target: %d %v", st, b)
+	}
+	var key, doc string
+	for _, k := range set.DICT() {
+		if k.Scenario == "" && k.Type == "EMAIL" {
+			key, doc = k.Key, k.Document
+			break
+		}
+	}
+	auth["x-idempotency-key"] = uuid.NewString()
+	st, tr := c.do(t, "POST", "/dict/pix", `{"pixKey":"`+key+`","payment":{"currency":"BRL","amount":25}}`, auth)
+	if st != 200 {
+		t.Fatalf("transfer: %d %v", st, tr)
+	}
+	delete(auth, "x-idempotency-key")
+	st, co := c.do(t, "POST", "/api/pix/cash-out", `{"value":10,"externalId":"crash-1","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`, auth)
+	if st != 201 {
+		t.Fatalf("cash-out: %d %v", st, co)
+	}
+
+	c.kill(t)
+	c = startChild(t, dir)
+
+	// Nothing acknowledged was lost: both are pending, the holds still taken.
+	_, b := c.do(t, "GET", "/_sandbox/accounts/1", "", nil)
+	if bal := b["balance"].(map[string]any); bal["blockedBalance"].(json.Number).String() != "35.00" {
+		t.Fatalf("after SIGKILL, balance = %v", bal)
+	}
+	if st, c := c.do(t, "POST", "/_sandbox/clock/advance", `{"seconds":2}`, nil); st != 200 {
+		t.Fatalf("advance: %d %v", st, c)
+	}
+	_, got := c.do(t, "GET", "/_sandbox/transactions/"+tr["id"].(json.Number).String(), "", nil)
+	if got["type"] != "COMPLETED" {
+		t.Fatalf("transfer after restart: %v", got)
+	}
+	_, got = c.do(t, "GET", "/_sandbox/transactions/"+co["transactionId"].(string), "", nil)
+	if got["status"] != "CONFIRMED" {
+		t.Fatalf("cash-out after restart: %v", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(hooks)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhooks delivered after restart: %d, want 2", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, b = c.do(t, "GET", "/_sandbox/accounts/1", "", nil)
+	if bal := b["balance"].(map[string]any); bal["blockedBalance"].(json.Number).String() != "0.00" || bal["netBalance"].(json.Number).String() != "9965.00" {
+		t.Fatalf("balance after settlement = %v", bal)
+	}
+	if _, inv := c.do(t, "GET", "/_sandbox/invariants", "", nil); inv["ok"] != true {
+		t.Fatalf("invariants: %v", inv)
+	}
+}

@@ -1,0 +1,181 @@
+package badgerstore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// Transaction keys:
+//
+//	tx/<id>                            pix.Transaction
+//	ix/txuuid/<uuid>                   id
+//	ix/txext/<account>/<externalId>    id
+//	ix/txe2e/<account>/<endToEndId>    id (both sides of a PIX between sandbox accounts share it)
+//	ix/txacct/<account>/<createdAt>/<id>   (empty) — the account's history in time order
+func txKey(id int64) []byte                     { return []byte("tx/" + num(id)) }
+func txUUIDKey(u string) []byte                 { return []byte("ix/txuuid/" + strings.ToLower(u)) }
+func txE2EKey(a pix.AccountID, e string) []byte { return []byte("ix/txe2e/" + num(int64(a)) + "/" + e) }
+func txExtKey(a pix.AccountID, ext string) []byte {
+	return []byte("ix/txext/" + num(int64(a)) + "/" + ext)
+}
+func txAcctKey(t pix.Transaction) []byte {
+	return []byte("ix/txacct/" + num(int64(t.AccountID)) + "/" + num(t.CreatedAt.UnixNano()) + "/" + num(t.ID))
+}
+
+// sequences hands out numbers of named sequences without transaction conflicts
+// (Badger leases them in blocks; a crash leaves a gap).
+type sequences struct {
+	mu   sync.Mutex
+	db   *badger.DB
+	seqs map[string]*badger.Sequence
+}
+
+func (s *sequences) next(name string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seq, ok := s.seqs[name]
+	if !ok {
+		var err error
+		if seq, err = s.db.GetSequence([]byte("meta/seq/"+name), 100); err != nil {
+			return 0, err
+		}
+		s.seqs[name] = seq
+	}
+	for {
+		n, err := seq.Next()
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 { // 0 is never an id
+			return int64(n), nil
+		}
+	}
+}
+
+func (s *sequences) release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for _, seq := range s.seqs {
+		if err := seq.Release(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.seqs = map[string]*badger.Sequence{}
+	return first
+}
+
+// NextID returns the next number of a named sequence.
+func (t *Tx) NextID(sequence string) (int64, error) { return t.store.seqs.next(sequence) }
+
+// Transaction returns a transaction by id.
+func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
+	var tx pix.Transaction
+	return tx, t.mustGet(txKey(id), &tx)
+}
+
+func (t *Tx) transactionByIndex(key []byte) (pix.Transaction, error) {
+	var id int64
+	if err := t.mustGet(key, &id); err != nil {
+		return pix.Transaction{}, err
+	}
+	return t.Transaction(id)
+}
+
+// TransactionByUUID returns a transaction by UUID.
+func (t *Tx) TransactionByUUID(u string) (pix.Transaction, error) {
+	return t.transactionByIndex(txUUIDKey(u))
+}
+
+// TransactionByExternalID returns an account's transaction by externalId.
+func (t *Tx) TransactionByExternalID(a pix.AccountID, ext string) (pix.Transaction, error) {
+	return t.transactionByIndex(txExtKey(a, ext))
+}
+
+// PutTransaction writes a transaction and its indexes in this transaction.
+func (t *Tx) PutTransaction(tx pix.Transaction) error {
+	if tx.ID <= 0 || tx.AccountID <= 0 {
+		return fmt.Errorf("store: transaction needs an id and an account (%d, %d)", tx.ID, tx.AccountID)
+	}
+	var prev pix.Transaction
+	existed, err := t.get(txKey(tx.ID), &prev)
+	if err != nil {
+		return err
+	}
+	if err := t.put(txKey(tx.ID), tx); err != nil {
+		return err
+	}
+	id := []byte(strconv.FormatInt(tx.ID, 10))
+	if !existed {
+		if tx.UUID != "" {
+			if err := t.txn.Set(txUUIDKey(tx.UUID), id); err != nil {
+				return err
+			}
+		}
+		if tx.ExternalID != "" {
+			if err := t.txn.Set(txExtKey(tx.AccountID, tx.ExternalID), id); err != nil {
+				return err
+			}
+		}
+		if err := t.txn.Set(txAcctKey(tx), nil); err != nil {
+			return err
+		}
+	}
+	if tx.EndToEndID != "" && tx.EndToEndID != prev.EndToEndID {
+		return t.txn.Set(txE2EKey(tx.AccountID, tx.EndToEndID), id)
+	}
+	return nil
+}
+
+// Idempotency returns the record of an account's idempotency key.
+func (t *Tx) Idempotency(a pix.AccountID, key string) (storage.IdempotencyRecord, error) {
+	var r storage.IdempotencyRecord
+	return r, t.mustGet(idemKey(a, key), &r)
+}
+
+// PutIdempotency stores the record of an idempotency key.
+func (t *Tx) PutIdempotency(a pix.AccountID, key string, r storage.IdempotencyRecord) error {
+	return t.put(idemKey(a, key), r)
+}
+
+func idemKey(a pix.AccountID, key string) []byte {
+	return []byte("idem/" + num(int64(a)) + "/" + strings.ToLower(key))
+}
+
+// DictEntry returns the DICT entry of a key.
+func (t *Tx) DictEntry(key string) (pix.DictEntry, error) {
+	var e pix.DictEntry
+	return e, t.mustGet([]byte("dict/"+key), &e)
+}
+
+// PutDictEntry creates or replaces a DICT entry.
+func (t *Tx) PutDictEntry(e pix.DictEntry) error { return t.put([]byte("dict/"+e.Key), e) }
+
+// Settings returns an account's settings.
+func (t *Tx) Settings(a pix.AccountID) (pix.Settings, bool, error) {
+	var s pix.Settings
+	ok, err := t.get([]byte("set/"+num(int64(a))), &s)
+	return s, ok, err
+}
+
+// PutSettings stores an account's settings.
+func (t *Tx) PutSettings(a pix.AccountID, s pix.Settings) error {
+	return t.put([]byte("set/"+num(int64(a))), s)
+}
+
+// Counter returns a named running total.
+func (t *Tx) Counter(name string) (pix.Cents, error) {
+	var v pix.Cents
+	_, err := t.get([]byte("ctr/"+name), &v)
+	return v, err
+}
+
+// PutCounter stores a named running total.
+func (t *Tx) PutCounter(name string, v pix.Cents) error { return t.put([]byte("ctr/"+name), v) }

@@ -1,0 +1,125 @@
+package badgerstore
+
+import (
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+)
+
+// Webhook keys:
+//
+//	wh/tgt/<id>                         webhook.Target
+//	ix/whtgt/<account>/<id>             (empty)
+//	wh/evt/<id>                         webhook.Event
+//	wh/dlv/<id>                         webhook.Delivery
+//	ix/dlvall/<createdAt>/<id>          (empty) — every delivery in time order
+//	ix/dlvacct/<account>/<createdAt>/<id>
+//	ix/dlvtx/<transaction>/<createdAt>/<id>
+func targetKey(id int64) []byte { return []byte("wh/tgt/" + num(id)) }
+func targetIndex(t webhook.Target) []byte {
+	return []byte("ix/whtgt/" + num(t.AccountID) + "/" + num(t.ID))
+}
+
+// WebhookTargets returns an account's targets in id order.
+func (t *Tx) WebhookTargets(a pix.AccountID) ([]webhook.Target, error) {
+	var out []webhook.Target
+	err := t.scan([]byte("ix/whtgt/"+num(int64(a))+"/"), func(key, _ []byte) (bool, error) {
+		var tg webhook.Target
+		if err := t.mustGet([]byte("wh/tgt/"+string(key[len(key)-20:])), &tg); err != nil {
+			return true, err
+		}
+		out = append(out, tg)
+		return false, nil
+	})
+	return out, err
+}
+
+// WebhookTarget returns a target by id.
+func (t *Tx) WebhookTarget(id int64) (webhook.Target, error) {
+	var tg webhook.Target
+	return tg, t.mustGet(targetKey(id), &tg)
+}
+
+// PutWebhookTarget creates or updates a target.
+func (t *Tx) PutWebhookTarget(tg webhook.Target) error {
+	if err := t.put(targetKey(tg.ID), tg); err != nil {
+		return err
+	}
+	return t.txn.Set(targetIndex(tg), nil)
+}
+
+// DeleteWebhookTarget removes a target.
+func (t *Tx) DeleteWebhookTarget(tg webhook.Target) error {
+	if err := t.del(targetKey(tg.ID)); err != nil {
+		return err
+	}
+	return t.del(targetIndex(tg))
+}
+
+// PutWebhookEvent stores an event.
+func (t *Tx) PutWebhookEvent(e webhook.Event) error { return t.put([]byte("wh/evt/"+e.ID), e) }
+
+// WebhookEvent returns an event.
+func (t *Tx) WebhookEvent(id string) (webhook.Event, error) {
+	var e webhook.Event
+	return e, t.mustGet([]byte("wh/evt/"+id), &e)
+}
+
+// PutDelivery creates or updates a delivery and its indexes.
+func (t *Tx) PutDelivery(d webhook.Delivery) error {
+	ok, err := t.get([]byte("wh/dlv/"+d.ID), new(webhook.Delivery))
+	if err != nil {
+		return err
+	}
+	if err := t.put([]byte("wh/dlv/"+d.ID), d); err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	at := num(d.CreatedAt.UnixNano()) + "/" + d.ID
+	for _, k := range []string{"ix/dlvall/" + at, "ix/dlvacct/" + num(d.AccountID) + "/" + at, "ix/dlvtx/" + num(d.TransactionID) + "/" + at} {
+		if err := t.txn.Set([]byte(k), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delivery returns a delivery.
+func (t *Tx) Delivery(id string) (webhook.Delivery, error) {
+	var d webhook.Delivery
+	return d, t.mustGet([]byte("wh/dlv/"+id), &d)
+}
+
+// Deliveries returns deliveries newest first, filtered by account and transaction
+// when not zero, at most limit.
+func (t *Tx) Deliveries(a pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error) {
+	prefix := []byte("ix/dlvall/")
+	switch {
+	case txID != 0:
+		prefix = []byte("ix/dlvtx/" + num(txID) + "/")
+	case a != 0:
+		prefix = []byte("ix/dlvacct/" + num(int64(a)) + "/")
+	}
+	it := t.txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
+	defer it.Close()
+	var out []webhook.Delivery
+	for it.Seek(append(append([]byte{}, prefix...), 0xFF)); it.ValidForPrefix(prefix); it.Next() {
+		key := string(it.Item().Key())
+		id := key[len(prefix)+21:]
+		d, err := t.Delivery(id)
+		if err != nil {
+			return nil, err
+		}
+		if a != 0 && d.AccountID != int64(a) {
+			continue
+		}
+		out = append(out, d)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}

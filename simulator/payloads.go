@@ -1,0 +1,152 @@
+package simulator
+
+import (
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"time"
+)
+
+// Webhook bodies. The V2 envelope and the CashOut payload are spec "Events >
+// Envelope V2" and "Resources > Cash-out webhook payload"; field names are the
+// spec's, money follows each table (V2 payment.amount is a string, CashOut
+// amounts are numbers).
+
+// decimalNumber renders centavos as a JSON number with two decimals.
+type decimalNumber pix.Cents
+
+// MarshalJSON implements json.Marshaler.
+func (d decimalNumber) MarshalJSON() ([]byte, error) { return []byte(pix.Cents(d).Decimal2()), nil }
+
+type v2Envelope struct {
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+type v2Payment struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+type v2Party struct {
+	Name     string `json:"name"`
+	Document string `json:"document"`
+	ISPB     string `json:"ispb,omitempty"`
+}
+
+// transferData is the TRANSFER envelope's data (POST /dict/pix, at settlement).
+// Gap G-28: on failure status is "ERROR" with errorCode and errorMessage added.
+type transferData struct {
+	ID                    int64     `json:"id"`
+	TxID                  *string   `json:"txId"`
+	PixKey                string    `json:"pixKey"`
+	Status                string    `json:"status"`
+	Payment               v2Payment `json:"payment"`
+	EndToEndID            string    `json:"endToEndId"`
+	CreditDebitType       string    `json:"creditDebitType"`
+	IdempotencyKey        string    `json:"idempotencyKey"`
+	CreditorAccount       v2Party   `json:"creditorAccount"`
+	RemittanceInformation *string   `json:"remittanceInformation"`
+	ErrorCode             string    `json:"errorCode,omitempty"`
+	ErrorMessage          string    `json:"errorMessage,omitempty"`
+}
+
+// receiveData is the RECEIVE envelope's data.
+type receiveData struct {
+	ID            int64     `json:"id"`
+	TxID          *string   `json:"txId"`
+	Status        string    `json:"status"`
+	Payment       v2Payment `json:"payment"`
+	EndToEndID    string    `json:"endToEndId"`
+	DebtorAccount v2Party   `json:"debtorAccount"`
+}
+
+// cashOutPayload is the CashOut webhook.
+type cashOutPayload struct {
+	Event           string            `json:"event"`
+	Status          string            `json:"status"`
+	TransactionType string            `json:"transactionType"`
+	MovementType    string            `json:"movementType"`
+	TransactionID   string            `json:"transactionId"`
+	ExternalID      string            `json:"externalId"`
+	EndToEndID      string            `json:"endToEndId"`
+	PixKey          string            `json:"pixKey"`
+	FeeAmount       decimalNumber     `json:"feeAmount"`
+	OriginalAmount  decimalNumber     `json:"originalAmount"`
+	FinalAmount     decimalNumber     `json:"finalAmount"`
+	ProcessingDate  string            `json:"processingDate"`
+	ErrorCode       *string           `json:"errorCode"`
+	ErrorMessage    *string           `json:"errorMessage"`
+	Counterpart     cashOutParty      `json:"counterpart"`
+	Metadata        map[string]string `json:"metadata"`
+}
+
+type cashOutParty struct {
+	Name     string      `json:"name"`
+	Document string      `json:"document"`
+	Bank     cashOutBank `json:"bank"`
+}
+
+type cashOutBank struct {
+	BankISPB      string  `json:"bankISPB"`
+	BankName      string  `json:"bankName"`
+	BankCode      string  `json:"bankCode"`
+	AccountBranch *string `json:"accountBranch"`
+	AccountNumber *string `json:"accountNumber"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(pix.TimeLayout) }
+
+func newCashOutPayload(t pix.Transaction) cashOutPayload {
+	p := cashOutPayload{
+		Event: "CashOut", Status: string(t.Status), TransactionType: "PIX", MovementType: "DEBIT",
+		TransactionID: itoa(t.ID), ExternalID: t.ExternalID, EndToEndID: t.EndToEndID, PixKey: t.PixKey,
+		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(t.Hold()),
+		ProcessingDate: timestamp(t.ProcessedAt),
+		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
+			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
+				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
+		Metadata: map[string]string{},
+	}
+	if t.Status == pix.TxStatusError {
+		p.ErrorCode, p.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
+	}
+	return p
+}
+
+func newTransferPayload(t pix.Transaction) v2Envelope {
+	d := transferData{
+		ID: t.ID, PixKey: t.PixKey, Status: "LIQUIDATED",
+		Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: t.EndToEndID,
+		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
+		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
+		RemittanceInformation: optional(t.Description),
+	}
+	if t.Status == pix.TxStatusError {
+		d.Status, d.ErrorCode, d.ErrorMessage = "ERROR", string(t.ErrorCode), t.ErrorMessage
+	}
+	return v2Envelope{Type: "TRANSFER", Data: d}
+}
+
+func receivePayload(t pix.Transaction) v2Envelope {
+	return v2Envelope{Type: "RECEIVE", Data: receiveData{
+		ID: t.ID, Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
+		EndToEndID: t.EndToEndID, DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
+	}}
+}
+
+// emitPixOut sends the outcome webhook of a cash-out or transfer to the
+// account's cash_out targets.
+func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
+	if t.Kind == pix.TxCashOut {
+		return s.emit(tx, t.AccountID, webhook.EventCashOut, "CashOut", t.ID, newCashOutPayload(t), now)
+	}
+	return s.emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, newTransferPayload(t), now)
+}

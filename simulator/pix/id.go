@@ -1,0 +1,29 @@
+package pix
+
+import (
+	"regexp"
+	"time"
+)
+
+// Alphanumerics is the alphabet of the random part of end-to-end ids.
+const Alphanumerics = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+var endToEndPattern = regexp.MustCompile(`^[ED][0-9A-Z]{8}\d{12}[A-Za-z0-9]{11}$`)
+
+// NewEndToEndID builds an end-to-end id in the Central Bank form (DOMAIN.md A2):
+// prefix ('E' for a payment, 'D' for a return) + the 8-character ISPB of the
+// generating participant + the UTC minute yyyyMMddHHmm + 11 alphanumerics, 32
+// characters in all. random must hold at least 11 characters of Alphanumerics.
+func NewEndToEndID(prefix byte, ispb string, at time.Time, random string) string {
+	return string(prefix) + ispb + at.UTC().Format("200601021504") + random[:11]
+}
+
+// ValidEndToEndID reports whether s has the Central Bank form of an end-to-end
+// id (prefix E) or return id (prefix D) with a real date.
+func ValidEndToEndID(s string) bool {
+	if !endToEndPattern.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse("200601021504", s[9:21])
+	return err == nil
+}

@@ -1,0 +1,289 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/ledger"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+)
+
+// Job kinds of PIX out.
+const (
+	jobSettle = "pixout.settle" // settle a pending cash-out or transfer
+	jobExpire = "pixout.expire" // end a transfer still queued at its expiration
+)
+
+func settleJobID(id int64) string { return "settle-" + itoa(id) }
+func expireJobID(id int64) string { return "expire-" + itoa(id) }
+
+// scheduleSettlement writes the jobs that will end a pending transaction, in the
+// transaction that created it: settlement after the settlement delay (at once
+// for a HIGH-priority transfer, "processed instantly"; the scenario's delay, or
+// never, for timing scenarios), and, for a DICT transfer, the end of its time in
+// the queue (spec "expiration": seconds in the queue before cancellation).
+func (s *Simulator) scheduleSettlement(tx storage.Tx, t pix.Transaction, sc scenarios.Scenario, now time.Time) error {
+	delay := s.settlementDelay
+	if t.Kind == pix.TxTransfer && t.Priority == pix.PriorityHigh {
+		delay = 0
+	}
+	if sc.Phase == scenarios.Timing {
+		delay = sc.Delay
+	}
+	payload := []byte(itoa(t.ID))
+	if !sc.Never {
+		if err := tx.PutJob(agenda.Job{ID: settleJobID(t.ID), Kind: jobSettle, Due: now.Add(delay), Payload: payload}); err != nil {
+			return err
+		}
+	}
+	if t.Kind == pix.TxTransfer {
+		return tx.PutJob(agenda.Job{ID: expireJobID(t.ID), Kind: jobExpire, Due: t.CreatedAt.Add(t.Expiration), Payload: payload})
+	}
+	return nil
+}
+
+// outcome is how a pending transaction ends.
+type outcome struct {
+	failure *pix.FailureReason // nil: settle
+	forced  bool               // decided by the control plane: skip the checks
+}
+
+// settleJob ends a pending transaction as the settling bank would.
+func (s *Simulator) settleJob(ctx context.Context, now time.Time, j agenda.Job) error {
+	id, err := strconv.ParseInt(string(j.Payload), 10, 64)
+	if err != nil {
+		return nil // not ours to retry
+	}
+	return s.finish(ctx, id, outcome{}, now)
+}
+
+// expireJob ends a DICT transfer still queued at its expiration: ERROR with
+// PAYMENT_EXPIRED, the hold released (Gap G-26).
+func (s *Simulator) expireJob(ctx context.Context, now time.Time, j agenda.Job) error {
+	id, err := strconv.ParseInt(string(j.Payload), 10, 64)
+	if err != nil {
+		return nil
+	}
+	f, _ := pix.LookupFailure(pix.CodePaymentExpired)
+	return s.finish(ctx, id, outcome{failure: &f, forced: true}, now)
+}
+
+// SettleTransaction forces a pending transaction to settle now (control plane).
+func (s *Simulator) SettleTransaction(ctx context.Context, ref string) (pix.Transaction, error) {
+	return s.force(ctx, ref, outcome{forced: true})
+}
+
+// FailTransaction forces a pending transaction to fail now with a code of the
+// spec's errorCode table (control plane).
+func (s *Simulator) FailTransaction(ctx context.Context, ref string, code pix.Code) (pix.Transaction, error) {
+	f, ok := pix.LookupFailure(code)
+	if !ok {
+		return pix.Transaction{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "errorCode",
+			Message: "must be one of TAX_ID_MISMATCH, INVALID_TAX_ID, BLOCKED_ACCOUNT, ACCOUNT_CLOSED, ORDER_REJECTED, PAYMENT_EXPIRED, SETTLEMENT_TIMEOUT"})
+	}
+	return s.force(ctx, ref, outcome{failure: &f, forced: true})
+}
+
+func (s *Simulator) force(ctx context.Context, ref string, o outcome) (pix.Transaction, error) {
+	t, err := s.Transaction(ctx, ref)
+	if err != nil {
+		return t, err
+	}
+	if t.Status != pix.TxStatusPending || (t.Kind != pix.TxCashOut && t.Kind != pix.TxTransfer) {
+		return t, pix.Errorf(pix.KindConflict, pix.CodeTransactionNotSettleable,
+			"transaction %d is %s; only a pending cash-out or transfer can be settled or failed", t.ID, t.Status)
+	}
+	if err := s.finish(ctx, t.ID, o, s.clock.Now()); err != nil {
+		return t, err
+	}
+	s.agenda.Wake()
+	return s.Transaction(ctx, ref)
+}
+
+// Transaction returns a transaction by numeric id or UUID (control plane).
+func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transaction, error) {
+	var t pix.Transaction
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+			t, err = tx.Transaction(n)
+		} else if _, perr := uuid.Parse(ref); perr == nil {
+			t, err = tx.TransactionByUUID(ref)
+		} else {
+			err = storage.ErrNotFound
+		}
+		return notFound(err, "transaction %s not found", quote(ref))
+	})
+	return t, err
+}
+
+// finish moves a pending transaction to CONFIRMED or ERROR, once: the status
+// change, the ledger movements, the other side of a PIX between sandbox accounts
+// and the webhooks are one store transaction, and a transaction already final
+// is left alone (jobs run at least once).
+func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Time) error {
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		t, err := tx.Transaction(id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		if err != nil || t.Final() {
+			return err
+		}
+		dest, found, err := s.destination(tx, t)
+		if err != nil {
+			return err
+		}
+		failure := o.failure
+		if failure == nil && !o.forced {
+			failure = settlementCheck(t, dest, found)
+		}
+		t.ProcessedAt = now
+		t.EndToEndID = pix.NewEndToEndID('E', s.banks.sandbox.ISPB, now, s.randomAlnum(11))
+		if found {
+			t.Counterpart = dest.Counterpart() // the holder as the settling bank knows it
+		} else {
+			t.Counterpart = s.externalCounterpart(t)
+		}
+		for _, jid := range []string{settleJobID(t.ID), expireJobID(t.ID)} {
+			if err := tx.DeleteJob(jid); err != nil {
+				return err
+			}
+		}
+		if failure != nil {
+			return s.fail(tx, t, *failure, now)
+		}
+		return s.settle(tx, t, now)
+	})
+}
+
+// settlementCheck is what the settling bank verifies (spec "Cash-out webhook
+// payload" errorCode table): a forced scenario first, then the stated document.
+func settlementCheck(t pix.Transaction, dest pix.DictEntry, found bool) *pix.FailureReason {
+	if sc, ok := scenarios.Lookup(t.Scenario); ok {
+		if f, ok := sc.FailsSettlement(); ok {
+			return &f
+		}
+	}
+	var code pix.Code
+	switch {
+	case t.Document != "" && !pix.ValidDocument(t.Document):
+		code = pix.CodeInvalidTaxID
+	case t.Document != "" && found && dest.Document != t.Document:
+		code = pix.CodeTaxIDMismatch
+	default:
+		return nil
+	}
+	f, _ := pix.LookupFailure(code)
+	return &f
+}
+
+// destination finds the key's holder in the DICT directory.
+func (s *Simulator) destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) {
+	e, err := tx.DictEntry(t.PixKey)
+	if errors.Is(err, storage.ErrNotFound) {
+		return pix.DictEntry{}, false, nil
+	}
+	return e, err == nil, err
+}
+
+// externalCounterpart is the destination of a cash-out to a key the directory
+// does not know: the holder the payer named, at a participant chosen from the
+// key (the same key always lands at the same bank).
+func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
+	h := fnv.New32a()
+	h.Write([]byte(t.PixKey))
+	b := s.banks.list[int(h.Sum32())%len(s.banks.list)]
+	return pix.Counterpart{Name: t.Counterpart.Name, Document: t.Document, ISPB: b.ISPB, BankName: b.Name, BankCode: b.Code}
+}
+
+// settle confirms t: the hold leaves the account (to the receiving sandbox
+// account, or out of the sandbox) and the fee goes out; webhooks follow.
+func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) error {
+	t.Status = pix.TxStatusConfirmed
+	to := ledger.WorldPocket
+	receiver := t.Counterpart.AccountID
+	if receiver != 0 {
+		to = ledger.AvailableOf(receiver)
+	}
+	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: to, Amount: t.Amount, Ref: ref(t, "settle")}); err != nil {
+		return err
+	}
+	if t.Fee > 0 {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: ref(t, "fee")}); err != nil {
+			return err
+		}
+	}
+	if receiver != 0 {
+		in, err := s.receiveFromSandbox(tx, t, now)
+		if err != nil {
+			return err
+		}
+		t.RelatedID = in.ID
+	}
+	if err := tx.PutTransaction(t); err != nil {
+		return err
+	}
+	return s.emitPixOut(tx, t, now)
+}
+
+// fail ends t in ERROR with the reason, the hold back to available.
+func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, now time.Time) error {
+	t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, f.Code, f.Message
+	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: ref(t, "release")}); err != nil {
+		return err
+	}
+	if t.Kind == pix.TxCashOut {
+		if err := countLimits(tx, t, -1); err != nil {
+			return err
+		}
+	}
+	if err := tx.PutTransaction(t); err != nil {
+		return err
+	}
+	return s.emitPixOut(tx, t, now)
+}
+
+// receiveFromSandbox records the receiving side of a PIX between sandbox
+// accounts (visible on both sides) and notifies the receiver.
+func (s *Simulator) receiveFromSandbox(tx storage.Tx, out pix.Transaction, now time.Time) (pix.Transaction, error) {
+	payer, err := tx.Account(out.AccountID)
+	if err != nil {
+		return pix.Transaction{}, err
+	}
+	id, err := tx.NextID("transaction")
+	if err != nil {
+		return pix.Transaction{}, err
+	}
+	in := pix.Transaction{
+		ID: id, UUID: uuid.NewString(), AccountID: out.Counterpart.AccountID, Kind: pix.TxPixIn, Status: pix.TxStatusConfirmed,
+		Amount: out.Amount, EndToEndID: out.EndToEndID, PixKey: out.PixKey, KeyType: out.KeyType, Description: out.Description,
+		Counterpart: pix.Counterpart{Name: payer.Name, Document: payer.Document, ISPB: s.banks.sandbox.ISPB,
+			BankName: s.banks.sandbox.Name, BankCode: s.banks.sandbox.Code, Branch: payer.Branch,
+			AccountNumber: payer.AccountNumber, AccountType: "CACC", AccountID: payer.ID},
+		CreatedAt: now, ProcessedAt: now, RelatedID: out.ID,
+	}
+	if err := tx.PutTransaction(in); err != nil {
+		return pix.Transaction{}, err
+	}
+	return in, s.emit(tx, in.AccountID, webhook.EventCashIn, "RECEIVE", in.ID, receivePayload(in), now)
+}
+
+// randomAlnum returns n characters of pix.Alphanumerics from the seeded faker.
+func (s *Simulator) randomAlnum(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = pix.Alphanumerics[s.faker.IntN(len(pix.Alphanumerics))]
+	}
+	return string(b)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

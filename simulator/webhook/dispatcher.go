@@ -1,0 +1,187 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// Defaults of a Dispatcher's zero fields.
+const (
+	DefaultTimeout   = 10 * time.Second // wall time
+	DefaultUserAgent = "pixsandbox-webhooks/1"
+)
+
+// Response reading limits: the excerpt kept in Attempt.ResponseExcerpt, and
+// how much more is drained so the connection can be reused.
+const (
+	maxExcerpt = 1 << 10
+	maxDrain   = 64 << 10
+)
+
+// Dispatcher performs single delivery attempts. Its zero value is ready to
+// use; it is safe for concurrent use as long as its fields are not changed.
+type Dispatcher struct {
+	// Client sends the requests. nil means a client with Timeout; either way
+	// redirects are never followed.
+	Client *http.Client
+	// Timeout bounds one attempt, from sending to reading the response, in
+	// wall time. 0 means DefaultTimeout.
+	Timeout time.Duration
+	// UserAgent is sent as User-Agent. "" means DefaultUserAgent.
+	UserAgent string
+}
+
+// Send makes one attempt of d: it POSTs body to d.URL with d's custom
+// headers, Content-Type application/json, User-Agent, and the Standard
+// Webhooks headers webhook-id (eventID, or d.EventID when eventID is empty),
+// webhook-timestamp (now's Unix seconds: simulation time) and, when d.Secret
+// is set, webhook-signature over the exact body bytes. Those headers always
+// win over custom headers of the same name.
+//
+// It never follows redirects, keeps at most 1 KiB of the response body (then
+// drains up to 64 KiB more and closes it), and returns the Attempt with ID
+// attemptID, Number number and SentAt now. It never panics and returns no
+// error: a failure shows in Attempt.StatusCode and Attempt.Error.
+func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body []byte, attemptID int64, number int, now time.Time) (a Attempt) {
+	if eventID == "" {
+		eventID = d.EventID
+	}
+	a = Attempt{ID: attemptID, Number: number, SentAt: now, URL: d.URL, RequestBody: string(body)}
+	defer func() {
+		if r := recover(); r != nil {
+			a.StatusCode = 0
+			a.Error = fmt.Sprintf("webhook: attempt aborted: %v", r)
+		}
+	}()
+
+	h := make(http.Header)
+	for _, c := range d.Headers {
+		h.Add(c.Key, c.Value)
+	}
+	ua := dp.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", ua)
+	h.Set(standardwebhooks.HeaderWebhookID, eventID)
+	h.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+	h.Del(standardwebhooks.HeaderWebhookSignature)
+	if d.Secret != "" {
+		sig, err := sign(d.Secret, eventID, now, body)
+		if err != nil {
+			a.RequestHeaders = sortedHeaders(h)
+			a.Error = err.Error()
+			return a
+		}
+		h.Set(standardwebhooks.HeaderWebhookSignature, sig)
+	}
+	a.RequestHeaders = sortedHeaders(h)
+	if eventID == "" {
+		a.Error = "webhook: no event id to send as webhook-id"
+		return a
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+
+	timeout := dp.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout) // wall time: the HTTP timeout
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	req.Header = h
+
+	start := time.Now() // wall time: the attempt's measured Duration
+	resp, err := dp.client(timeout).Do(req)
+	if err != nil {
+		a.Duration = time.Since(start) // wall time
+		a.Error = err.Error()
+		return a
+	}
+	a.StatusCode = resp.StatusCode
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxExcerpt))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_ = resp.Body.Close()
+	a.Duration = time.Since(start) // wall time
+	a.ResponseExcerpt = excerpt(head)
+	return a
+}
+
+// client returns the client to send with: dp.Client, or a new one with
+// timeout, in both cases refusing to follow redirects.
+func (dp *Dispatcher) client(timeout time.Duration) *http.Client {
+	var c http.Client
+	if dp.Client != nil {
+		c = *dp.Client // a shallow copy shares the Transport and its connections
+	} else {
+		c.Timeout = timeout
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// sign returns the webhook-signature value for one message, using the
+// Standard Webhooks library (HMAC-SHA256 over "{id}.{timestamp}.{body}").
+func sign(secret, id string, ts time.Time, body []byte) (string, error) {
+	if !ValidSecret(secret) {
+		return "", errors.New("webhook: target secret is not a valid whsec_ secret; delivery not signed nor sent")
+	}
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		return "", fmt.Errorf("webhook: %w", err)
+	}
+	return wh.Sign(id, ts, body)
+}
+
+// sortedHeaders lists h by name, each name's values in the order set.
+func sortedHeaders(h http.Header) []Header {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []Header
+	for _, k := range keys {
+		for _, v := range h[k] {
+			out = append(out, Header{Key: k, Value: v})
+		}
+	}
+	return out
+}
+
+// excerpt returns b as valid UTF-8 of at most maxExcerpt bytes: a rune cut at
+// the end is dropped, and invalid bytes elsewhere become U+FFFD.
+func excerpt(b []byte) string {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i] // the last rune was cut by the size limit
+			}
+			break
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	for len(s) > maxExcerpt {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}

@@ -1,0 +1,22 @@
+// Package webhook is the simulator's webhook delivery engine. It is
+// payload-agnostic: the simulator builds the JSON bodies (Envelope V2,
+// CashOut, …) and stores targets, events and deliveries; this package
+// validates targets, plans one delivery per active target of an event
+// (fan-out, at most MaxActivePerType), performs one HTTP attempt, and decides
+// from a retry Policy what happens next.
+//
+// Deliveries are at least once. Every attempt of one event carries the same
+// webhook-id (the event's ID), so receivers deduplicate on it. A target may
+// carry a Standard Webhooks signing secret; deliveries to it are then signed
+// (webhook-signature, HMAC-SHA256 over "{id}.{timestamp}.{body}"). Signing is
+// off by default, as the spec shows none.
+//
+// Time. Every instant the package records or schedules is passed in by the
+// caller (now, the simulation clock's instant), so a virtual clock drives
+// retries. Wall time is read only for the HTTP timeout and for an attempt's
+// measured Duration.
+//
+// Package webhook imports the standard library, simulator/pix and
+// github.com/standard-webhooks/standard-webhooks/libraries/go only; never
+// Badger, the simulator core or a clock package.
+package webhook
