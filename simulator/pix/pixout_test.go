@@ -94,7 +94,7 @@ func TestNightWindow(t *testing.T) {
 			t.Errorf("IsNight(%s) = %v, want %v", at, got, want)
 		}
 	}
-	late, _ := time.Parse(time.RFC3339, "2025-01-16T02:00:00Z") // 23:00 on the 15th BRT
+	late, _ := time.Parse(time.RFC3339, "2025-01-16T02:00:00Z")  // 23:00 on the 15th BRT
 	early, _ := time.Parse(time.RFC3339, "2025-01-16T08:00:00Z") // 05:00 on the 16th BRT
 	if NightKey(late) != "2025-01-15" || NightKey(early) != "2025-01-15" || DayKey(early) != "2025-01-16" || DayKey(late) != "2025-01-15" {
 		t.Errorf("keys: night %s %s, day %s %s", NightKey(late), NightKey(early), DayKey(late), DayKey(early))
