@@ -43,14 +43,7 @@ const MaxExternalIDLength = 255
 // The document's check digits are not verified here: the settling bank does it
 // (settlement fails with INVALID_TAX_ID).
 func (r CashOutRequest) Validate() (CashOut, error) {
-	var vs []Violation
-	for _, f := range r.Missing {
-		vs = append(vs, Violation{Field: f, Message: "is required"})
-	}
-	missing := map[string]bool{}
-	for _, f := range r.Missing {
-		missing[f] = true
-	}
+	vs, missing := requiredViolations(r.Missing)
 	if !missing["externalId"] {
 		switch {
 		case strings.TrimSpace(r.ExternalID) == "":

@@ -109,3 +109,14 @@ func Match(want *Error, err error) bool {
 	}
 	return want.Message == "" || want.Message == e.Message
 }
+
+// requiredViolations reports each missing required field and returns them as a set.
+func requiredViolations(fields []string) ([]Violation, map[string]bool) {
+	vs := make([]Violation, 0, len(fields))
+	set := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		vs = append(vs, Violation{Field: f, Message: "is required"})
+		set[f] = true
+	}
+	return vs, set
+}

@@ -76,14 +76,7 @@ func (r TransferRequest) Validate() (Transfer, error) {
 	}
 	out := Transfer{IdempotencyKey: strings.ToLower(r.IdempotencyKey), Priority: r.Priority, Description: r.Description,
 		CreditorDocument: r.CreditorDocument, Expiration: DefaultTransferExpiration}
-	var vs []Violation
-	for _, f := range r.Missing {
-		vs = append(vs, Violation{Field: f, Message: "is required"})
-	}
-	missing := map[string]bool{}
-	for _, f := range r.Missing {
-		missing[f] = true
-	}
+	vs, missing := requiredViolations(r.Missing)
 	if !missing["pixKey"] {
 		t, key, ok := ParseDICTKey(r.PixKey)
 		if ok {
