@@ -144,12 +144,12 @@ func FromHeader(value string, op Operation) (Scenario, error) {
 			valid = append(valid, c.Name)
 		}
 	}
-	msg := Header + " " + quote(value) + " is not a scenario of this route; valid values: " + strings.Join(valid, ", ")
+	why := "is not a scenario of this route; valid values: " + strings.Join(valid, ", ")
 	if len(valid) == 0 {
-		msg = Header + " " + quote(value) + " is not honoured by this route (it has no scenarios)"
+		why = "is not honoured by this route (it has no scenarios)"
 	}
-	return None, &pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario, Message: msg,
-		Violations: []pix.Violation{{Field: Header, Message: "unknown scenario " + quote(value)}},
+	return None, &pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario, Message: Header + " " + quote(value) + " " + why,
+		Violations: []pix.Violation{{Field: Header, Message: quote(value) + " " + why}},
 		Hint:       "GET /_sandbox/scenarios lists every scenario and the routes that honour it."}
 }
 

@@ -64,6 +64,11 @@ type Config struct {
 	WebhookPublicURL string
 	// SettleTimeout bounds every wait for an asynchronous outcome (Eventually).
 	SettleTimeout time.Duration
+	// DictKey is a PIX key registered in the target's DICT, used as the
+	// destination of the transfers the suite sends to POST /dict/pix. Empty
+	// means: register one through the control plane when the target has one,
+	// otherwise skip the checks that need an accepted transfer.
+	DictKey string
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -96,6 +101,7 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.AdminToken, "admin-token", "ADMIN_TOKEN", "value of X-Sandbox-Admin-Token for control-plane requests")
 	str(&c.WebhookListen, "webhook-listen", "WEBHOOK_LISTEN", "listen address of the suite's webhook receiver")
 	str(&c.WebhookPublicURL, "webhook-public-url", "WEBHOOK_PUBLIC_URL", "base URL under which the target reaches the webhook receiver")
+	str(&c.DictKey, "dict-key", "DICT_KEY", "a PIX key registered in the target's DICT, the destination of POST /dict/pix transfers")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
 
 	def := c.SettleTimeout

@@ -20,6 +20,7 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	t.Setenv("PIXSANDBOX_CONFORMANCE_CONTROL_PLANE", "off")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_SETTLE_TIMEOUT", "7s")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_ADMIN_TOKEN", "adm")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_DICT_KEY", "dest@example.com")
 
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -36,11 +37,12 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		WebhookPublicURL: "https://hooks.example",
 		SettleTimeout:    7 * time.Second,
 		JUnitReport:      "/tmp/report.xml",
+		DictKey:          "dest@example.com",
 	}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}

@@ -2,8 +2,9 @@
 // configuration (flags with PIXSANDBOX_CONFORMANCE_* environment defaults), the
 // suite bootstrap (Run), per-spec isolation (Framework), Ginkgo labels and It
 // wrappers, a typed HTTP client for the public API and for the /_sandbox control
-// plane, a webhook receiver, Gomega matchers for the specification's wire shapes,
-// and helpers that forge tokens and certificates for the negative checks.
+// plane, a webhook receiver with Standard Webhooks signature verification,
+// Gomega matchers for the specification's wire shapes, and helpers that forge
+// tokens and certificates for the negative checks.
 //
 // It is an independent oracle: it imports only the standard library, Ginkgo and
 // Gomega, never the simulator, and it spells wire strings (field names, codes) as

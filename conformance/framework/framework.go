@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -275,6 +276,62 @@ func (f *Framework) Token(ctx context.Context) string {
 	return s
 }
 
+// IdentityOf returns the identity of a sandbox account, to act as another
+// account than the spec's own.
+func IdentityOf(a *Account) Identity {
+	return Identity{ID: a.ID.String(), ClientID: a.ClientID, ClientSecret: a.ClientSecret, CertPEM: a.Certificate, KeyPEM: a.PrivateKey}
+}
+
+// TokenFor requests an access token for id, failing the spec unless the token
+// endpoint answers 201 with an access_token. It does not cache.
+func (f *Framework) TokenFor(ctx context.Context, id Identity) string {
+	h := EncodeCertHeader(id.CertPEM)
+	r, err := f.Client.Token(ctx, TokenRequest{CertHeader: &h, Body: TokenBody(id.ClientID, id.ClientSecret)})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	gomega.ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated), "requesting a token for client %s", id.ClientID)
+	tok, _ := r.Field("access_token")
+	s, _ := tok.(string)
+	gomega.ExpectWithOffset(1, s).NotTo(gomega.BeEmpty(), "access_token of %s", r)
+	return s
+}
+
+// Balance is one reading of GET /accounts/balances, in centavos.
+type Balance struct {
+	// Available is data[0].balanceAmount.available.
+	Available int64
+	// Blocked is data[0].balanceAmount.blocked.
+	Blocked int64
+}
+
+// String renders the balance for failure messages.
+func (b Balance) String() string {
+	return "available " + FormatCents(b.Available) + ", blocked " + FormatCents(b.Blocked)
+}
+
+// BalanceOf reads GET /accounts/balances with token, failing the spec unless
+// it answers 2xx with JSON numbers data[0].balanceAmount.available and
+// blocked of at most two decimals.
+func (f *Framework) BalanceOf(ctx context.Context, token string) Balance {
+	r := f.Do(ctx, http.MethodGet, "/accounts/balances", token, nil, nil)
+	gomega.ExpectWithOffset(1, r).To(HaveSuccessStatus())
+	cents := func(path string) int64 {
+		v, ok := r.Field(path)
+		gomega.ExpectWithOffset(2, ok).To(gomega.BeTrue(), "%s is absent in %s", path, r)
+		_, isNum := v.(json.Number)
+		gomega.ExpectWithOffset(2, isNum).To(gomega.BeTrue(), "%s is not a JSON number in %s", path, r)
+		c, err := Cents(v)
+		gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "%s in %s", path, r)
+		return c
+	}
+	return Balance{Available: cents("data[0].balanceAmount.available"), Blocked: cents("data[0].balanceAmount.blocked")}
+}
+
+// Balance reads the spec's account balance from GET /accounts/balances, in
+// centavos (see BalanceOf).
+func (f *Framework) Balance(ctx context.Context) Balance {
+	return f.BalanceOf(ctx, f.Token(ctx))
+}
+
 // Do sends a request to the target (see Client.Do) and fails the spec on a
 // transport error.
 func (f *Framework) Do(ctx context.Context, method, path, token string, body []byte, headers http.Header) *Response {
@@ -321,6 +378,25 @@ func UUIDv4() string {
 func (f *Framework) AwaitSettled(ctx context.Context, advance time.Duration, check func(g gomega.Gomega)) {
 	if f.ControlPlane && advance > 0 {
 		_, err := f.Sandbox.Advance(ctx, int64((advance+time.Second-1)/time.Second))
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "advancing the simulation clock")
+	}
+	gomega.EventuallyWithOffset(1, ctx, check).
+		WithTimeout(f.Config.SettleTimeout).
+		WithPolling(pollInterval(f.Config.SettleTimeout)).
+		Should(gomega.Succeed())
+}
+
+// SettlementWindow is how far AwaitSettlement moves a sandbox's simulation
+// clock: the sandbox settles PIX out 2 seconds after acceptance.
+const SettlementWindow = 2 * time.Second
+
+// AwaitSettlement lets a PIX out settle, then runs check until it passes: on a
+// target with a control plane it advances the simulation clock by
+// SettlementWindow (the caller's spec must then be ginkgo.Serial); on any
+// target it then polls check for up to the configured SettleTimeout.
+func (f *Framework) AwaitSettlement(ctx context.Context, check func(g gomega.Gomega)) {
+	if f.ControlPlane {
+		_, err := f.Sandbox.Advance(ctx, int64(SettlementWindow/time.Second))
 		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "advancing the simulation clock")
 	}
 	gomega.EventuallyWithOffset(1, ctx, check).
