@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 const (
@@ -50,6 +51,16 @@ func seedAccounts(set *fixtures.Set) ([]SeedAccount, error) {
 			Account: pix.Account{ID: pix.AccountID(a.ID), Name: a.Name, Document: a.Document, Branch: a.Branch,
 				AccountNumber: a.AccountNumber, PixKeys: keys},
 			ClientID: a.ClientID, ClientSecret: a.ClientSecret, Balance: bal,
+		}
+		for _, w := range a.WebhookTargets {
+			t := webhook.Target{AccountID: a.ID, URL: w.URL, EventType: w.EventType, Secret: w.Secret, Active: true}
+			for _, h := range w.Headers {
+				t.Headers = append(t.Headers, webhook.Header{Key: h.Key, Value: h.Value})
+			}
+			if err := webhook.ValidateTarget(t, false); err != nil {
+				return nil, fmt.Errorf("fixture account %d webhook target %q: %w", a.ID, w.URL, err)
+			}
+			sa.Targets = append(sa.Targets, t)
 		}
 		refs := append([]fixtures.CertRef{{Certificate: a.Certificate, Key: a.Key}}, a.OtherCertificates...)
 		for _, ref := range refs {
@@ -82,6 +93,23 @@ func (s *Simulator) seed(ctx context.Context, accounts []SeedAccount) error {
 					return fmt.Errorf("seed account %d certificate %d: %w", a.Account.ID, i, err)
 				}
 				if err := tx.PutCertificate(registration(cert, a.Account.ID, c.Revoked)); err != nil {
+					return err
+				}
+			}
+			var targets []webhook.Target
+			for _, t := range a.Targets {
+				t, created, err := webhook.Register(targets, t, now)
+				if err != nil {
+					return fmt.Errorf("seed account %d webhook target %q: %w", a.Account.ID, t.URL, err)
+				}
+				if created {
+					if t.ID, err = tx.NextID("webhook-target"); err != nil {
+						return err
+					}
+					t.CreatedAt = now
+					targets = append(targets, t)
+				}
+				if err := tx.PutWebhookTarget(t); err != nil {
 					return err
 				}
 			}

@@ -61,6 +61,7 @@ type SeedAccount struct {
 	ClientSecret string
 	Balance      pix.Cents
 	Certificates []SeedCertificate
+	Targets      []webhook.Target
 }
 
 // SeedCertificate is a certificate registered to a seeded account.

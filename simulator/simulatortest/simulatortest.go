@@ -26,6 +26,8 @@ type Options struct {
 	Clock      clock.Mode // default virtual
 	AdminToken string
 	NoSandbox  bool // do not mount /_sandbox
+	// Fixtures replaces the embedded fixtures.
+	Fixtures *fixtures.Set
 }
 
 // Env is a running simulator with its HTTP server.
@@ -70,7 +72,10 @@ func Open(tb testing.TB, o Options) *Env {
 	if o.Clock == "" {
 		o.Clock = clock.ModeVirtual
 	}
-	set := MustFixtures(tb)
+	set := o.Fixtures
+	if set == nil {
+		set = MustFixtures(tb)
+	}
 	st, err := badgerstore.Open(badgerstore.Options{Dir: o.Dir})
 	if err != nil {
 		tb.Fatal(err)
