@@ -57,6 +57,7 @@ deps-check:
 	check simulator github.com/dgraph-io/badger/v4 github.com/gorilla/mux $$M/simulator/badgerstore $$M/simulator/httpapi; \
 	check simulator/httpapi $$M/simulator $$M/simulator/badgerstore github.com/dgraph-io/badger/v4; \
 	check scenarios $$M/simulator $$M/simulator/badgerstore net/http; \
+	check simulator/qrcode $$M/simulator $$M/simulator/pix net/http; \
 	for p in conformance conformance/framework; do \
 		bad=$$($(GO) list -deps $$M/$$p | grep -E "^$$M/(simulator|scenarios)" || true); \
 		if [ -n "$$bad" ]; then echo "dependency rule: $$p must not import $$bad"; fail=1; fi; done; \
@@ -79,7 +80,9 @@ fuzz: ## run every fuzz target for FUZZTIME each
 	@set -e; for t in \
 		simulator/pix:FuzzParseDecimal simulator/pix:FuzzParseDecimal2 simulator/pix:FuzzDecodeCertHeader \
 		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest \
-		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget; do \
+		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget \
+		simulator/pix:FuzzBRCodeRoundTrip simulator/pix:FuzzParseBRCode \
+		simulator/httpapi:FuzzCashInRequest simulator/httpapi:FuzzCobRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 

@@ -13,6 +13,11 @@ const SlowSettlementDelay = 5 * time.Minute
 
 var pixOut = []Operation{OpCashOut, OpTransfer}
 
+var charges = []Operation{OpCashIn, OpCob}
+
+// AutoPaymentDelay is when AUTO_PAYMENT pays a charge after its creation.
+const AutoPaymentDelay = 10 * time.Second
+
 // catalogue is every X-Sandbox-Scenario value. A scenario's name is the code it
 // produces, where one exists, so one vocabulary finds the spec row, this row, the
 // simulator code and the conformance check.
@@ -106,6 +111,40 @@ var catalogue = []Scenario{
 		Kind:       pix.KindUnprocessable,
 		Code:       pix.CodeDictKeyNotFound,
 		Spec:       "Errors > Central Bank-compatible routes",
+	},
+	{
+		Name:       "PROVIDER_FAILURE",
+		Summary:    "Reject the charge as if the PIX provider could not be reached (500 HTTP_ERROR); retry.",
+		Operations: []Operation{OpCashIn},
+		Phase:      AtRequest,
+		Kind:       pix.KindUnavailableProvider,
+		Code:       pix.CodeHTTPError,
+		Spec:       "Errors > Cash-out and cash-in codes (500 HTTP_ERROR)",
+	},
+	{
+		Name:       "AUTO_PAYMENT",
+		Summary:    "Accept the charge; a payer pays it in full 10 seconds of simulation time after creation.",
+		Operations: charges,
+		Phase:      Payer,
+		Delay:      AutoPaymentDelay,
+		Spec:       "States and transitions > Cash-in charge; Immediate charge (cob)",
+	},
+	{
+		Name:        "LATE_PAYMENT",
+		Summary:     "Accept the charge; a payment arrives 1 second after it expired and is refused (the charge stays expired; the refusal is recorded).",
+		Operations:  charges,
+		Phase:       Payer,
+		Delay:       time.Second,
+		AfterExpiry: true,
+		Spec:        "States and transitions > Immediate charge (cob)",
+	},
+	{
+		Name:         "SPLIT_FAILURE",
+		Summary:      "Accept the charge; when it is paid, each split fails at settlement with ORDER_REJECTED and its amount stays with the account.",
+		Operations:   []Operation{OpCashIn},
+		Phase:        Splits,
+		SplitFailure: pix.CodeOrderRejected,
+		Spec:         "Endpoints > POST /api/pix/cash-in (splits)",
 	},
 	{
 		Name:       "SLOW_SETTLEMENT",

@@ -10,7 +10,7 @@ func Markdown() string {
 	var b strings.Builder
 	b.WriteString("# Sandbox scenarios\n\n")
 	b.WriteString("Send the header `" + Header + ": NAME` on a route that honours NAME to make the sandbox fail on purpose.\n")
-	b.WriteString("An unknown name, or one the route does not honour, is answered 400 with code `SANDBOX_UNKNOWN_SCENARIO`\n")
+	b.WriteString("On a route that has scenarios, an unknown name, or one the route does not honour, is answered 400 with code `SANDBOX_UNKNOWN_SCENARIO`\n")
 	b.WriteString("listing the valid names (Gap G-06 in spec-gaps.md). `GET /_sandbox/scenarios` returns this table as JSON.\n\n")
 	b.WriteString("This file is generated from `scenarios/catalogue.go` (`UPDATE_GOLDEN=1 go test ./scenarios/`).\n\n")
 	b.WriteString("| Name | Routes | Phase | Result | Spec |\n|---|---|---|---|---|\n")

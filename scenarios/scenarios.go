@@ -25,6 +25,8 @@ const (
 	OpAuthToken Operation = "auth.token"
 	OpCashOut   Operation = "cashout.create"
 	OpTransfer  Operation = "transfer.create"
+	OpCashIn    Operation = "cashin.create"
+	OpCob       Operation = "cob.put"
 )
 
 // Phase says when a scenario takes effect.
@@ -35,6 +37,8 @@ const (
 	AtRequest    Phase = iota + 1 // the request is rejected synchronously
 	AtSettlement                  // the request is accepted; settlement fails and the webhook says why
 	Timing                        // the request is accepted; settlement comes late, or only when forced
+	Payer                         // a charge is accepted; a payer acts on it by itself
+	Splits                        // a charge is accepted; its splits fail at settlement
 )
 
 // String names the phase for documentation.
@@ -46,6 +50,10 @@ func (p Phase) String() string {
 		return "at settlement"
 	case Timing:
 		return "timing"
+	case Payer:
+		return "payer"
+	case Splits:
+		return "splits"
 	}
 	return "unknown"
 }
@@ -59,10 +67,15 @@ type Scenario struct {
 	Kind       pix.Kind // how a request-time failure is reported
 	Code       pix.Code // the code it produces (wire spelling); empty for timing scenarios
 	Spec       string   // spec heading that defines Code or the behaviour
-	// Delay replaces the settlement delay (Timing); with Never the transaction
-	// settles only when forced through the control plane (or expires).
-	Delay time.Duration
-	Never bool
+	// Delay replaces the settlement delay (Timing), or is when the payer pays
+	// (Payer); with Never the transaction settles only when forced through the
+	// control plane (or expires). AfterExpiry makes a Payer pay Delay after the
+	// charge expired.
+	Delay       time.Duration
+	Never       bool
+	AfterExpiry bool
+	// SplitFailure is how each split of the charge fails at settlement (Splits).
+	SplitFailure pix.Code
 }
 
 // FailsSettlement returns the failure reason settlement must end with under s.

@@ -24,6 +24,10 @@ func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobSettle, s.settleJob)
 	s.agenda.Handle(jobExpire, s.expireJob)
 	s.agenda.Handle(jobDeliver, s.deliverJob)
+	s.agenda.Handle(jobCobExpire, s.cobExpireJob)
+	s.agenda.Handle(jobCashInExpire, s.cashInExpireJob)
+	s.agenda.Handle(jobAutoPay, s.autoPayJob)
+	s.agenda.Handle(jobSplitsRun, s.splitsRunJob)
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)
 		return nil

@@ -123,7 +123,7 @@ func newCashOutPayload(t pix.Transaction) cashOutPayload {
 
 func newTransferPayload(t pix.Transaction) v2Envelope {
 	d := transferData{
-		ID: t.ID, PixKey: t.PixKey, Status: "LIQUIDATED",
+		ID: t.ID, TxID: optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
 		Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: t.EndToEndID,
 		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
 		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
@@ -137,16 +137,62 @@ func newTransferPayload(t pix.Transaction) v2Envelope {
 
 func receivePayload(t pix.Transaction) v2Envelope {
 	return v2Envelope{Type: "RECEIVE", Data: receiveData{
-		ID: t.ID, Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
+		ID: t.ID, TxID: optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
 		EndToEndID: t.EndToEndID, DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
 	}}
 }
 
-// emitPixOut sends the outcome webhook of a cash-out or transfer to the
-// account's cash_out targets.
+// emitPixOut sends the outcome webhook of a PIX out to the account's cash_out
+// targets: TRANSFER (V2) for a DICT transfer, CashOut for a cash-out or a split.
 func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
-	if t.Kind == pix.TxCashOut {
-		return s.emit(tx, t.AccountID, webhook.EventCashOut, "CashOut", t.ID, newCashOutPayload(t), now)
+	if t.Kind == pix.TxTransfer {
+		return s.emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, newTransferPayload(t), now)
 	}
-	return s.emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, newTransferPayload(t), now)
+	return s.emit(tx, t.AccountID, webhook.EventCashOut, "CashOut", t.ID, newCashOutPayload(t), now)
+}
+
+// cashInPayload is the cash_in webhook of a cash-in charge. The spec does not
+// show it (Gap G-38); it mirrors the CashOut payload: event "CashIn", status
+// CONFIRMED (paid) or ERROR (expired, errorCode PAYMENT_EXPIRED), movementType
+// CREDIT, the payer as counterpart, feeAmount/originalAmount/finalAmount (final =
+// original − fee, what the account received), and the charge's additionalInfo as
+// metadata.
+type cashInPayload struct {
+	Event           string            `json:"event"`
+	Status          string            `json:"status"`
+	TransactionType string            `json:"transactionType"`
+	MovementType    string            `json:"movementType"`
+	TransactionID   string            `json:"transactionId"`
+	ExternalID      string            `json:"externalId"`
+	CorrelationID   string            `json:"correlationId"`
+	EndToEndID      *string           `json:"endToEndId"`
+	FeeAmount       decimalNumber     `json:"feeAmount"`
+	OriginalAmount  decimalNumber     `json:"originalAmount"`
+	FinalAmount     decimalNumber     `json:"finalAmount"`
+	ProcessingDate  string            `json:"processingDate"`
+	ErrorCode       *string           `json:"errorCode"`
+	ErrorMessage    *string           `json:"errorMessage"`
+	Counterpart     cashOutParty      `json:"counterpart"`
+	Metadata        map[string]string `json:"metadata"`
+}
+
+func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
+	p := cashInPayload{
+		Event: "CashIn", Status: string(t.Status), TransactionType: "PIX", MovementType: "CREDIT",
+		TransactionID: itoa(t.ID), ExternalID: t.ExternalID, CorrelationID: ch.CorrelationID, EndToEndID: optional(t.EndToEndID),
+		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(t.Amount - t.Fee),
+		ProcessingDate: timestamp(t.ProcessedAt),
+		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
+			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
+				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
+		Metadata: map[string]string{},
+	}
+	for k, v := range ch.AdditionalInfo {
+		p.Metadata[k] = v
+	}
+	if t.Status == pix.TxStatusError {
+		p.ErrorCode, p.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
+		p.FinalAmount = 0
+	}
+	return p
 }

@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -37,9 +38,14 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 	for _, f := range []struct {
 		name string
 		v    pix.Cents
-	}{{"perTransaction", st.Limits.PerTransaction}, {"daily", st.Limits.Daily}, {"night", st.Limits.Night}, {"fee", st.Fee}} {
+	}{{"perTransactionLimit", st.Limits.PerTransaction}, {"dailyLimit", st.Limits.Daily}, {"nightLimit", st.Limits.Night}, {"fee", st.Fee}, {"cashInFee", st.CashInFee}} {
 		if f.v < 0 || f.v > pix.MaxCents {
 			vs = append(vs, pix.Violation{Field: f.name, Message: "must be between 0 and 9999999999.99"})
+		}
+	}
+	if st.SplitSchedule != "" {
+		if _, err := agenda.ParseSchedule(st.SplitSchedule); err != nil {
+			vs = append(vs, pix.Violation{Field: "splitSchedule", Message: `must be a cron spec such as "CRON_TZ=America/Sao_Paulo 0 18 * * *"`})
 		}
 	}
 	if len(vs) > 0 {

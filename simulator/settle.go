@@ -14,7 +14,6 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
-	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // Job kinds of PIX out.
@@ -205,34 +204,76 @@ func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
 	return pix.Counterpart{Name: t.Counterpart.Name, Document: t.Document, ISPB: b.ISPB, BankName: b.Name, BankCode: b.Code}
 }
 
-// settle confirms t: the hold leaves the account (to the receiving sandbox
-// account, or out of the sandbox) and the fee goes out; webhooks follow.
+// settle confirms t: the hold leaves the account — out of the sandbox, or to the
+// receiving sandbox account, which sees a PIX received (or, when the transfer
+// names a charge of that account by txId, the charge paid) — and the fee goes
+// out; webhooks follow.
 func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) error {
 	t.Status = pix.TxStatusConfirmed
-	to := ledger.WorldPocket
-	receiver := t.Counterpart.AccountID
-	if receiver != 0 {
-		to = ledger.AvailableOf(receiver)
-	}
-	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: to, Amount: t.Amount, Ref: ref(t, "settle")}); err != nil {
-		return err
+	if receiver := t.Counterpart.AccountID; receiver == 0 {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Amount, Ref: ref(t, "settle")}); err != nil {
+			return err
+		}
+	} else {
+		payer, err := s.sandboxCounterpart(tx, t.AccountID)
+		if err != nil {
+			return err
+		}
+		from := ledger.BlockedOf(t.AccountID)
+		var in pix.Transaction
+		if t.TxID != "" {
+			in, err = s.payChargeOf(tx, receiver, t, payer, from, now)
+			if kind := pix.ErrorKind(err); kind == pix.KindConflict || kind == pix.KindUnprocessable || kind == pix.KindNotFound {
+				// The receiving bank refuses a payment its charge does not accept.
+				return s.fail(tx, t, pix.FailureReason{Code: pix.CodeOrderRejected, Message: "destination bank rejected the operation: " + err.Error()}, now)
+			}
+		} else {
+			in, err = s.receivePix(tx, receiver, from, t.Amount, payer, t.EndToEndID, "", t.PixKey, t.Description, now)
+		}
+		if err != nil {
+			return err
+		}
+		t.RelatedID, in.RelatedID = in.ID, t.ID // both sides point at each other
+		if err := tx.PutTransaction(in); err != nil {
+			return err
+		}
 	}
 	if t.Fee > 0 {
 		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: ref(t, "fee")}); err != nil {
 			return err
 		}
 	}
-	if receiver != 0 {
-		in, err := s.receiveFromSandbox(tx, t, now)
-		if err != nil {
-			return err
-		}
-		t.RelatedID = in.ID
-	}
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
 	return s.emitPixOut(tx, t, now)
+}
+
+// payChargeOf pays, with a settling transfer, the charge of the receiving
+// account that the transfer names by txId.
+func (s *Simulator) payChargeOf(tx storage.Tx, receiver pix.AccountID, t pix.Transaction, payer pix.Counterpart, from ledger.Pocket, now time.Time) (pix.Transaction, error) {
+	ref := pix.LocationRef{Kind: pix.LocationCob, AccountID: receiver, TxID: t.TxID}
+	if _, err := tx.Cob(receiver, t.TxID); errors.Is(err, storage.ErrNotFound) {
+		ch, err := tx.ChargeByTxID(t.TxID)
+		if err != nil || ch.AccountID != receiver {
+			return pix.Transaction{}, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "the receiver has no charge with txid %s", t.TxID)
+		}
+		ref = pix.LocationRef{Kind: pix.LocationCashIn, AccountID: receiver, TransactionID: ch.TransactionID}
+	} else if err != nil {
+		return pix.Transaction{}, err
+	}
+	amount := t.Amount
+	return s.payResolved(tx, ref, &amount, payer, from, t.EndToEndID, now)
+}
+
+// sandboxCounterpart is a sandbox account as the other side of a PIX.
+func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Counterpart, error) {
+	a, err := tx.Account(id)
+	if err != nil {
+		return pix.Counterpart{}, err
+	}
+	return pix.Counterpart{Name: a.Name, Document: a.Document, ISPB: s.banks.sandbox.ISPB, BankName: s.banks.sandbox.Name,
+		BankCode: s.banks.sandbox.Code, Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}, nil
 }
 
 // fail ends t in ERROR with the reason, the hold back to available.
@@ -250,31 +291,6 @@ func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, 
 		return err
 	}
 	return s.emitPixOut(tx, t, now)
-}
-
-// receiveFromSandbox records the receiving side of a PIX between sandbox
-// accounts (visible on both sides) and notifies the receiver.
-func (s *Simulator) receiveFromSandbox(tx storage.Tx, out pix.Transaction, now time.Time) (pix.Transaction, error) {
-	payer, err := tx.Account(out.AccountID)
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	id, err := tx.NextID("transaction")
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	in := pix.Transaction{
-		ID: id, UUID: uuid.NewString(), AccountID: out.Counterpart.AccountID, Kind: pix.TxPixIn, Status: pix.TxStatusConfirmed,
-		Amount: out.Amount, EndToEndID: out.EndToEndID, PixKey: out.PixKey, KeyType: out.KeyType, Description: out.Description,
-		Counterpart: pix.Counterpart{Name: payer.Name, Document: payer.Document, ISPB: s.banks.sandbox.ISPB,
-			BankName: s.banks.sandbox.Name, BankCode: s.banks.sandbox.Code, Branch: payer.Branch,
-			AccountNumber: payer.AccountNumber, AccountType: "CACC", AccountID: payer.ID},
-		CreatedAt: now, ProcessedAt: now, RelatedID: out.ID,
-	}
-	if err := tx.PutTransaction(in); err != nil {
-		return pix.Transaction{}, err
-	}
-	return in, s.emit(tx, in.AccountID, webhook.EventCashIn, "RECEIVE", in.ID, receivePayload(in), now)
 }
 
 // randomAlnum returns n characters of pix.Alphanumerics from the seeded faker.

@@ -70,7 +70,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 			ID: txID, UUID: uuid.NewString(), AccountID: a.ID, Kind: pix.TxTransfer, Status: pix.TxStatusPending,
 			Amount: in.Amount, IdempotencyKey: in.IdempotencyKey, PixKey: entry.Key, KeyType: string(entry.Type),
 			Description: in.Description, Priority: in.Priority, Expiration: in.Expiration,
-			Document: in.CreditorDocument, Counterpart: entry.Counterpart(), CreatedAt: now, Scenario: sc.Name,
+			Document: in.CreditorDocument, Counterpart: entry.Counterpart(), CreatedAt: now, Scenario: sc.Name, TxID: in.TxID,
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err // insufficient balance: the route answers 422 (routes.go overrides)

@@ -273,3 +273,9 @@ func (a *Agenda) moveTo(t time.Time) error {
 	}
 	return err
 }
+
+// ParseSchedule parses a standard cron spec (CRON_TZ= or TZ= prefix allowed; a
+// spec without a zone is read in the zone of the time given to Next) for callers
+// that place their own jobs at the next run time on the simulation clock. Only
+// the parser is used: cron's runner reads the wall clock.
+func ParseSchedule(spec string) (cron.Schedule, error) { return parseCron(spec) }

@@ -26,19 +26,20 @@ const (
 
 // kindStatus is the default HTTP status of each error kind.
 var kindStatus = map[pix.Kind]int{
-	pix.KindInternal:         http.StatusInternalServerError,
-	pix.KindInvalid:          http.StatusBadRequest,
-	pix.KindUnauthorized:     http.StatusUnauthorized,
-	pix.KindForbidden:        http.StatusForbidden,
-	pix.KindNotFound:         http.StatusNotFound,
-	pix.KindConflict:         http.StatusConflict,
-	pix.KindUnprocessable:    http.StatusUnprocessableEntity,
-	pix.KindRateLimited:      http.StatusTooManyRequests,
-	pix.KindUpstream:         http.StatusBadGateway,
-	pix.KindUnavailable:      http.StatusServiceUnavailable,
-	pix.KindTooLarge:         http.StatusRequestEntityTooLarge,
-	pix.KindNotImplemented:   http.StatusNotImplemented,
-	pix.KindMethodNotAllowed: http.StatusMethodNotAllowed,
+	pix.KindInternal:            http.StatusInternalServerError,
+	pix.KindInvalid:             http.StatusBadRequest,
+	pix.KindUnauthorized:        http.StatusUnauthorized,
+	pix.KindForbidden:           http.StatusForbidden,
+	pix.KindNotFound:            http.StatusNotFound,
+	pix.KindConflict:            http.StatusConflict,
+	pix.KindUnprocessable:       http.StatusUnprocessableEntity,
+	pix.KindRateLimited:         http.StatusTooManyRequests,
+	pix.KindUpstream:            http.StatusBadGateway,
+	pix.KindUnavailable:         http.StatusServiceUnavailable,
+	pix.KindTooLarge:            http.StatusRequestEntityTooLarge,
+	pix.KindNotImplemented:      http.StatusNotImplemented,
+	pix.KindMethodNotAllowed:    http.StatusMethodNotAllowed,
+	pix.KindUnavailableProvider: http.StatusInternalServerError,
 }
 
 // userMessages are the default end-user messages (the token and extended shapes'

@@ -14,7 +14,7 @@ func TestErrorTables(t *testing.T) {
 			t.Errorf("code %s has no default userMessage", c)
 		}
 	}
-	for k := pix.KindInternal; k <= pix.KindMethodNotAllowed; k++ {
+	for k := pix.KindInternal; k <= pix.KindUnavailableProvider; k++ {
 		if kindStatus[k] == 0 {
 			t.Errorf("kind %d has no status", k)
 		}

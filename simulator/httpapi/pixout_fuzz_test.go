@@ -67,3 +67,51 @@ func FuzzTransferRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCashInRequest fuzzes the POST /api/pix/cash-in decoder and validation.
+func FuzzCashInRequest(f *testing.F) {
+	fuzzRoute(f, "/api/pix/cash-in", true, []string{
+		`{"transaction":{"value":10,"description":"d","externalId":"e"},"payer":{"fullName":"P","document":"52998224725"}}`,
+		`{"transaction":{"value":10,"description":"d","externalId":"e2","generateQrCode":true},"payer":{"fullName":"P","document":"52998224725"},"additionalInfo":{"a":"b"},"splits":[{"pixKey":"a@b.com","pixKeyType":"EMAIL","name":"n","document":"52998224725","type":"PERCENTAGE","value":10,"immediate":true}]}`,
+		`{"transaction":{"value":"10"},"additionalInfo":{"a":1}}`, `{"splits":{}}`,
+	}, func(r *http.Request, h string) { r.Header.Set("X-Sandbox-Scenario", h) })
+}
+
+// FuzzCobRequest fuzzes the PUT /cob/{txid} decoder and validation.
+func FuzzCobRequest(f *testing.F) {
+	env := simulatortest.New(f, simulatortest.Options{})
+	tok := tokenFor(f, env, 0)
+	f.Add("abcdefghijklmnopqrstuvwxyz0", `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`)
+	f.Add("short", `{}`)
+	f.Add("abcdefghijklmnopqrstuvwxyz1", `{"calendario":{},"devedor":{"cpf":"1"},"valor":{"original":10},"infoAdicionais":[{"nome":1}]}`)
+	f.Fuzz(func(t *testing.T, txid, body string) {
+		req := httptest.NewRequest(http.MethodPut, "/cob/x", bytes.NewBufferString(body))
+		req.URL.Path = "/cob/" + txid
+		req.URL.RawPath = ""
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		env.Server.Config.Handler.ServeHTTP(rec, req)
+		var got map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("status %d, body not JSON: %q", rec.Code, rec.Body.String())
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("status %d: %v", rec.Code, got)
+		}
+		if rec.Code == http.StatusCreated && !validTxID(txid) {
+			t.Fatalf("201 for txid %q", txid)
+		}
+	})
+}
+
+func validTxID(s string) bool {
+	if len(s) < 26 || len(s) > 35 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -49,10 +49,12 @@ func (s *Server) routeTable() []*route {
 			overrides: map[pix.Code]int{pix.CodePixInsufficientBalance: http.StatusUnprocessableEntity}},
 		// Spec "POST /api/pix/cash-out": response 201; extended error shape.
 		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashOutCreate},
-		{name: "cashin.create", method: http.MethodPost, path: "/api/pix/cash-in", shape: extendedShape, success: http.StatusCreated},
-		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated},
-		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK},
-		{name: "cob.patch", method: http.MethodPatch, path: "/cob/{txid}", success: http.StatusOK},
+		// Spec "POST /api/pix/cash-in": response 201; extended error shape.
+		{name: "cashin.create", method: http.MethodPost, path: "/api/pix/cash-in", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashInCreate},
+		// Gap G-12: PUT /cob answers 201 as the Central Bank reference does.
+		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated, handle: s.handleCobPut},
+		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobGet},
+		{name: "cob.patch", method: http.MethodPatch, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobPatch},
 		{name: "refund.put", method: http.MethodPut, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusCreated},
 		{name: "refund.get", method: http.MethodGet, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusOK},
 		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated},

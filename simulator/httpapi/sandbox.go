@@ -29,6 +29,7 @@ func (s *Server) sandboxRoutes() []*route {
 		{name: "sandbox.invariants", method: http.MethodGet, path: "/_sandbox/invariants", success: http.StatusOK, handle: s.handleSandboxInvariants},
 	}
 	rts = append(rts, s.sandboxPixOutRoutes()...)
+	rts = append(rts, s.sandboxPixInRoutes()...)
 	for _, rt := range rts {
 		rt.public, rt.sandbox = true, true
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -64,6 +65,7 @@ type transactionDTO struct {
 	ErrorMessage   string         `json:"errorMessage,omitempty"`
 	Scenario       string         `json:"scenario,omitempty"`
 	RelatedID      int64          `json:"relatedId,omitempty"`
+	TxID           string         `json:"txId,omitempty"`
 }
 
 func newTransactionDTO(t pix.Transaction) transactionDTO {
@@ -75,7 +77,7 @@ func newTransactionDTO(t pix.Transaction) transactionDTO {
 			BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode, Branch: t.Counterpart.Branch,
 			AccountNumber: t.Counterpart.AccountNumber, AccountID: int64(t.Counterpart.AccountID)},
 		CreatedAt: formatTime(t.CreatedAt), ErrorCode: string(t.ErrorCode), ErrorMessage: t.ErrorMessage,
-		Scenario: t.Scenario, RelatedID: t.RelatedID,
+		Scenario: t.Scenario, RelatedID: t.RelatedID, TxID: t.TxID,
 	}
 	if t.Kind == pix.TxTransfer {
 		d.Type = t.Status.TransferType()
@@ -86,12 +88,38 @@ func newTransactionDTO(t pix.Transaction) transactionDTO {
 	return d
 }
 
+// chargeDTO is a cash-in charge's own state, shown with its transaction.
+type chargeDTO struct {
+	CorrelationID  string            `json:"correlationId"`
+	TxID           string            `json:"txId"`
+	PixCode        string            `json:"pixCode"`
+	ExpirationDate string            `json:"expirationDate"`
+	RefusedAt      string            `json:"refusedPaymentAt,omitempty"`
+	AdditionalInfo map[string]string `json:"additionalInfo,omitempty"`
+	Splits         int               `json:"splits"`
+}
+
 func (s *Server) handleSandboxTransactionGet(r *http.Request) (any, error) {
 	t, err := s.sandbox.Transaction(r.Context(), mux.Vars(r)["id"])
 	if err != nil {
 		return nil, err
 	}
-	return newTransactionDTO(t), nil
+	if t.Kind != pix.TxCashIn {
+		return newTransactionDTO(t), nil
+	}
+	ch, err := s.sandbox.CashInCharge(r.Context(), t.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := chargeDTO{CorrelationID: ch.CorrelationID, TxID: ch.TxID, PixCode: ch.PixCode, ExpirationDate: formatTime(ch.ExpiresAt),
+		AdditionalInfo: ch.AdditionalInfo, Splits: len(ch.Splits)}
+	if !ch.RefusedAt.IsZero() {
+		c.RefusedAt = formatTime(ch.RefusedAt)
+	}
+	return struct {
+		transactionDTO
+		Charge chargeDTO `json:"charge"`
+	}{newTransactionDTO(t), c}, nil
 }
 
 func (s *Server) handleSandboxTransactionSettle(r *http.Request) (any, error) {
@@ -183,17 +211,22 @@ func (s *Server) handleSandboxBanks(*http.Request) (any, error) {
 	return map[string]any{"data": out}, nil
 }
 
-// settingsDTO is an account's limits and fee; a limit of 0 means no limit.
+// settingsDTO is an account's limits, fees, provider minimum expiration and
+// split schedule; a limit of 0 means no limit.
 type settingsDTO struct {
-	PerTransaction brlNumber `json:"perTransactionLimit"`
-	Daily          brlNumber `json:"dailyLimit"`
-	Night          brlNumber `json:"nightLimit"`
-	Fee            brlNumber `json:"fee"`
+	PerTransaction    brlNumber `json:"perTransactionLimit"`
+	Daily             brlNumber `json:"dailyLimit"`
+	Night             brlNumber `json:"nightLimit"`
+	Fee               brlNumber `json:"fee"`
+	CashInFee         brlNumber `json:"cashInFee"`
+	MinExpirationTime int64     `json:"minExpirationTime"`
+	SplitSchedule     string    `json:"splitSchedule"`
 }
 
 func newSettingsDTO(st pix.Settings) settingsDTO {
 	return settingsDTO{PerTransaction: brlNumber(st.Limits.PerTransaction), Daily: brlNumber(st.Limits.Daily),
-		Night: brlNumber(st.Limits.Night), Fee: brlNumber(st.Fee)}
+		Night: brlNumber(st.Limits.Night), Fee: brlNumber(st.Fee), CashInFee: brlNumber(st.CashInFee),
+		MinExpirationTime: int64(st.EffectiveMinExpiration().Seconds()), SplitSchedule: st.EffectiveSplitSchedule()}
 }
 
 func (s *Server) handleSandboxSettingsGet(r *http.Request) (any, error) {
@@ -215,10 +248,13 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req struct {
-		PerTransaction *number `json:"perTransactionLimit"`
-		Daily          *number `json:"dailyLimit"`
-		Night          *number `json:"nightLimit"`
-		Fee            *number `json:"fee"`
+		PerTransaction    *number `json:"perTransactionLimit"`
+		Daily             *number `json:"dailyLimit"`
+		Night             *number `json:"nightLimit"`
+		Fee               *number `json:"fee"`
+		CashInFee         *number `json:"cashInFee"`
+		MinExpirationTime *number `json:"minExpirationTime"`
+		SplitSchedule     *string `json:"splitSchedule"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err
@@ -233,16 +269,31 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 		in   *number
 		out  *pix.Cents
 	}{{"perTransactionLimit", req.PerTransaction, &st.Limits.PerTransaction}, {"dailyLimit", req.Daily, &st.Limits.Daily},
-		{"nightLimit", req.Night, &st.Limits.Night}, {"fee", req.Fee, &st.Fee}} {
+		{"nightLimit", req.Night, &st.Limits.Night}, {"fee", req.Fee, &st.Fee}, {"cashInFee", req.CashInFee, &st.CashInFee}} {
 		if f.in == nil {
 			continue
 		}
 		c, err := pix.ParseDecimal(f.in.String())
 		if err != nil {
-			vs = append(vs, pix.Violation{Field: f.name, Message: "must be a non-negative amount with at most 2 decimals (0 means no limit)"})
+			msg := "must be a non-negative amount with at most 2 decimals"
+			if strings.HasSuffix(f.name, "Limit") {
+				msg += " (0 means no limit)"
+			}
+			vs = append(vs, pix.Violation{Field: f.name, Message: msg})
 			continue
 		}
 		*f.out = c
+	}
+	if req.MinExpirationTime != nil {
+		n, err := strconv.ParseInt(req.MinExpirationTime.String(), 10, 64)
+		if err != nil || n < 30 || n > 604800 {
+			vs = append(vs, pix.Violation{Field: "minExpirationTime", Message: "must be whole seconds from 30 to 604800"})
+		} else {
+			st.MinExpiration = time.Duration(n) * time.Second
+		}
+	}
+	if req.SplitSchedule != nil {
+		st.SplitSchedule = *req.SplitSchedule
 	}
 	if len(vs) > 0 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)

@@ -37,6 +37,12 @@ type Services interface {
 	// CreateTransfer accepts a PIX to a DICT key, or replays the one already made
 	// with the same idempotency key.
 	CreateTransfer(ctx context.Context, id pix.AccountID, req pix.TransferRequest, sc scenarios.Scenario) (pix.Transaction, bool, error)
+	// CreateCashIn creates a charge PENDING until paid.
+	CreateCashIn(ctx context.Context, id pix.AccountID, req pix.CashInRequest, sc scenarios.Scenario) (pix.Transaction, pix.Charge, error)
+	// CreateCob creates an immediate charge; Cob reads one; RemoveCob removes one.
+	CreateCob(ctx context.Context, id pix.AccountID, req pix.CobRequest, sc scenarios.Scenario) (pix.Cob, error)
+	Cob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
+	RemoveCob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
 }
 
 // Sandbox is what the /_sandbox control plane needs from the application core.
@@ -64,6 +70,9 @@ type Sandbox interface {
 	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
 	DeleteWebhookTarget(ctx context.Context, id int64) error
 	WebhookDeliveries(ctx context.Context, id pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error)
+	Pay(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
+	PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
+	CashInCharge(ctx context.Context, id int64) (pix.Charge, error)
 }
 
 // Config configures a Server.
@@ -103,7 +112,9 @@ func NewServer(cfg Config) *Server {
 	s := &Server{
 		svc: cfg.Services, sandbox: cfg.Sandbox, clock: cfg.Clock, log: cfg.Logger,
 		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken,
-		router: mux.NewRouter(),
+		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
+		// bodiless 301 instead of the route's error shape.
+		router: mux.NewRouter().SkipClean(true),
 	}
 	s.routes = s.routeTable()
 	if s.sandbox != nil {

@@ -16,6 +16,7 @@ type transferRequest struct {
 	Expiration       *number          `json:"expiration"`
 	Payment          *transferPayment `json:"payment"`
 	IspbDeny         []string         `json:"ispbDeny"`
+	TxID             *string          `json:"txId"`
 }
 
 type transferPayment struct {
@@ -52,6 +53,7 @@ func (r transferRequest) toDomain(idempotencyKey string) pix.TransferRequest {
 	if r.Expiration != nil {
 		in.Expiration = r.Expiration.String()
 	}
+	in.TxID = deref(r.TxID)
 	switch {
 	case r.Payment == nil:
 		in.Missing = append(in.Missing, "payment")

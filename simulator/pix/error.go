@@ -24,6 +24,9 @@ const (
 	KindTooLarge                     // 413
 	KindNotImplemented               // 501
 	KindMethodNotAllowed             // 405
+	// KindUnavailableProvider is a 500 whose message is shown: the PIX provider
+	// could not be reached (spec: 500 HTTP_ERROR on cash-in; retry).
+	KindUnavailableProvider
 )
 
 // Violation is one invalid field of a request. Field is the JSON path of the

@@ -31,6 +31,38 @@ type Settings struct {
 	// Fee is charged on each cash-out (spec: available balance must cover amount
 	// plus fee; feeAmount and finalAmount in the CashOut webhook).
 	Fee Cents
+	// CashInFee is charged on each PIX received (a paid charge or a PIX to a key),
+	// capped at the amount received.
+	CashInFee Cents
+	// MinExpiration is the account provider's minimum cash-in expirationTime
+	// (spec PROVIDER_EXPIRATION_BELOW_MINIMUM; Gap G-33). Zero means the default.
+	MinExpiration time.Duration
+	// SplitSchedule is the cron spec on which non-immediate splits are paid
+	// (spec "splits[].immediate": false follows the account's configured
+	// frequency; Gap G-34). Empty means the default.
+	SplitSchedule string
+}
+
+// Defaults of the PIX-in settings (Gaps G-33, G-34).
+const (
+	DefaultMinExpiration = 60 * time.Second
+	DefaultSplitSchedule = "CRON_TZ=America/Sao_Paulo 0 * * * *" // at the top of every hour, São Paulo time
+)
+
+// EffectiveMinExpiration is the provider minimum in force.
+func (s Settings) EffectiveMinExpiration() time.Duration {
+	if s.MinExpiration <= 0 {
+		return DefaultMinExpiration
+	}
+	return s.MinExpiration
+}
+
+// EffectiveSplitSchedule is the split schedule in force.
+func (s Settings) EffectiveSplitSchedule() string {
+	if s.SplitSchedule == "" {
+		return DefaultSplitSchedule
+	}
+	return s.SplitSchedule
 }
 
 // DefaultSettings are the settings of an account with the given holder

@@ -10,7 +10,13 @@ const (
 	TxCashOut  TxKind = "CASH_OUT" // POST /api/pix/cash-out
 	TxTransfer TxKind = "TRANSFER" // POST /dict/pix
 	TxPixIn    TxKind = "PIX_IN"   // a PIX received (from another sandbox account, a payer, …)
+	TxCashIn   TxKind = "CASH_IN"  // POST /api/pix/cash-in: a charge, PENDING until paid
+	TxSplit    TxKind = "SPLIT"    // a share of a received charge paid out to a key
 )
+
+// IsPixOut reports whether transactions of kind k send money (and settle through
+// the PIX-out settlement).
+func (k TxKind) IsPixOut() bool { return k == TxCashOut || k == TxTransfer || k == TxSplit }
 
 // TxStatus is a transaction's status. Spec "States and transitions > Cash-out transaction".
 type TxStatus string
@@ -95,8 +101,12 @@ type Transaction struct {
 	ErrorCode    Code
 	ErrorMessage string
 	Scenario     string // forced outcome, if any
-	// RelatedID links the two sides of a PIX between sandbox accounts.
+	// RelatedID links the two sides of a PIX between sandbox accounts, or a
+	// split to the charge it came from.
 	RelatedID int64
+	// TxID is the charge's txid: the cob's, or the cash-in charge's own; on a
+	// transfer, the charge it pays (spec TRANSFER data.txId).
+	TxID string
 }
 
 // Hold is what the transaction reserves while it is pending: amount plus fee.

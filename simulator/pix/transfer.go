@@ -35,7 +35,10 @@ type TransferRequest struct {
 	Currency         string
 	Amount           string
 	IspbDeny         []string
-	Missing          []string
+	// TxID names a charge of the key's holder that the transfer pays (Gap G-39:
+	// the TRANSFER webhook carries txId, so a transfer can name the charge).
+	TxID    string
+	Missing []string
 }
 
 // Transfer is a validated transfer request.
@@ -49,6 +52,7 @@ type Transfer struct {
 	Expiration       time.Duration
 	Amount           Cents
 	IspbDeny         []string
+	TxID             string
 }
 
 // ValidateKey checks rule 1: the x-idempotency-key header is present and a UUID v4.
@@ -127,6 +131,10 @@ func (r TransferRequest) Validate() (Transfer, error) {
 		}
 	}
 	out.IspbDeny = r.IspbDeny
+	if r.TxID != "" && !ValidTxID(r.TxID) {
+		vs = append(vs, Violation{Field: "txId", Message: "must be 26 to 35 characters of [a-zA-Z0-9]"})
+	}
+	out.TxID = r.TxID
 	if len(vs) > 0 {
 		return Transfer{}, Invalid(CodeInvalidRequest, vs...)
 	}
@@ -138,7 +146,7 @@ func (r TransferRequest) Validate() (Transfer, error) {
 func (t Transfer) Fingerprint() string {
 	h := sha256.New()
 	for _, part := range []string{t.PixKey, t.CreditorDocument, t.Priority, t.Description,
-		t.Expiration.String(), t.Amount.Decimal2(), strings.Join(t.IspbDeny, ",")} {
+		t.Expiration.String(), t.Amount.Decimal2(), strings.Join(t.IspbDeny, ","), t.TxID} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

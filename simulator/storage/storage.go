@@ -128,6 +128,29 @@ type Tx interface {
 	// transaction when not zero, at most limit.
 	Deliveries(account pix.AccountID, transactionID int64, limit int) ([]webhook.Delivery, error)
 
+	// Cob returns an account's cob by txid, or ErrNotFound.
+	Cob(account pix.AccountID, txid string) (pix.Cob, error)
+	// PutCob creates or updates a cob.
+	PutCob(c pix.Cob) error
+	// CobAccounts returns the accounts holding a cob with this txid.
+	CobAccounts(txid string) ([]pix.AccountID, error)
+	// Charge returns a cash-in charge by its transaction id, or ErrNotFound.
+	Charge(transactionID int64) (pix.Charge, error)
+	// PutCharge creates or updates a cash-in charge.
+	PutCharge(c pix.Charge) error
+	// ChargeByTxID returns a cash-in charge by its txid, or ErrNotFound.
+	ChargeByTxID(txid string) (pix.Charge, error)
+	// Location resolves a BR Code location token, or ErrNotFound.
+	Location(token string) (pix.LocationRef, error)
+	// PutLocation stores a BR Code location token.
+	PutLocation(token string, r pix.LocationRef) error
+	// QueuedSplits returns an account's splits waiting for its schedule, oldest first.
+	QueuedSplits(account pix.AccountID) ([]pix.QueuedSplit, error)
+	// PutQueuedSplit queues a split.
+	PutQueuedSplit(account pix.AccountID, q pix.QueuedSplit) error
+	// DeleteQueuedSplit removes a queued split.
+	DeleteQueuedSplit(account pix.AccountID, q pix.QueuedSplit) error
+
 	// PutJob schedules a job in this transaction (the transactional outbox): the job
 	// exists only if the transaction commits. Call agenda.Wake after commit.
 	PutJob(j agenda.Job) error

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// Control plane for PIX in: a payer paying charges, and PIX received by key.
+func (s *Server) sandboxPixInRoutes() []*route {
+	return []*route{
+		{name: "sandbox.payments.create", method: http.MethodPost, path: "/_sandbox/payments", success: http.StatusCreated, handle: s.handleSandboxPayment},
+		{name: "sandbox.pixin.create", method: http.MethodPost, path: "/_sandbox/pix-in", success: http.StatusCreated, handle: s.handleSandboxPixIn},
+	}
+}
+
+// paymentRequest is a payer's payment: the charge by pixCode, txid or
+// transactionId (or, for pix-in, the key), the amount, and the payer.
+type paymentRequest struct {
+	PixCode       *string `json:"pixCode"`
+	TxID          *string `json:"txid"`
+	TransactionID *string `json:"transactionId"`
+	Key           *string `json:"key"`
+	Amount        *number `json:"amount"`
+	Payer         *struct {
+		Name     *string `json:"name"`
+		Document *string `json:"document"`
+		ISPB     *string `json:"ispb"`
+	} `json:"payer"`
+}
+
+type paymentResponse struct {
+	EndToEndID    string    `json:"endToEndId"`
+	TransactionID string    `json:"transactionId"`
+	Amount        brlNumber `json:"amount"`
+	FeeAmount     brlNumber `json:"feeAmount"`
+	FinalAmount   brlNumber `json:"finalAmount"`
+}
+
+func (r paymentRequest) toDomain() pix.Payment {
+	v := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	p := pix.Payment{PixCode: v(r.PixCode), TxID: v(r.TxID), TransactionID: v(r.TransactionID), Key: v(r.Key)}
+	if r.Amount != nil {
+		p.Amount = r.Amount.String()
+	}
+	if r.Payer != nil {
+		p.PayerName, p.PayerDocument, p.PayerISPB = v(r.Payer.Name), v(r.Payer.Document), v(r.Payer.ISPB)
+	}
+	return p
+}
+
+func newPaymentResponse(res pix.PaymentResult) paymentResponse {
+	return paymentResponse{EndToEndID: res.EndToEndID, TransactionID: itoa(res.TransactionID), Amount: brlNumber(res.Amount),
+		FeeAmount: brlNumber(res.Fee), FinalAmount: brlNumber(res.Amount - res.Fee)}
+}
+
+// handleSandboxPayment pays a charge as the payer's bank would.
+func (s *Server) handleSandboxPayment(r *http.Request) (any, error) {
+	var req paymentRequest
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := s.sandbox.Pay(r.Context(), req.toDomain())
+	if err != nil {
+		return nil, err
+	}
+	return newPaymentResponse(res), nil
+}
+
+// handleSandboxPixIn credits the sandbox account holding a key.
+func (s *Server) handleSandboxPixIn(r *http.Request) (any, error) {
+	var req paymentRequest
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	if req.Key == nil {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "key", Message: "is required: a key of a sandbox account"})
+	}
+	res, err := s.sandbox.PixIn(r.Context(), req.toDomain())
+	if err != nil {
+		return nil, err
+	}
+	return newPaymentResponse(res), nil
+}
