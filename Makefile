@@ -3,7 +3,7 @@
 #   make run    start the simulator on 127.0.0.1:8080 (embedded Badger in ./.pixsandbox)
 #   make test   lint, every test under -race, the conformance suite in-process
 #
-# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/DICT_KEY/LABELS
+# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/DICT_KEY/PIX_KEY/LABELS
 # (make conformance), FUZZTIME (make fuzz).
 
 SHELL    := bash
@@ -63,12 +63,12 @@ deps-check:
 		if [ -n "$$bad" ]; then echo "dependency rule: $$p must not import $$bad"; fail=1; fi; done; \
 	exit $$fail
 
-conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT, DICT_KEY; LABELS filter)
+conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT, DICT_KEY, PIX_KEY; LABELS filter)
 	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=https://… CLIENT_ID=… CLIENT_SECRET=… CERT=client.pem [LABELS='$(LABELS)']"; exit 2; }
 	@mkdir -p $(REPORTS)
 	$(GO) test -count=1 ./conformance -run TestConformance -args \
 		-target='$(TARGET)' -client-id='$(CLIENT_ID)' -client-secret='$(CLIENT_SECRET)' -client-cert='$(CERT)' \
-		-dict-key='$(DICT_KEY)' \
+		-dict-key='$(DICT_KEY)' -pix-key='$(PIX_KEY)' \
 		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v
 
 conformance-local: ## the whole suite in-process against the simulator (what make test runs)

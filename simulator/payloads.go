@@ -61,16 +61,15 @@ type receiveData struct {
 	DebtorAccount v2Party   `json:"debtorAccount"`
 }
 
-// cashOutPayload is the CashOut webhook.
-type cashOutPayload struct {
+// movement is what the CashOut and CashIn payloads share (spec "Resources >
+// Cash-out webhook payload"; the CashIn payload mirrors it, Gap G-38).
+type movement struct {
 	Event           string            `json:"event"`
 	Status          string            `json:"status"`
 	TransactionType string            `json:"transactionType"`
 	MovementType    string            `json:"movementType"`
 	TransactionID   string            `json:"transactionId"`
 	ExternalID      string            `json:"externalId"`
-	EndToEndID      string            `json:"endToEndId"`
-	PixKey          string            `json:"pixKey"`
 	FeeAmount       decimalNumber     `json:"feeAmount"`
 	OriginalAmount  decimalNumber     `json:"originalAmount"`
 	FinalAmount     decimalNumber     `json:"finalAmount"`
@@ -79,6 +78,30 @@ type cashOutPayload struct {
 	ErrorMessage    *string           `json:"errorMessage"`
 	Counterpart     cashOutParty      `json:"counterpart"`
 	Metadata        map[string]string `json:"metadata"`
+}
+
+func newMovement(event, movementType string, t pix.Transaction, final pix.Cents) movement {
+	m := movement{
+		Event: event, Status: string(t.Status), TransactionType: "PIX", MovementType: movementType,
+		TransactionID: itoa(t.ID), ExternalID: t.ExternalID,
+		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(final),
+		ProcessingDate: timestamp(t.ProcessedAt),
+		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
+			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
+				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
+		Metadata: map[string]string{},
+	}
+	if t.Status == pix.TxStatusError {
+		m.ErrorCode, m.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
+	}
+	return m
+}
+
+// cashOutPayload is the CashOut webhook.
+type cashOutPayload struct {
+	movement
+	EndToEndID string `json:"endToEndId"`
+	PixKey     string `json:"pixKey"`
 }
 
 type cashOutParty struct {
@@ -105,20 +128,7 @@ func optional(s string) *string {
 func timestamp(t time.Time) string { return t.UTC().Format(pix.TimeLayout) }
 
 func newCashOutPayload(t pix.Transaction) cashOutPayload {
-	p := cashOutPayload{
-		Event: "CashOut", Status: string(t.Status), TransactionType: "PIX", MovementType: "DEBIT",
-		TransactionID: itoa(t.ID), ExternalID: t.ExternalID, EndToEndID: t.EndToEndID, PixKey: t.PixKey,
-		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(t.Hold()),
-		ProcessingDate: timestamp(t.ProcessedAt),
-		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
-			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
-				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
-		Metadata: map[string]string{},
-	}
-	if t.Status == pix.TxStatusError {
-		p.ErrorCode, p.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
-	}
-	return p
+	return cashOutPayload{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: t.PixKey}
 }
 
 func newTransferPayload(t pix.Transaction) v2Envelope {
@@ -158,41 +168,19 @@ func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) 
 // original − fee, what the account received), and the charge's additionalInfo as
 // metadata.
 type cashInPayload struct {
-	Event           string            `json:"event"`
-	Status          string            `json:"status"`
-	TransactionType string            `json:"transactionType"`
-	MovementType    string            `json:"movementType"`
-	TransactionID   string            `json:"transactionId"`
-	ExternalID      string            `json:"externalId"`
-	CorrelationID   string            `json:"correlationId"`
-	EndToEndID      *string           `json:"endToEndId"`
-	FeeAmount       decimalNumber     `json:"feeAmount"`
-	OriginalAmount  decimalNumber     `json:"originalAmount"`
-	FinalAmount     decimalNumber     `json:"finalAmount"`
-	ProcessingDate  string            `json:"processingDate"`
-	ErrorCode       *string           `json:"errorCode"`
-	ErrorMessage    *string           `json:"errorMessage"`
-	Counterpart     cashOutParty      `json:"counterpart"`
-	Metadata        map[string]string `json:"metadata"`
+	movement
+	CorrelationID string  `json:"correlationId"`
+	EndToEndID    *string `json:"endToEndId"`
 }
 
 func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
-	p := cashInPayload{
-		Event: "CashIn", Status: string(t.Status), TransactionType: "PIX", MovementType: "CREDIT",
-		TransactionID: itoa(t.ID), ExternalID: t.ExternalID, CorrelationID: ch.CorrelationID, EndToEndID: optional(t.EndToEndID),
-		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(t.Amount - t.Fee),
-		ProcessingDate: timestamp(t.ProcessedAt),
-		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
-			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
-				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
-		Metadata: map[string]string{},
+	final := t.Amount - t.Fee
+	if t.Status == pix.TxStatusError {
+		final = 0 // nothing was received
 	}
+	p := cashInPayload{movement: newMovement("CashIn", "CREDIT", t, final), CorrelationID: ch.CorrelationID, EndToEndID: optional(t.EndToEndID)}
 	for k, v := range ch.AdditionalInfo {
 		p.Metadata[k] = v
-	}
-	if t.Status == pix.TxStatusError {
-		p.ErrorCode, p.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
-		p.FinalAmount = 0
 	}
 	return p
 }

@@ -177,18 +177,26 @@ type Client struct {
 }
 
 // NewClient returns a Client for baseURL whose requests time out after
-// timeout and never follow redirects.
+// timeout and never follow redirects. It has its own connection pool (a clone
+// of http.DefaultTransport), which CloseIdleConnections empties.
 func NewClient(baseURL string, timeout time.Duration) *Client {
 	return &Client{
 		BaseURL: strings.TrimRight(baseURL, "/"),
 		HTTP: &http.Client{
-			Timeout: timeout,
+			Transport: http.DefaultTransport.(*http.Transport).Clone(),
+			Timeout:   timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse
 			},
 		},
 	}
 }
+
+// CloseIdleConnections closes the client's idle keep-alive connections. The
+// suite calls it when it ends, so that a target shutting down gracefully right
+// afterwards (an in-process simulator) does not wait for connections the
+// client opened but never used.
+func (c *Client) CloseIdleConnections() { c.HTTP.CloseIdleConnections() }
 
 // Token sends req to POST /api/auth/token with Content-Type application/json.
 func (c *Client) Token(ctx context.Context, req TokenRequest) (*Response, error) {

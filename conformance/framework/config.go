@@ -69,6 +69,10 @@ type Config struct {
 	// means: register one through the control plane when the target has one,
 	// otherwise skip the checks that need an accepted transfer.
 	DictKey string
+	// PixKey is a PIX key of the configured account, sent as the chave of the
+	// PUT /cob/{txid} charges the suite creates. Empty means: the account's EVP
+	// key on a target with a control plane, no chave otherwise.
+	PixKey string
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -102,6 +106,7 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.WebhookListen, "webhook-listen", "WEBHOOK_LISTEN", "listen address of the suite's webhook receiver")
 	str(&c.WebhookPublicURL, "webhook-public-url", "WEBHOOK_PUBLIC_URL", "base URL under which the target reaches the webhook receiver")
 	str(&c.DictKey, "dict-key", "DICT_KEY", "a PIX key registered in the target's DICT, the destination of POST /dict/pix transfers")
+	str(&c.PixKey, "pix-key", "PIX_KEY", "a PIX key of the configured account, the chave of the PUT /cob/{txid} charges")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
 
 	def := c.SettleTimeout

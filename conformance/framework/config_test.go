@@ -21,6 +21,7 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	t.Setenv("PIXSANDBOX_CONFORMANCE_SETTLE_TIMEOUT", "7s")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_ADMIN_TOKEN", "adm")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_DICT_KEY", "dest@example.com")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_PIX_KEY", "own@example.com")
 
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -38,11 +39,12 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		SettleTimeout:    7 * time.Second,
 		JUnitReport:      "/tmp/report.xml",
 		DictKey:          "dest@example.com",
+		PixKey:           "own@example.com",
 	}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}

@@ -79,6 +79,7 @@ func Run(t *testing.T, c Config) bool {
 func setupSuite(ctx ginkgo.SpecContext) {
 	c := state.config
 	client := NewClient(c.Target, requestTimeout)
+	ginkgo.DeferCleanup(client.CloseIdleConnections)
 	sb := NewSandboxClient(client, c.AdminToken)
 
 	// Probe: any HTTP answer from the base URL shows the target is up (the

@@ -177,7 +177,7 @@ type Transaction struct {
 	TransactionID string `json:"transactionId"`
 	// AccountID is the account the transaction belongs to.
 	AccountID ID `json:"accountId"`
-	// Kind is the kind of transaction (cash-out, transfer, …).
+	// Kind is the kind of transaction: CASH_OUT, TRANSFER, PIX_IN, CASH_IN or SPLIT.
 	Kind string `json:"kind"`
 	// Status is PENDING, CONFIRMED or ERROR.
 	Status string `json:"status"`
@@ -203,6 +203,16 @@ type Transaction struct {
 	ErrorMessage string `json:"errorMessage"`
 	// Scenario is the sandbox scenario the transaction carries.
 	Scenario string `json:"scenario"`
+	// Description is the transaction's description.
+	Description string `json:"description"`
+	// TxID is the txid of the charge the transaction belongs to or pays.
+	TxID string `json:"txId"`
+	// RelatedID is the number of a related transaction (a split's charge).
+	RelatedID ID `json:"relatedId"`
+	// CreatedAt is when the transaction was created (simulation time).
+	CreatedAt string `json:"createdAt"`
+	// ProcessedAt is when it reached its final status.
+	ProcessedAt string `json:"processedAt"`
 }
 
 // Transaction reads a transaction by numeric id or UUID
@@ -313,8 +323,9 @@ func (s *SandboxClient) Banks(ctx context.Context) ([]Bank, error) {
 	return out.Data, nil
 }
 
-// AccountSettings are an account's cash-out limits and fee, as decimal text;
-// a limit of 0 means no limit.
+// AccountSettings are an account's limits and fees, as decimal text (a limit
+// of 0 means no limit), its provider minimum cash-in expiration and its split
+// schedule.
 type AccountSettings struct {
 	// PerTransactionLimit bounds one cash-out's value.
 	PerTransactionLimit json.Number `json:"perTransactionLimit"`
@@ -324,10 +335,17 @@ type AccountSettings struct {
 	NightLimit json.Number `json:"nightLimit"`
 	// Fee is charged on each cash-out.
 	Fee json.Number `json:"fee"`
+	// CashInFee is charged on each PIX received.
+	CashInFee json.Number `json:"cashInFee"`
+	// MinExpirationTime is the provider minimum of a cash-in expirationTime,
+	// in seconds.
+	MinExpirationTime json.Number `json:"minExpirationTime"`
+	// SplitSchedule is the cron spec on which non-immediate splits are paid.
+	SplitSchedule string `json:"splitSchedule"`
 }
 
-// SettingsUpdate names the settings to change, as decimal text with at most
-// two places; empty fields are left as they are.
+// SettingsUpdate names the settings to change; empty (zero) fields are left as
+// they are. Money is decimal text with at most two places.
 type SettingsUpdate struct {
 	// PerTransactionLimit, when set, replaces the per-transaction limit.
 	PerTransactionLimit string
@@ -335,11 +353,19 @@ type SettingsUpdate struct {
 	DailyLimit string
 	// NightLimit, when set, replaces the night limit.
 	NightLimit string
-	// Fee, when set, replaces the fee.
+	// Fee, when set, replaces the cash-out fee.
 	Fee string
+	// CashInFee, when set, replaces the fee charged on each PIX received.
+	CashInFee string
+	// MinExpirationTime, when not zero, replaces the provider minimum of a
+	// cash-in expirationTime, in seconds (30 to 604800).
+	MinExpirationTime int64
+	// SplitSchedule, when set, replaces the cron spec of non-immediate splits,
+	// e.g. "CRON_TZ=UTC 30 14 * * *".
+	SplitSchedule string
 }
 
-// Settings reads an account's limits and fee (GET /_sandbox/accounts/{id}/settings).
+// Settings reads an account's settings (GET /_sandbox/accounts/{id}/settings).
 func (s *SandboxClient) Settings(ctx context.Context, accountID string) (*AccountSettings, error) {
 	var out AccountSettings
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/accounts/"+url.PathEscape(accountID)+"/settings", nil, http.StatusOK, &out); err != nil {
@@ -351,9 +377,9 @@ func (s *SandboxClient) Settings(ctx context.Context, accountID string) (*Accoun
 // PutSettings replaces the given settings of an account and returns them all
 // (PUT /_sandbox/accounts/{id}/settings).
 func (s *SandboxClient) PutSettings(ctx context.Context, accountID string, u SettingsUpdate) (*AccountSettings, error) {
-	body := map[string]json.Number{}
+	body := map[string]any{}
 	for name, v := range map[string]string{"perTransactionLimit": u.PerTransactionLimit, "dailyLimit": u.DailyLimit,
-		"nightLimit": u.NightLimit, "fee": u.Fee} {
+		"nightLimit": u.NightLimit, "fee": u.Fee, "cashInFee": u.CashInFee} {
 		if v == "" {
 			continue
 		}
@@ -361,6 +387,12 @@ func (s *SandboxClient) PutSettings(ctx context.Context, accountID string, u Set
 			return nil, fmt.Errorf("PutSettings: %s: %w", name, err)
 		}
 		body[name] = json.Number(v)
+	}
+	if u.MinExpirationTime != 0 {
+		body["minExpirationTime"] = u.MinExpirationTime
+	}
+	if u.SplitSchedule != "" {
+		body["splitSchedule"] = u.SplitSchedule
 	}
 	var out AccountSettings
 	if err := s.call(ctx, http.MethodPut, "/_sandbox/accounts/"+url.PathEscape(accountID)+"/settings", body, http.StatusOK, &out); err != nil {

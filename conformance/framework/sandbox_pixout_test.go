@@ -60,7 +60,7 @@ func startFakePixOut(t *testing.T) (*SandboxClient, func() pixOutRequest) {
 		case "GET /_sandbox/banks":
 			io.WriteString(w, `{"data":[{"ispb":"13140088","name":"sandbox","code":"999"},{"ispb":"60701190","name":"Itaú","code":"341"}]}`)
 		case "GET /_sandbox/accounts/1000/settings", "PUT /_sandbox/accounts/1000/settings":
-			io.WriteString(w, `{"perTransactionLimit":100000.00,"dailyLimit":200000.00,"nightLimit":1000.00,"fee":1.50}`)
+			io.WriteString(w, `{"perTransactionLimit":100000.00,"dailyLimit":200000.00,"nightLimit":1000.00,"fee":1.50,"cashInFee":0.50,"minExpirationTime":60,"splitSchedule":"CRON_TZ=America/Sao_Paulo 0 * * * *"}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"statusCode":404,"message":"no such route","error":"Not Found"}`)
@@ -188,5 +188,16 @@ func TestSandboxClient_DictBanksSettings(t *testing.T) {
 	}
 	if _, err := sb.PutSettings(ctx, "1000", SettingsUpdate{Fee: "1.505"}); err == nil {
 		t.Error("a fee of 3 decimals was sent")
+	}
+	if st.CashInFee != "0.50" || st.MinExpirationTime != "60" || st.SplitSchedule != "CRON_TZ=America/Sao_Paulo 0 * * * *" {
+		t.Errorf("PIX-in settings = %+v", st)
+	}
+	if _, err := sb.PutSettings(ctx, "1000", SettingsUpdate{CashInFee: "0.50", MinExpirationTime: 300, SplitSchedule: "CRON_TZ=UTC 30 14 * * *"}); err != nil {
+		t.Fatal(err)
+	}
+	body = last().body
+	if body["cashInFee"] != json.Number("0.50") || body["minExpirationTime"] != json.Number("300") ||
+		body["splitSchedule"] != "CRON_TZ=UTC 30 14 * * *" || len(body) != 3 {
+		t.Errorf("PUT body = %v, want cashInFee, minExpirationTime and splitSchedule only", body)
 	}
 }
