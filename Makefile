@@ -3,7 +3,8 @@
 #   make run    start the simulator on 127.0.0.1:8080 (embedded Badger in ./.pixsandbox)
 #   make test   lint, every test under -race, the conformance suite in-process
 #
-# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/DICT_KEY/PIX_KEY/LABELS
+# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/DICT_KEY/PIX_KEY/
+# REFUND_E2E/REFUND_TRANSACTION_ID/LABELS
 # (make conformance), FUZZTIME (make fuzz).
 
 SHELL    := bash
@@ -69,6 +70,7 @@ conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT, DI
 	$(GO) test -count=1 ./conformance -run TestConformance -args \
 		-target='$(TARGET)' -client-id='$(CLIENT_ID)' -client-secret='$(CLIENT_SECRET)' -client-cert='$(CERT)' \
 		-dict-key='$(DICT_KEY)' -pix-key='$(PIX_KEY)' \
+		-refund-e2e='$(REFUND_E2E)' -refund-transaction-id='$(REFUND_TRANSACTION_ID)' \
 		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v
 
 conformance-local: ## the whole suite in-process against the simulator (what make test runs)
@@ -82,7 +84,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest \
 		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget \
 		simulator/pix:FuzzBRCodeRoundTrip simulator/pix:FuzzParseBRCode \
-		simulator/httpapi:FuzzCashInRequest simulator/httpapi:FuzzCobRequest; do \
+		simulator/httpapi:FuzzCashInRequest simulator/httpapi:FuzzCobRequest \
+		simulator/httpapi:FuzzRefundRequest simulator/httpapi:FuzzRefundInRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 

@@ -25,7 +25,7 @@ func TestCatalogue(t *testing.T) {
 		if s.Summary == "" || s.Spec == "" || len(s.Operations) == 0 || s.Phase == 0 {
 			t.Errorf("%s: incomplete row %+v", s.Name, s)
 		}
-		if (s.Phase == Timing || s.Phase == Payer) && (s.Code != "" || (s.Delay == 0) == !s.Never) {
+		if (s.Phase == Timing || s.Phase == Payer || s.Phase == MED) && (s.Code != "" || (s.Delay == 0) == !s.Never) {
 			t.Errorf("%s: a timing scenario has a delay or never settles, and no code", s.Name)
 		}
 		if (s.Phase == AtRequest || s.Phase == AtSettlement) && s.Code == "" {

@@ -27,6 +27,7 @@ const (
 	OpTransfer  Operation = "transfer.create"
 	OpCashIn    Operation = "cashin.create"
 	OpCob       Operation = "cob.put"
+	OpRefund    Operation = "refund.create" // both refund routes
 )
 
 // Phase says when a scenario takes effect.
@@ -39,6 +40,7 @@ const (
 	Timing                        // the request is accepted; settlement comes late, or only when forced
 	Payer                         // a charge is accepted; a payer acts on it by itself
 	Splits                        // a charge is accepted; its splits fail at settlement
+	MED                           // a charge is accepted; once paid, the payer's bank opens a MED
 )
 
 // String names the phase for documentation.
@@ -54,6 +56,8 @@ func (p Phase) String() string {
 		return "payer"
 	case Splits:
 		return "splits"
+	case MED:
+		return "med"
 	}
 	return "unknown"
 }
@@ -76,6 +80,12 @@ type Scenario struct {
 	AfterExpiry bool
 	// SplitFailure is how each split of the charge fails at settlement (Splits).
 	SplitFailure pix.Code
+	// MED: the MED opens Delay after payment; AnalysisAfter (from opening)
+	// replaces the default analysis deadline; Result is APPROVED or REJECTED;
+	// Cancel withdraws it at AnalysisAfter instead.
+	AnalysisAfter time.Duration
+	Result        string
+	Cancel        bool
 }
 
 // FailsSettlement returns the failure reason settlement must end with under s.

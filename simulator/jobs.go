@@ -28,6 +28,8 @@ func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobCashInExpire, s.cashInExpireJob)
 	s.agenda.Handle(jobAutoPay, s.autoPayJob)
 	s.agenda.Handle(jobSplitsRun, s.splitsRunJob)
+	s.agenda.Handle(jobRefundSettle, s.refundSettleJob)
+	s.registerMEDJobs()
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)
 		return nil

@@ -184,3 +184,127 @@ func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
 	}
 	return p
 }
+
+// refundData is the REFUND envelope's data (spec "Events > Envelope V2"): the
+// original PIX (id, txId, payment, endToEndId) and its refunds. Gap G-49: on the
+// refunding account's refund_in targets creditDebitType is DEBIT and refunds[]
+// lists every settled refund of the PIX (status LIQUIDATED); a refund that ended
+// NAO_REALIZADO is sent with status "ERROR", its refunds[] entry status "ERROR"
+// and motivo; a sandbox payer's refund_out targets get the same envelope with
+// creditDebitType CREDIT and the one refund it received.
+type refundData struct {
+	ID              int64      `json:"id"`
+	TxID            *string    `json:"txId"`
+	Status          string     `json:"status"`
+	Payment         v2Payment  `json:"payment"`
+	Refunds         []v2Refund `json:"refunds"`
+	EndToEndID      string     `json:"endToEndId"`
+	CreditDebitType string     `json:"creditDebitType"`
+	RefundID        string     `json:"refundId"`
+	RtrID           string     `json:"rtrId"`
+	Nature          string     `json:"natureza"`
+	Motivo          *string    `json:"motivo,omitempty"`
+}
+
+type v2Refund struct {
+	Status      string          `json:"status"`
+	Payment     v2RefundPayment `json:"payment"`
+	EndToEndID  string          `json:"endToEndId"`
+	EventDate   string          `json:"eventDate"`
+	Information *string         `json:"information"`
+}
+
+type v2RefundPayment struct {
+	Amount   decimalNumber `json:"amount"`
+	Currency string        `json:"currency"`
+}
+
+func newV2Refund(r pix.Refund, status string) v2Refund {
+	return v2Refund{Status: status, Payment: v2RefundPayment{Amount: decimalNumber(r.Amount), Currency: "BRL"},
+		EndToEndID: r.RtrID, EventDate: timestamp(r.SettledAt), Information: optional(r.Description)}
+}
+
+// newRefundPayload builds the REFUND envelope of refund r of the PIX o for the
+// transaction id (the refunder's REFUND_IN, or the payer's REFUND_OUT); all,
+// when given, is every refund of o (the refunding side's view).
+func newRefundPayload(o pix.Transaction, r pix.Refund, creditDebit string, all []pix.Refund, id int64) v2Envelope {
+	d := refundData{ID: id, TxID: optional(o.TxID), Status: "REFUNDED",
+		Payment: v2Payment{Amount: o.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: o.EndToEndID,
+		CreditDebitType: creditDebit, RefundID: r.ID, RtrID: r.RtrID, Nature: string(r.Nature), Refunds: []v2Refund{}}
+	if r.Status == pix.RefundStatusNaoRealizado {
+		d.Status, d.Motivo = "ERROR", optional(r.Motivo)
+		d.Refunds = append(d.Refunds, newV2Refund(r, "ERROR"))
+		return v2Envelope{Type: "REFUND", Data: d}
+	}
+	if all == nil {
+		all = []pix.Refund{r}
+	}
+	for _, x := range all {
+		if x.Status == pix.RefundStatusDevolvido || x.ID == r.ID {
+			d.Refunds = append(d.Refunds, newV2Refund(x, "LIQUIDATED"))
+		}
+	}
+	return v2Envelope{Type: "REFUND", Data: d}
+}
+
+// medPayload is the body of the med_created, med_accepted and med_rejected
+// webhooks. The spec shows none of them (Gap G-51): {"event": <type>, "med":
+// <the MED resource as GET /api/med lists it>}.
+type medPayload struct {
+	Event string  `json:"event"`
+	MED   medJSON `json:"med"`
+}
+
+type medBankJSON struct {
+	ISPB string `json:"ispb"`
+	Name string `json:"name"`
+}
+
+type medOriginalJSON struct {
+	Amount          decimalNumber `json:"amount"`
+	Type            string        `json:"type"`
+	TransactionType string        `json:"transactionType"`
+	Name            string        `json:"name"`
+	Document        string        `json:"document"`
+	DateTime        string        `json:"dateTime"`
+}
+
+// medJSON is spec "Resources > MED".
+type medJSON struct {
+	ID                    int64            `json:"id"`
+	EndToEnd              string           `json:"endToEnd"`
+	Status                string           `json:"status"`
+	Reason                string           `json:"reason"`
+	Cause                 *string          `json:"cause"`
+	Description           *string          `json:"description"`
+	AnalysisResult        *string          `json:"analysisResult"`
+	AnalysisDetails       *string          `json:"analysisDetails"`
+	RequestingBank        medBankJSON      `json:"requestingBank"`
+	ContestedBank         medBankJSON      `json:"contestedBank"`
+	OriginalTransaction   *medOriginalJSON `json:"originalTransaction"`
+	IsReconciled          bool             `json:"isReconciled"`
+	OriginalTransactionID *int64           `json:"originalTransactionId"`
+	CreatedAt             string           `json:"createdAt"`
+	UpdatedAt             string           `json:"updatedAt"`
+}
+
+func newMEDJSON(m pix.MED) medJSON {
+	j := medJSON{ID: m.ID, EndToEnd: m.EndToEnd, Status: string(m.Status), Reason: m.Reason, Cause: optional(m.Cause),
+		Description: optional(m.Description), AnalysisResult: optional(m.AnalysisResult), AnalysisDetails: optional(m.AnalysisDetails),
+		RequestingBank: medBankJSON{ISPB: m.RequestingBank.ISPB, Name: m.RequestingBank.Name},
+		ContestedBank:  medBankJSON{ISPB: m.ContestedBank.ISPB, Name: m.ContestedBank.Name},
+		IsReconciled:   m.IsReconciled, CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt)}
+	if m.IsReconciled {
+		id := m.OriginalTransactionID
+		j.OriginalTransactionID = &id
+	}
+	if o := m.Original; o != nil {
+		j.OriginalTransaction = &medOriginalJSON{Amount: decimalNumber(o.Amount), Type: o.Type, TransactionType: o.TransactionType,
+			Name: o.Name, Document: pix.MaskDocument(o.Document), DateTime: timestamp(o.DateTime)}
+	}
+	return j
+}
+
+func newMEDPayload(event string, m pix.MED) medPayload {
+	return medPayload{Event: event, MED: newMEDJSON(m)}
+}

@@ -224,6 +224,9 @@ func (s *Simulator) payCob(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents
 	if err := tx.DeleteJob(cobExpireJobID(c.AccountID, c.TxID)); err != nil {
 		return pix.Transaction{}, err
 	}
+	if err := s.openMEDForCharge(tx, c.Scenario, t, now); err != nil {
+		return pix.Transaction{}, err
+	}
 	return t, tx.PutCob(c)
 }
 
@@ -309,6 +312,9 @@ func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Ce
 		return pix.Transaction{}, err
 	}
 	if err := s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, newCashInPayload(t, ch), now); err != nil {
+		return pix.Transaction{}, err
+	}
+	if err := s.openMEDForCharge(tx, ch.Scenario, t, now); err != nil {
 		return pix.Transaction{}, err
 	}
 	return t, s.startSplits(tx, t, ch, now)

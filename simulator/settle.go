@@ -97,9 +97,9 @@ func (s *Simulator) force(ctx context.Context, ref string, o outcome) (pix.Trans
 	if err != nil {
 		return t, err
 	}
-	if t.Status != pix.TxStatusPending || (t.Kind != pix.TxCashOut && t.Kind != pix.TxTransfer) {
+	if t.Status != pix.TxStatusPending || !t.Kind.IsPixOut() {
 		return t, pix.Errorf(pix.KindConflict, pix.CodeTransactionNotSettleable,
-			"transaction %d is %s; only a pending cash-out or transfer can be settled or failed", t.ID, t.Status)
+			"transaction %d is a %s %s; only a pending cash-out, transfer or split can be settled or failed here", t.ID, t.Status, t.Kind)
 	}
 	if err := s.finish(ctx, t.ID, o, s.clock.Now()); err != nil {
 		return t, err

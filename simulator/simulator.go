@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -49,6 +50,8 @@ type Config struct {
 	// Webhooks performs webhook deliveries; nil uses a webhook.Dispatcher with its
 	// defaults (10 s timeout, no redirects).
 	Webhooks *webhook.Dispatcher
+	// MEDTimeline sets the MED deadlines; zero fields take pix.DefaultMEDTimeline's.
+	MEDTimeline pix.MEDTimeline
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -85,6 +88,8 @@ type Simulator struct {
 	banks           banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
+	medDeadlines    pix.MEDTimeline
+	limits          rateLimiter
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 }
@@ -110,6 +115,16 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.settlementDelay = cfg.SettlementDelay
 	if s.settlementDelay <= 0 {
 		s.settlementDelay = DefaultSettlementDelay
+	}
+	s.medDeadlines = pix.DefaultMEDTimeline
+	if cfg.MEDTimeline.Acknowledge > 0 {
+		s.medDeadlines.Acknowledge = cfg.MEDTimeline.Acknowledge
+	}
+	if cfg.MEDTimeline.Analysis > 0 {
+		s.medDeadlines.Analysis = cfg.MEDTimeline.Analysis
+	}
+	if cfg.MEDTimeline.Refund > 0 {
+		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
 	}
 	s.dispatcher = cfg.Webhooks
 	if s.dispatcher == nil {
@@ -185,6 +200,8 @@ func parseCA(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, erro
 	}
 	return cert, ec, nil
 }
+
+func sortStrings(s []string) { sort.Strings(s) }
 
 // quote quotes a client-supplied value for a message, short and printable.
 func quote(v string) string {

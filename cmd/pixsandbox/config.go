@@ -29,6 +29,8 @@ type Config struct {
 	ControlPlane bool
 	// SettlementDelay is how long a PIX out waits before it settles.
 	SettlementDelay time.Duration
+	// MED deadlines on the simulation clock.
+	MEDAcknowledge, MEDAnalysis, MEDRefund time.Duration
 }
 
 // DefaultConfig returns the defaults of `pixsandbox serve`.
@@ -43,6 +45,9 @@ func DefaultConfig() Config {
 		LogFormat:       "text",
 		ControlPlane:    true,
 		SettlementDelay: 2 * time.Second,
+		MEDAcknowledge:  time.Hour,
+		MEDAnalysis:     7 * 24 * time.Hour,
+		MEDRefund:       24 * time.Hour,
 	}
 }
 
@@ -72,6 +77,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the fake data generator")
 	fs.StringVar(&c.Fixtures, "fixtures", c.Fixtures, "directory with accounts.json, banks.json, dict.json and certs/ replacing the embedded fixtures")
 	fs.DurationVar(&c.SettlementDelay, "settlement-delay", c.SettlementDelay, "simulation time from acceptance to settlement of a PIX out")
+	fs.DurationVar(&c.MEDAcknowledge, "med-acknowledge", c.MEDAcknowledge, "simulation time from a MED's opening to RECEIVED (the block)")
+	fs.DurationVar(&c.MEDAnalysis, "med-analysis", c.MEDAnalysis, "simulation time from a MED's opening to its analysis (APPROVED by default)")
+	fs.DurationVar(&c.MEDRefund, "med-refund", c.MEDRefund, "simulation time from a MED's approval to its refund")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -105,6 +113,9 @@ func (c Config) Validate() error {
 	}
 	if !c.InMemory && strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("--data-dir is empty; give a directory or use --in-memory"))
+	}
+	if c.MEDAcknowledge <= 0 || c.MEDAnalysis <= 0 || c.MEDRefund <= 0 {
+		errs = append(errs, errors.New("--med-acknowledge, --med-analysis and --med-refund must be positive"))
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))

@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 var errHelp = errors.New("help requested")
@@ -94,6 +95,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.sim, err = simulator.New(ctx, simulator.Config{
 		Store: m.store, Logger: m.Logger, ClockMode: clock.Mode(m.Config.Clock), ClockStart: m.Config.ClockStart,
 		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
+		MEDTimeline: pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
 	})
 	if err != nil {
 		return err

@@ -73,6 +73,17 @@ type Config struct {
 	// PUT /cob/{txid} charges the suite creates. Empty means: the account's EVP
 	// key on a target with a control plane, no chave otherwise.
 	PixKey string
+	// RefundE2E is the endToEndId of a PIX the configured account received,
+	// refunded one centavo at a time by the PUT /pix/{e2eid}/devolucao/{id}
+	// checks that need a refundable PIX. Empty means: receive a fresh PIX through
+	// the control plane when the target has one, otherwise skip those checks.
+	RefundE2E string
+	// RefundTransactionID is the transaction id of a PIX the configured account
+	// received (usually the one RefundE2E names), the {id} of the
+	// POST /api/pix/refund-in/{id} checks that need a refundable PIX. Empty
+	// means: receive a fresh PIX through the control plane when the target has
+	// one, otherwise skip those checks.
+	RefundTransactionID string
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -107,6 +118,8 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.WebhookPublicURL, "webhook-public-url", "WEBHOOK_PUBLIC_URL", "base URL under which the target reaches the webhook receiver")
 	str(&c.DictKey, "dict-key", "DICT_KEY", "a PIX key registered in the target's DICT, the destination of POST /dict/pix transfers")
 	str(&c.PixKey, "pix-key", "PIX_KEY", "a PIX key of the configured account, the chave of the PUT /cob/{txid} charges")
+	str(&c.RefundE2E, "refund-e2e", "REFUND_E2E", "endToEndId of a PIX the configured account received, refunded 0.01 at a time by the refund checks")
+	str(&c.RefundTransactionID, "refund-transaction-id", "REFUND_TRANSACTION_ID", "transaction id of a PIX the configured account received, the {id} of the refund-in checks")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
 
 	def := c.SettleTimeout
@@ -147,8 +160,9 @@ func (c Config) HasCredentials() bool {
 
 // Validate reports every problem of c (after WithDefaults) in one error: a
 // missing or non-HTTP Target, an unknown ControlPlane, partial credentials, a
-// malformed WebhookListen or WebhookPublicURL, a non-positive SettleTimeout and
-// an unusable environment default.
+// malformed WebhookListen or WebhookPublicURL, a RefundE2E that is not 32
+// alphanumerics, a non-positive SettleTimeout and an unusable environment
+// default.
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	var errs []error
@@ -182,10 +196,27 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("-webhook-public-url %q: %w", c.WebhookPublicURL, err))
 		}
 	}
+	if c.RefundE2E != "" && !isAlnum32(c.RefundE2E) {
+		errs = append(errs, fmt.Errorf("-refund-e2e %q: an endToEndId is exactly 32 alphanumeric characters", c.RefundE2E))
+	}
 	if c.SettleTimeout < 0 {
 		errs = append(errs, fmt.Errorf("-settle-timeout %s: must be positive", c.SettleTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// isAlnum32 reports whether s is exactly 32 ASCII letters and digits.
+func isAlnum32(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if !('0' <= ch && ch <= '9' || 'a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func checkHTTPURL(s string) error {

@@ -22,6 +22,8 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	t.Setenv("PIXSANDBOX_CONFORMANCE_ADMIN_TOKEN", "adm")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_DICT_KEY", "dest@example.com")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_PIX_KEY", "own@example.com")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_E2E", "E12345678202603021200abcdefghijk")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_TRANSACTION_ID", "4242")
 
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -30,21 +32,23 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Target:           "http://env.example:8080",
-		ClientID:         "flag-id",
-		ControlPlane:     "off",
-		AdminToken:       "adm",
-		WebhookListen:    "127.0.0.1:0",
-		WebhookPublicURL: "https://hooks.example",
-		SettleTimeout:    7 * time.Second,
-		JUnitReport:      "/tmp/report.xml",
-		DictKey:          "dest@example.com",
-		PixKey:           "own@example.com",
+		Target:              "http://env.example:8080",
+		ClientID:            "flag-id",
+		ControlPlane:        "off",
+		AdminToken:          "adm",
+		WebhookListen:       "127.0.0.1:0",
+		WebhookPublicURL:    "https://hooks.example",
+		SettleTimeout:       7 * time.Second,
+		JUnitReport:         "/tmp/report.xml",
+		DictKey:             "dest@example.com",
+		PixKey:              "own@example.com",
+		RefundE2E:           "E12345678202603021200abcdefghijk",
+		RefundTransactionID: "4242",
 	}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}
@@ -75,7 +79,8 @@ func TestConfig_Validate(t *testing.T) {
 	}{
 		{name: "minimal", c: Config{Target: "http://127.0.0.1:8080"}},
 		{name: "full", c: Config{Target: "https://pix.example.test/base", ClientID: "id", ClientSecret: "s", ClientCert: "c.pem",
-			ControlPlane: "off", WebhookListen: "0.0.0.0:9000", WebhookPublicURL: "https://hooks.example", SettleTimeout: time.Minute}},
+			ControlPlane: "off", WebhookListen: "0.0.0.0:9000", WebhookPublicURL: "https://hooks.example", SettleTimeout: time.Minute,
+			RefundE2E: "E12345678202603021200abcdefghijk", RefundTransactionID: "4242"}},
 		{name: "no target", c: Config{}, wantErr: []string{"-target is required"}},
 		{name: "bad scheme", c: Config{Target: "ftp://x"}, wantErr: []string{"http:// or https://"}},
 		{name: "no host", c: Config{Target: "http://"}, wantErr: []string{"missing host"}},
@@ -84,6 +89,8 @@ func TestConfig_Validate(t *testing.T) {
 		{name: "partial credentials", c: Config{Target: "http://x", ClientID: "id"}, wantErr: []string{"go together"}},
 		{name: "listen", c: Config{Target: "http://x", WebhookListen: "nope"}, wantErr: []string{"-webhook-listen"}},
 		{name: "public url", c: Config{Target: "http://x", WebhookPublicURL: "hooks.example"}, wantErr: []string{"-webhook-public-url"}},
+		{name: "refund e2e of 31", c: Config{Target: "http://x", RefundE2E: "E12345678202603021200abcdefghij"}, wantErr: []string{"-refund-e2e"}},
+		{name: "refund e2e with a hyphen", c: Config{Target: "http://x", RefundE2E: "E12345678202603021200abcdefghi-k"}, wantErr: []string{"-refund-e2e"}},
 		{name: "negative timeout", c: Config{Target: "http://x", SettleTimeout: -time.Second}, wantErr: []string{"must be positive"}},
 		{name: "several problems at once", c: Config{ControlPlane: "x", ClientSecret: "s"}, wantErr: []string{"-target", "-control-plane", "go together"}},
 	}

@@ -324,8 +324,8 @@ func (s *SandboxClient) Banks(ctx context.Context) ([]Bank, error) {
 }
 
 // AccountSettings are an account's limits and fees, as decimal text (a limit
-// of 0 means no limit), its provider minimum cash-in expiration and its split
-// schedule.
+// of 0 means no limit), its provider minimum cash-in expiration, its split
+// schedule and its GET /api/med rate limit.
 type AccountSettings struct {
 	// PerTransactionLimit bounds one cash-out's value.
 	PerTransactionLimit json.Number `json:"perTransactionLimit"`
@@ -342,6 +342,9 @@ type AccountSettings struct {
 	MinExpirationTime json.Number `json:"minExpirationTime"`
 	// SplitSchedule is the cron spec on which non-immediate splits are paid.
 	SplitSchedule string `json:"splitSchedule"`
+	// MEDRateLimit is how many GET /api/med requests a minute of simulation
+	// time the account may make before 429.
+	MEDRateLimit json.Number `json:"medRateLimit"`
 }
 
 // SettingsUpdate names the settings to change; empty (zero) fields are left as
@@ -363,6 +366,9 @@ type SettingsUpdate struct {
 	// SplitSchedule, when set, replaces the cron spec of non-immediate splits,
 	// e.g. "CRON_TZ=UTC 30 14 * * *".
 	SplitSchedule string
+	// MEDRateLimit, when not zero, replaces how many GET /api/med requests a
+	// minute of simulation time the account may make (1 to 100000).
+	MEDRateLimit int
 }
 
 // Settings reads an account's settings (GET /_sandbox/accounts/{id}/settings).
@@ -393,6 +399,9 @@ func (s *SandboxClient) PutSettings(ctx context.Context, accountID string, u Set
 	}
 	if u.SplitSchedule != "" {
 		body["splitSchedule"] = u.SplitSchedule
+	}
+	if u.MEDRateLimit != 0 {
+		body["medRateLimit"] = u.MEDRateLimit
 	}
 	var out AccountSettings
 	if err := s.call(ctx, http.MethodPut, "/_sandbox/accounts/"+url.PathEscape(accountID)+"/settings", body, http.StatusOK, &out); err != nil {

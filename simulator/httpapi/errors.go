@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -83,6 +84,11 @@ var userMessages = map[pix.Code]string{
 	pix.CodeIdempotencyKeyMissing:          "The request needs an idempotency key.",
 	pix.CodeIdempotencyKeyConflict:         "This idempotency key was already used for a different request.",
 	pix.CodeTransactionNotSettleable:       "The transaction is no longer pending.",
+	pix.CodeRefundNotAReceipt:              "Only received payments can be refunded.",
+	pix.CodeRefundExceedsBalance:           "The refund is above what is left to refund.",
+	pix.CodeRefundDeadlineExpired:          "The refund period has ended.",
+	pix.CodeRefundIDConflict:               "This refund id was already used with another value.",
+	pix.CodeRateLimited:                    "Too many requests. Please wait a moment.",
 }
 
 // transportCodes are codes of the HTTP layer. On the extended shape they are all
@@ -168,6 +174,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *route, e
 		body = dto
 	default:
 		body = minimalErrorDTO{StatusCode: status, Message: msg, Error: http.StatusText(status)}
+	}
+	if n, ok := e.Details["retryAfterSeconds"].(int); ok && status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(max(n, 1)))
 	}
 	if status == http.StatusUnauthorized && rt.shape != tokenShape {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pixsandbox"`)

@@ -115,3 +115,33 @@ func validTxID(s string) bool {
 	}
 	return true
 }
+
+// FuzzRefundRequest fuzzes the PUT /pix/{e2eid}/devolucao/{id} path and body.
+func FuzzRefundRequest(f *testing.F) {
+	env := simulatortest.New(f, simulatortest.Options{})
+	tok := tokenFor(f, env, 0)
+	f.Add("E13140088202603021200abcdefghijk", "r1", `{"valor":"1.00"}`)
+	f.Add("short", "", `{"valor":1}`)
+	f.Add("E13140088202603021200abcdefghijk", "a/b", `{"natureza":"MED_FRAUDE"}`)
+	f.Fuzz(func(t *testing.T, e2e, id, body string) {
+		req := httptest.NewRequest(http.MethodPut, "/x", bytes.NewBufferString(body))
+		req.URL.Path = "/pix/" + e2e + "/devolucao/" + id
+		req.URL.RawPath = ""
+		req.Header.Set("Authorization", "Bearer "+tok)
+		rec := httptest.NewRecorder()
+		env.Server.Config.Handler.ServeHTTP(rec, req)
+		var got map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("status %d, body not JSON: %q", rec.Code, rec.Body.String())
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("status %d: %v", rec.Code, got)
+		}
+	})
+}
+
+// FuzzRefundInRequest fuzzes the POST /api/pix/refund-in/{id} decoder.
+func FuzzRefundInRequest(f *testing.F) {
+	fuzzRoute(f, "/api/pix/refund-in/1", false, []string{`{"refundValue":1}`, `{"refundValue":"1","externalId":"x-y"}`, `{"reason":1}`},
+		func(r *http.Request, h string) { r.Header.Set("X-Sandbox-Scenario", h) })
+}

@@ -55,10 +55,15 @@ func (s *Server) routeTable() []*route {
 		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated, handle: s.handleCobPut},
 		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobGet},
 		{name: "cob.patch", method: http.MethodPatch, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobPatch},
-		{name: "refund.put", method: http.MethodPut, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusCreated},
-		{name: "refund.get", method: http.MethodGet, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusOK},
-		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated},
-		{name: "med.list", method: http.MethodGet, path: "/api/med", success: http.StatusOK},
+		// Gap G-12: PUT devolucao answers 201 as the Central Bank reference does. Spec
+		// "PUT /pix/{e2eid}/devolucao/{id}": 422 deadline expired.
+		{name: "refund.put", method: http.MethodPut, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusCreated, handle: s.handleRefundPut},
+		{name: "refund.get", method: http.MethodGet, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusOK, handle: s.handleRefundGet},
+		// Spec "POST /api/pix/refund-in/{id}": 201; deadline exceeded and a parent
+		// that is not a receipt are 400 here; an unknown parent 404.
+		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated, handle: s.handleRefundInCreate,
+			overrides: map[pix.Code]int{pix.CodeRefundDeadlineExpired: http.StatusBadRequest, pix.CodeRefundNotAReceipt: http.StatusBadRequest}},
+		{name: "med.list", method: http.MethodGet, path: "/api/med", success: http.StatusOK, handle: s.handleMEDList},
 		{name: "transactions.bykey", method: http.MethodGet, path: "/api/pix/transactions/pix-key/{pixKey}", success: http.StatusOK},
 		{name: "transactions.list", method: http.MethodGet, path: "/api/transactions", success: http.StatusOK},
 		{name: "webhooks.create", method: http.MethodPost, path: "/api/webhooks", success: http.StatusOK},

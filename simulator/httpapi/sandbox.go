@@ -30,6 +30,7 @@ func (s *Server) sandboxRoutes() []*route {
 	}
 	rts = append(rts, s.sandboxPixOutRoutes()...)
 	rts = append(rts, s.sandboxPixInRoutes()...)
+	rts = append(rts, s.sandboxMEDRoutes()...)
 	for _, rt := range rts {
 		rt.public, rt.sandbox = true, true
 	}

@@ -221,12 +221,14 @@ type settingsDTO struct {
 	CashInFee         brlNumber `json:"cashInFee"`
 	MinExpirationTime int64     `json:"minExpirationTime"`
 	SplitSchedule     string    `json:"splitSchedule"`
+	MEDRateLimit      int       `json:"medRateLimit"`
 }
 
 func newSettingsDTO(st pix.Settings) settingsDTO {
 	return settingsDTO{PerTransaction: brlNumber(st.Limits.PerTransaction), Daily: brlNumber(st.Limits.Daily),
 		Night: brlNumber(st.Limits.Night), Fee: brlNumber(st.Fee), CashInFee: brlNumber(st.CashInFee),
-		MinExpirationTime: int64(st.EffectiveMinExpiration().Seconds()), SplitSchedule: st.EffectiveSplitSchedule()}
+		MinExpirationTime: int64(st.EffectiveMinExpiration().Seconds()), SplitSchedule: st.EffectiveSplitSchedule(),
+		MEDRateLimit: st.EffectiveMEDRateLimit()}
 }
 
 func (s *Server) handleSandboxSettingsGet(r *http.Request) (any, error) {
@@ -255,6 +257,7 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 		CashInFee         *number `json:"cashInFee"`
 		MinExpirationTime *number `json:"minExpirationTime"`
 		SplitSchedule     *string `json:"splitSchedule"`
+		MEDRateLimit      *number `json:"medRateLimit"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err
@@ -294,6 +297,14 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 	}
 	if req.SplitSchedule != nil {
 		st.SplitSchedule = *req.SplitSchedule
+	}
+	if req.MEDRateLimit != nil {
+		n, err := strconv.Atoi(req.MEDRateLimit.String())
+		if err != nil || n < 1 || n > 100000 {
+			vs = append(vs, pix.Violation{Field: "medRateLimit", Message: "must be a whole number of requests per minute from 1 to 100000"})
+		} else {
+			st.MEDRateLimit = n
+		}
 	}
 	if len(vs) > 0 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)

@@ -43,6 +43,12 @@ type Services interface {
 	CreateCob(ctx context.Context, id pix.AccountID, req pix.CobRequest, sc scenarios.Scenario) (pix.Cob, error)
 	Cob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
 	RemoveCob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
+	// CreateRefund refunds a received PIX through either refund route (replayed
+	// for a repeated id); RefundOf reads one.
+	CreateRefund(ctx context.Context, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario) (pix.Refund, bool, error)
+	RefundOf(ctx context.Context, id pix.AccountID, e2e, refundID string) (pix.Refund, error)
+	// ListMEDs returns a page of the account's MEDs and the total (429 above its rate).
+	ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFilter) ([]pix.MED, int, error)
 }
 
 // Sandbox is what the /_sandbox control plane needs from the application core.
@@ -73,6 +79,12 @@ type Sandbox interface {
 	Pay(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
 	PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
 	CashInCharge(ctx context.Context, id int64) (pix.Charge, error)
+	OpenMED(ctx context.Context, in pix.MEDOpen) (pix.MED, error)
+	GetMED(ctx context.Context, id int64) (pix.MED, error)
+	ReceiveMED(ctx context.Context, id int64) (pix.MED, error)
+	AnalyzeMED(ctx context.Context, id int64, result, details string) (pix.MED, error)
+	CancelMED(ctx context.Context, id int64) (pix.MED, error)
+	RefundMED(ctx context.Context, id int64) (pix.MED, error)
 }
 
 // Config configures a Server.

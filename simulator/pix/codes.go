@@ -82,6 +82,11 @@ const (
 	CodeIdempotencyKeyMissing    Code = "IDEMPOTENCY_KEY_MISSING"    // 400 x-idempotency-key absent or not UUID v4
 	CodeIdempotencyKeyConflict   Code = "IDEMPOTENCY_KEY_CONFLICT"   // 422 same key, different request (Gap G-22)
 	CodeTransactionNotSettleable Code = "TRANSACTION_NOT_SETTLEABLE" // control plane: not PENDING
+	CodeRefundNotAReceipt        Code = "REFUND_NOT_A_RECEIPT"       // 404 the transaction is not a receipt
+	CodeRefundExceedsBalance     Code = "REFUND_EXCEEDS_BALANCE"     // 400 value exceeds the refundable balance
+	CodeRefundDeadlineExpired    Code = "REFUND_DEADLINE_EXPIRED"    // 422 (400 on refund-in) more than 89 days
+	CodeRefundIDConflict         Code = "REFUND_ID_CONFLICT"         // 400 the id was used with another valor
+	CodeRateLimited              Code = "RATE_LIMITED"               // 429
 )
 
 func init() {
@@ -89,5 +94,6 @@ func init() {
 		CodeTaxIDMismatch, CodeInvalidTaxID, CodeBlockedAccount, CodeAccountClosed, CodeOrderRejected,
 		CodePaymentExpired, CodeSettlementTimeout,
 		CodeDictKeyNotFound, CodeIspbDenied, CodeIdempotencyKeyMissing, CodeIdempotencyKeyConflict,
-		CodeTransactionNotSettleable)
+		CodeTransactionNotSettleable, CodeRefundNotAReceipt, CodeRefundExceedsBalance, CodeRefundDeadlineExpired,
+		CodeRefundIDConflict, CodeRateLimited)
 }

@@ -41,6 +41,21 @@ type Settings struct {
 	// (spec "splits[].immediate": false follows the account's configured
 	// frequency; Gap G-34). Empty means the default.
 	SplitSchedule string
+	// MEDRateLimit is how many GET /api/med requests a minute of simulation time
+	// the account may make before 429 (spec: a threshold exists, not shown; Gap
+	// G-52). Zero means the default.
+	MEDRateLimit int
+}
+
+// DefaultMEDRateLimit is the GET /api/med rate when settings leave it zero.
+const DefaultMEDRateLimit = 60
+
+// EffectiveMEDRateLimit is the MED listing rate in force.
+func (s Settings) EffectiveMEDRateLimit() int {
+	if s.MEDRateLimit <= 0 {
+		return DefaultMEDRateLimit
+	}
+	return s.MEDRateLimit
 }
 
 // Defaults of the PIX-in settings (Gaps G-33, G-34).

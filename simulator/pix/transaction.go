@@ -12,6 +12,12 @@ const (
 	TxPixIn    TxKind = "PIX_IN"   // a PIX received (from another sandbox account, a payer, …)
 	TxCashIn   TxKind = "CASH_IN"  // POST /api/pix/cash-in: a charge, PENDING until paid
 	TxSplit    TxKind = "SPLIT"    // a share of a received charge paid out to a key
+	// TxRefundIn is a refund of a PIX the account received (the listing's
+	// "Refund in", a debit): either refund route, or a MED.
+	TxRefundIn TxKind = "REFUND_IN"
+	// TxRefundOut is a refund the account received for a PIX it sent to another
+	// sandbox account (the listing's "Refund out", a credit).
+	TxRefundOut TxKind = "REFUND_OUT"
 )
 
 // IsPixOut reports whether transactions of kind k send money (and settle through

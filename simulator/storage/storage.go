@@ -151,6 +151,23 @@ type Tx interface {
 	// DeleteQueuedSplit removes a queued split.
 	DeleteQueuedSplit(account pix.AccountID, q pix.QueuedSplit) error
 
+	// TransactionByE2E returns an account's transaction by end-to-end id, or ErrNotFound.
+	TransactionByE2E(account pix.AccountID, e2e string) (pix.Transaction, error)
+	// Refund returns a refund of an original transaction by its id, or ErrNotFound.
+	Refund(originalTransactionID int64, id string) (pix.Refund, error)
+	// PutRefund creates or updates a refund.
+	PutRefund(r pix.Refund) error
+	// Refunds returns every refund of an original transaction in request order.
+	Refunds(originalTransactionID int64) ([]pix.Refund, error)
+	// RefundByTransaction returns a refund by its REFUND_IN transaction, or ErrNotFound.
+	RefundByTransaction(transactionID int64) (pix.Refund, error)
+	// MED returns a MED record, or ErrNotFound.
+	MED(id int64) (pix.MED, error)
+	// PutMED creates or updates a MED record.
+	PutMED(m pix.MED) error
+	// MEDs calls fn with an account's MED records in creation order until fn returns false.
+	MEDs(account pix.AccountID, fn func(pix.MED) bool) error
+
 	// PutJob schedules a job in this transaction (the transactional outbox): the job
 	// exists only if the transaction commits. Call agenda.Wake after commit.
 	PutJob(j agenda.Job) error
