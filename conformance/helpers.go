@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -54,4 +55,21 @@ func readBacenBalance(ctx context.Context, f *framework.Framework, token string)
 		available: centsField(r, "data[0].balanceAmount.available"),
 		blocked:   centsField(r, "data[0].balanceAmount.blocked"),
 	}
+}
+
+// clockIntoMinute sets the simulation clock 10.7 seconds into the next minute
+// (a sub-second position, as a real clock has) for the rate-limit checks, and
+// leaves it on a whole second afterwards.
+func clockIntoMinute(ctx context.Context, f *framework.Framework) {
+	ginkgo.GinkgoHelper()
+	clk, err := f.Sandbox.Clock(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	_, err = f.Sandbox.SetClock(ctx, clk.Now.Truncate(time.Minute).Add(time.Minute+10*time.Second+700*time.Millisecond))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		c, err := f.Sandbox.Clock(ctx)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		_, err = f.Sandbox.SetClock(ctx, c.Now.Truncate(time.Second).Add(time.Second))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	})
 }

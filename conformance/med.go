@@ -49,29 +49,7 @@ const (
 // token, requiring 200.
 func listMEDsAs(ctx context.Context, f *framework.Framework, token, query string) *framework.Response {
 	ginkgo.GinkgoHelper()
-	path := medPath
-	if query != "" {
-		path += "?" + query
-	}
-	r := f.Do(ctx, http.MethodGet, path, token, nil, nil)
-	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
-	return r
-}
-
-// medItems returns the data[] items of a GET /api/med response.
-func medItems(r *framework.Response) []map[string]any {
-	ginkgo.GinkgoHelper()
-	v, ok := r.Field("data")
-	gomega.Expect(ok).To(gomega.BeTrue(), "data is absent in %s", r)
-	arr, ok := v.([]any)
-	gomega.Expect(ok).To(gomega.BeTrue(), "data is not an array in %s", r)
-	out := make([]map[string]any, 0, len(arr))
-	for i, e := range arr {
-		m, ok := e.(map[string]any)
-		gomega.Expect(ok).To(gomega.BeTrue(), "data[%d] is not an object in %s", i, r)
-		out = append(out, m)
-	}
-	return out
+	return listAs(ctx, f, token, withQuery(medPath, query))
 }
 
 // medIDs returns the ids of the data[] items of a GET /api/med response, in
@@ -79,7 +57,7 @@ func medItems(r *framework.Response) []map[string]any {
 func medIDs(r *framework.Response) []string {
 	ginkgo.GinkgoHelper()
 	var ids []string
-	for _, it := range medItems(r) {
+	for _, it := range dataItems(r) {
 		ids = append(ids, fmt.Sprint(it["id"]))
 	}
 	return ids
@@ -90,7 +68,7 @@ func medIDs(r *framework.Response) []string {
 func medItem(ctx context.Context, f *framework.Framework, token, id string) map[string]any {
 	ginkgo.GinkgoHelper()
 	r := listMEDsAs(ctx, f, token, "pageSize=100")
-	for _, it := range medItems(r) {
+	for _, it := range dataItems(r) {
 		if fmt.Sprint(it["id"]) == id {
 			expectMEDItem(it)
 			return it
@@ -224,7 +202,7 @@ var _ = ginkgo.Describe("GET /api/med", framework.Res("med"), framework.FamilySt
 		gomega.Expect(r).To(framework.HaveJSONField("metadata.pageSize", medDefaultPageSize))
 		total := intField(r, "metadata.total")
 		gomega.Expect(intField(r, "metadata.totalPages")).To(gomega.Equal((total+medDefaultPageSize-1)/medDefaultPageSize), "totalPages for total %d", total)
-		items := medItems(r)
+		items := dataItems(r)
 		gomega.Expect(items).To(gomega.HaveLen(min(total, medDefaultPageSize)), "items on page 1")
 		for _, it := range items {
 			expectMEDItem(it)
@@ -288,16 +266,7 @@ var _ = ginkgo.Describe("GET /api/med", framework.Res("med"), framework.FamilySt
 	*/
 	framework.SandboxIt("answers 429 with Retry-After above medRateLimit requests a minute", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		putSettings(ctx, f, framework.SettingsUpdate{MEDRateLimit: 3})
-		clk, err := f.Sandbox.Clock(ctx)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		_, err = f.Sandbox.SetClock(ctx, clk.Now.Truncate(time.Minute).Add(time.Minute+10*time.Second+700*time.Millisecond))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(func(ctx context.Context) { // leave the clock on a whole second
-			c, err := f.Sandbox.Clock(ctx)
-			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			_, err = f.Sandbox.SetClock(ctx, c.Now.Truncate(time.Second).Add(time.Second))
-			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		})
+		clockIntoMinute(ctx, f)
 		tok := f.Token(ctx)
 		for range 3 {
 			listMEDsAs(ctx, f, tok, "")
@@ -646,7 +615,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 
 			advance(ctx, f, time.Hour)
 			tok := freshToken(ctx, f)
-			items := medItems(listMEDsAs(ctx, f, tok, ""))
+			items := dataItems(listMEDsAs(ctx, f, tok, ""))
 			gomega.Expect(items).To(gomega.HaveLen(1), "MEDs 1 h after the payment")
 			gomega.Expect(items[0]).To(framework.HaveJSONField("endToEnd", res.EndToEndID))
 			gomega.Expect(items[0]).To(framework.HaveJSONField("status", medOpen))

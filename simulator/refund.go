@@ -145,7 +145,7 @@ func (s *Simulator) startRefund(tx storage.Tx, r *pix.Refund, alreadyBlocked *pi
 		return err
 	}
 	t := pix.Transaction{ID: r.TransactionID, UUID: uuid.NewString(), AccountID: r.AccountID, Kind: pix.TxRefundIn, Status: pix.TxStatusPending,
-		Amount: r.Amount, EndToEndID: r.RtrID, Description: r.Description, Counterpart: o.Counterpart, CreatedAt: now,
+		Amount: r.Amount, EndToEndID: r.RtrID, ExternalID: r.ID, Description: r.Description, Counterpart: o.Counterpart, CreatedAt: now,
 		RelatedID: o.ID, TxID: o.TxID, Scenario: r.Scenario}
 	need := r.Amount
 	if alreadyBlocked != nil {

@@ -52,6 +52,9 @@ type Config struct {
 	Webhooks *webhook.Dispatcher
 	// MEDTimeline sets the MED deadlines; zero fields take pix.DefaultMEDTimeline's.
 	MEDTimeline pix.MEDTimeline
+	// WebhookRegistration enables POST/GET /api/webhooks (the spec says they are
+	// currently disabled, which is the default).
+	WebhookRegistration bool
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -90,6 +93,7 @@ type Simulator struct {
 	dispatcher      *webhook.Dispatcher
 	medDeadlines    pix.MEDTimeline
 	limits          rateLimiter
+	registration    registrationSwitch
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 }
@@ -126,6 +130,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if cfg.MEDTimeline.Refund > 0 {
 		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
 	}
+	s.registration.on.Store(cfg.WebhookRegistration)
 	s.dispatcher = cfg.Webhooks
 	if s.dispatcher == nil {
 		s.dispatcher = &webhook.Dispatcher{}

@@ -31,6 +31,11 @@ type Config struct {
 	SettlementDelay time.Duration
 	// MED deadlines on the simulation clock.
 	MEDAcknowledge, MEDAnalysis, MEDRefund time.Duration
+	// WebhookRegistration is "disabled" (as the spec says the routes are) or "enabled".
+	WebhookRegistration string
+	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
+	// and metadata addresses, checked on the dialed IP.
+	WebhookDenyPrivate bool
 }
 
 // DefaultConfig returns the defaults of `pixsandbox serve`.
@@ -48,6 +53,8 @@ func DefaultConfig() Config {
 		MEDAcknowledge:  time.Hour,
 		MEDAnalysis:     7 * 24 * time.Hour,
 		MEDRefund:       24 * time.Hour,
+
+		WebhookRegistration: "disabled",
 	}
 }
 
@@ -80,6 +87,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MEDAcknowledge, "med-acknowledge", c.MEDAcknowledge, "simulation time from a MED's opening to RECEIVED (the block)")
 	fs.DurationVar(&c.MEDAnalysis, "med-analysis", c.MEDAnalysis, "simulation time from a MED's opening to its analysis (APPROVED by default)")
 	fs.DurationVar(&c.MEDRefund, "med-refund", c.MEDRefund, "simulation time from a MED's approval to its refund")
+	fs.StringVar(&c.WebhookRegistration, "webhook-registration", c.WebhookRegistration, "POST/GET /api/webhooks: disabled (as the spec says they currently are) or enabled (the intended shape)")
+	fs.BoolVar(&c.WebhookDenyPrivate, "webhook-deny-private", c.WebhookDenyPrivate, "refuse webhook targets at private, loopback, link-local and metadata addresses (checked on the dialed IP)")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -116,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if c.MEDAcknowledge <= 0 || c.MEDAnalysis <= 0 || c.MEDRefund <= 0 {
 		errs = append(errs, errors.New("--med-acknowledge, --med-analysis and --med-refund must be positive"))
+	}
+	if c.WebhookRegistration != "disabled" && c.WebhookRegistration != "enabled" {
+		errs = append(errs, fmt.Errorf("--webhook-registration must be disabled or enabled, not %q", c.WebhookRegistration))
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))

@@ -22,6 +22,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 var errHelp = errors.New("help requested")
@@ -95,7 +96,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.sim, err = simulator.New(ctx, simulator.Config{
 		Store: m.store, Logger: m.Logger, ClockMode: clock.Mode(m.Config.Clock), ClockStart: m.Config.ClockStart,
 		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
-		MEDTimeline: pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
+		MEDTimeline:         pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
+		WebhookRegistration: m.Config.WebhookRegistration == "enabled",
+		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate},
 	})
 	if err != nil {
 		return err

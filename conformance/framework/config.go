@@ -84,6 +84,13 @@ type Config struct {
 	// means: receive a fresh PIX through the control plane when the target has
 	// one, otherwise skip those checks.
 	RefundTransactionID string
+	// ResendTransaction identifies a transaction of the configured account that
+	// has already sent its webhook (its transaction id, externalId or
+	// end-to-end id), resent by the POST /api/resend-webhook/{transactionIdentifier}
+	// checks. Empty means: settle a fresh cash-out through the control plane when
+	// the target has one, otherwise take the newest CONFIRMED transaction that
+	// GET /api/transactions lists, otherwise skip those checks.
+	ResendTransaction string
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -120,6 +127,7 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.PixKey, "pix-key", "PIX_KEY", "a PIX key of the configured account, the chave of the PUT /cob/{txid} charges")
 	str(&c.RefundE2E, "refund-e2e", "REFUND_E2E", "endToEndId of a PIX the configured account received, refunded 0.01 at a time by the refund checks")
 	str(&c.RefundTransactionID, "refund-transaction-id", "REFUND_TRANSACTION_ID", "transaction id of a PIX the configured account received, the {id} of the refund-in checks")
+	str(&c.ResendTransaction, "resend-transaction", "RESEND_TRANSACTION", "transaction id, externalId or end-to-end id of a transaction of the configured account that sent its webhook, resent by the resend checks")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
 
 	def := c.SettleTimeout

@@ -24,6 +24,7 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	t.Setenv("PIXSANDBOX_CONFORMANCE_PIX_KEY", "own@example.com")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_E2E", "E12345678202603021200abcdefghijk")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_TRANSACTION_ID", "4242")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_RESEND_TRANSACTION", "4343")
 
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -44,11 +45,12 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		PixKey:              "own@example.com",
 		RefundE2E:           "E12345678202603021200abcdefghijk",
 		RefundTransactionID: "4242",
+		ResendTransaction:   "4343",
 	}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}

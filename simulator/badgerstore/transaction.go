@@ -114,6 +114,14 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 	}
 	id := []byte(strconv.FormatInt(tx.ID, 10))
 	if !existed {
+		if err := t.count(tx, 1); err != nil {
+			return err
+		}
+		if tx.PixKey != "" {
+			if err := t.txn.Set(txKeyIndex(tx), nil); err != nil {
+				return err
+			}
+		}
 		if tx.UUID != "" {
 			if err := t.txn.Set(txUUIDKey(tx.UUID), id); err != nil {
 				return err
@@ -125,6 +133,14 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 			}
 		}
 		if err := t.txn.Set(txAcctKey(tx), nil); err != nil {
+			return err
+		}
+	}
+	if existed && prev.Status != tx.Status {
+		if err := t.count(prev, -1); err != nil {
+			return err
+		}
+		if err := t.count(tx, 1); err != nil {
 			return err
 		}
 	}

@@ -57,8 +57,28 @@ func (t *Tx) DeleteWebhookTarget(tg webhook.Target) error {
 	return t.del(targetIndex(tg))
 }
 
-// PutWebhookEvent stores an event.
-func (t *Tx) PutWebhookEvent(e webhook.Event) error { return t.put([]byte("wh/evt/"+e.ID), e) }
+// PutWebhookEvent stores an event and indexes it under its transaction.
+func (t *Tx) PutWebhookEvent(e webhook.Event) error {
+	if err := t.put([]byte("wh/evt/"+e.ID), e); err != nil {
+		return err
+	}
+	return t.txn.Set([]byte("ix/evttx/"+num(e.TransactionID)+"/"+num(e.CreatedAt.UnixNano())+"/"+e.ID), nil)
+}
+
+// WebhookEvents returns a transaction's events, oldest first.
+func (t *Tx) WebhookEvents(txID int64) ([]webhook.Event, error) {
+	prefix := []byte("ix/evttx/" + num(txID) + "/")
+	var out []webhook.Event
+	err := t.scan(prefix, func(key, _ []byte) (bool, error) {
+		e, err := t.WebhookEvent(string(key[len(prefix)+21:]))
+		if err != nil {
+			return true, err
+		}
+		out = append(out, e)
+		return false, nil
+	})
+	return out, err
+}
 
 // WebhookEvent returns an event.
 func (t *Tx) WebhookEvent(id string) (webhook.Event, error) {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -71,44 +70,19 @@ func newMEDItem(m pix.MED) medItem {
 // 429 above the account's rate (Gap G-52).
 func (s *Server) handleMEDList(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	f := pix.MEDFilter{Page: 1, Size: 20}
-	var vs []pix.Violation
-	if v := q.Get("status"); v != "" {
-		f.Status = pix.MEDStatus(v)
-		valid := false
-		for _, st := range pix.MEDStatuses {
-			valid = valid || st == f.Status
-		}
-		if !valid {
-			vs = append(vs, pix.Violation{Field: "status", Message: "must be one of OPEN, RECEIVED, CANCELLED, ANALYZED"})
-		}
-	}
+	p := &queryParams{q: q}
+	f := pix.MEDFilter{Status: queryEnum(p, "status", pix.MEDStatuses)}
 	if v := q.Get("isReconciled"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil || (v != "true" && v != "false") {
-			vs = append(vs, pix.Violation{Field: "isReconciled", Message: "must be true or false"})
+		b := v == "true"
+		if !b && v != "false" {
+			p.vs = append(p.vs, pix.Violation{Field: "isReconciled", Message: "must be true or false"})
 		}
 		f.IsReconciled = &b
 	}
-	var err error
-	if f.From, err = queryTime(q.Get("startDate"), false); err != nil {
-		vs = append(vs, pix.Violation{Field: "startDate", Message: "must be an ISO 8601 date (2026-03-02) or date-time"})
-	}
-	if f.To, err = queryTime(q.Get("endDate"), true); err != nil {
-		vs = append(vs, pix.Violation{Field: "endDate", Message: "must be an ISO 8601 date (2026-03-02) or date-time"})
-	}
-	if v := q.Get("page"); v != "" {
-		if f.Page, err = strconv.Atoi(v); err != nil || f.Page < 1 {
-			vs = append(vs, pix.Violation{Field: "page", Message: "must be a whole number, at least 1"})
-		}
-	}
-	if v := q.Get("pageSize"); v != "" {
-		if f.Size, err = strconv.Atoi(v); err != nil || f.Size < 1 || f.Size > 100 {
-			vs = append(vs, pix.Violation{Field: "pageSize", Message: "must be a whole number from 1 to 100"})
-		}
-	}
-	if len(vs) > 0 {
-		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	f.From, f.To = p.date("startDate", false), p.date("endDate", true)
+	f.Page, f.Size = p.whole("page", 1, 1, 0), p.whole("pageSize", 20, 1, 100)
+	if len(p.vs) > 0 {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, p.vs...)
 	}
 	meds, total, err := s.svc.ListMEDs(r.Context(), accountOf(r), f)
 	if err != nil {

@@ -64,11 +64,11 @@ func (s *Server) routeTable() []*route {
 		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated, handle: s.handleRefundInCreate,
 			overrides: map[pix.Code]int{pix.CodeRefundDeadlineExpired: http.StatusBadRequest, pix.CodeRefundNotAReceipt: http.StatusBadRequest}},
 		{name: "med.list", method: http.MethodGet, path: "/api/med", success: http.StatusOK, handle: s.handleMEDList},
-		{name: "transactions.bykey", method: http.MethodGet, path: "/api/pix/transactions/pix-key/{pixKey}", success: http.StatusOK},
-		{name: "transactions.list", method: http.MethodGet, path: "/api/transactions", success: http.StatusOK},
-		{name: "webhooks.create", method: http.MethodPost, path: "/api/webhooks", success: http.StatusOK},
-		{name: "webhooks.list", method: http.MethodGet, path: "/api/webhooks", success: http.StatusOK},
-		{name: "webhooks.resend", method: http.MethodPost, path: "/api/resend-webhook/{transactionIdentifier}", success: http.StatusOK},
+		{name: "transactions.bykey", method: http.MethodGet, path: "/api/pix/transactions/pix-key/{pixKey}", success: http.StatusOK, handle: s.handleTransactionsByKey},
+		{name: "transactions.list", method: http.MethodGet, path: "/api/transactions", success: http.StatusOK, handle: s.handleTransactionsList},
+		{name: "webhooks.create", method: http.MethodPost, path: "/api/webhooks", success: http.StatusOK, handle: s.handleWebhooksCreate},
+		{name: "webhooks.list", method: http.MethodGet, path: "/api/webhooks", success: http.StatusOK, handle: s.handleWebhooksList},
+		{name: "webhooks.resend", method: http.MethodPost, path: "/api/resend-webhook/{transactionIdentifier}", success: http.StatusOK, handle: s.handleWebhookResend},
 
 		{name: "health", method: http.MethodGet, path: "/healthz", success: http.StatusOK, public: true, handle: s.handleHealth},
 	}

@@ -47,6 +47,15 @@ type Services interface {
 	// for a repeated id); RefundOf reads one.
 	CreateRefund(ctx context.Context, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario) (pix.Refund, bool, error)
 	RefundOf(ctx context.Context, id pix.AccountID, e2e, refundID string) (pix.Refund, error)
+	// ListTransactions returns a page of the account's transactions and the total.
+	ListTransactions(ctx context.Context, id pix.AccountID, f pix.TransactionFilter) ([]pix.Transaction, int, error)
+	// WebhookRegistration reports whether POST/GET /api/webhooks act.
+	WebhookRegistration() bool
+	// RegisterWebhookTarget registers or updates a target; WebhookTargets lists them.
+	RegisterWebhookTarget(ctx context.Context, t webhook.Target, requireHTTPS bool) (webhook.Target, bool, error)
+	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
+	// ResendWebhook resends a transaction's webhook once (429 above 60 a minute).
+	ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error)
 	// ListMEDs returns a page of the account's MEDs and the total (429 above its rate).
 	ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFilter) ([]pix.MED, int, error)
 }
@@ -85,6 +94,7 @@ type Sandbox interface {
 	AnalyzeMED(ctx context.Context, id int64, result, details string) (pix.MED, error)
 	CancelMED(ctx context.Context, id int64) (pix.MED, error)
 	RefundMED(ctx context.Context, id int64) (pix.MED, error)
+	SetWebhookRegistration(enabled bool)
 }
 
 // Config configures a Server.

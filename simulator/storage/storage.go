@@ -118,6 +118,8 @@ type Tx interface {
 	DeleteWebhookTarget(t webhook.Target) error
 	// PutWebhookEvent stores an event (the outbox).
 	PutWebhookEvent(e webhook.Event) error
+	// WebhookEvents returns a transaction's events, oldest first.
+	WebhookEvents(transactionID int64) ([]webhook.Event, error)
 	// WebhookEvent returns an event, or ErrNotFound.
 	WebhookEvent(id string) (webhook.Event, error)
 	// PutDelivery creates or updates a delivery and its indexes.
@@ -151,6 +153,9 @@ type Tx interface {
 	// DeleteQueuedSplit removes a queued split.
 	DeleteQueuedSplit(account pix.AccountID, q pix.QueuedSplit) error
 
+	// ListTransactions returns a page of an account's transactions, newest first,
+	// and the total matching; its cost follows the page size, not the history.
+	ListTransactions(account pix.AccountID, f pix.TransactionFilter) ([]pix.Transaction, int, error)
 	// TransactionByE2E returns an account's transaction by end-to-end id, or ErrNotFound.
 	TransactionByE2E(account pix.AccountID, e2e string) (pix.Transaction, error)
 	// Refund returns a refund of an original transaction by its id, or ErrNotFound.

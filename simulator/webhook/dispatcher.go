@@ -33,13 +33,35 @@ const (
 // use; it is safe for concurrent use as long as its fields are not changed.
 type Dispatcher struct {
 	// Client sends the requests. nil means a client with Timeout; either way
-	// redirects are never followed.
+	// redirects are never followed. With DenyPrivate, its Transport is not
+	// used (see DenyPrivate).
 	Client *http.Client
 	// Timeout bounds one attempt, from sending to reading the response, in
 	// wall time. 0 means DefaultTimeout.
 	Timeout time.Duration
 	// UserAgent is sent as User-Agent. "" means DefaultUserAgent.
 	UserAgent string
+	// DenyPrivate guards against server-side request forgery through
+	// user-supplied URLs (the --webhook-deny-private setting). Every
+	// connection the dispatcher makes then goes through a net.Dialer whose
+	// Control refuses any address PrivateAddress reports: loopback, RFC 1918,
+	// link-local and cloud metadata, carrier-grade NAT, unique local,
+	// multicast, unspecified and reserved addresses, in IPv4, IPv6 and
+	// IPv4-mapped form. Control sees the IP and port after DNS resolution, so
+	// a hostname resolving to such an address is refused too, including one
+	// that resolved elsewhere when its URL was validated (DNS rebinding). A
+	// refused attempt has StatusCode 0 and Error "dial refused: <ip> is a
+	// private, loopback, link-local or metadata address
+	// (--webhook-deny-private)".
+	//
+	// With DenyPrivate, requests go through a guarded transport of this
+	// package, shared by every such dispatcher, that uses no proxy: a proxy
+	// from the environment (HTTP_PROXY, HTTPS_PROXY) would be the only address
+	// dialed, and the receiver's would never be checked. A supplied Client's
+	// Transport is therefore ignored, with its dialer, proxy and TLS settings;
+	// the Client's Timeout and Jar still apply, and redirects are still not
+	// followed.
+	DenyPrivate bool
 }
 
 // Send makes one attempt of d: it POSTs body to d.URL with d's custom
@@ -114,6 +136,9 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	if err != nil {
 		a.Duration = time.Since(start) // wall time
 		a.Error = err.Error()
+		if refused, ok := errors.AsType[*dialRefusedError](err); ok {
+			a.Error = refused.Error() // the refusal alone, without the URL and dial wrapping
+		}
 		return a
 	}
 	a.StatusCode = resp.StatusCode
@@ -126,13 +151,17 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 }
 
 // client returns the client to send with: dp.Client, or a new one with
-// timeout, in both cases refusing to follow redirects.
+// timeout, in both cases refusing to follow redirects, and with the guarded
+// transport instead of its own when dp.DenyPrivate.
 func (dp *Dispatcher) client(timeout time.Duration) *http.Client {
 	var c http.Client
 	if dp.Client != nil {
 		c = *dp.Client // a shallow copy shares the Transport and its connections
 	} else {
 		c.Timeout = timeout
+	}
+	if dp.DenyPrivate {
+		c.Transport = guardedTransport()
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c

@@ -16,6 +16,13 @@
 // retries. Wall time is read only for the HTTP timeout and for an attempt's
 // measured Duration.
 //
+// Server-side request forgery. Target URLs are user-supplied, and
+// ValidateTarget checks only their syntax. A Dispatcher with DenyPrivate
+// refuses, at dial time and on the resolved IP address, every private,
+// loopback, link-local, metadata and other non-public address
+// (PrivateAddress), uses no proxy, and, like every Dispatcher, never follows
+// redirects and caps each response's size and time.
+//
 // Package webhook imports the standard library, simulator/pix and
 // github.com/standard-webhooks/standard-webhooks/libraries/go only; never
 // Badger, the simulator core or a clock package.

@@ -84,6 +84,12 @@ type Target struct {
 // It returns nil or a *pix.Error of KindInvalid, code pix.CodeInvalidRequest,
 // with one pix.Violation per problem ("url", "eventType", "headers",
 // "headers[2].key", "headers[2].value", "secret").
+//
+// The check is syntactic: it resolves no hostname and accepts private,
+// loopback and metadata addresses. Where those must be refused, a Dispatcher
+// with DenyPrivate checks every target again at dial time, on the resolved IP
+// address, which a check here could not do reliably, since a name may resolve
+// to another address by the time a delivery is sent (DNS rebinding).
 func ValidateTarget(t Target, requireHTTPS bool) error {
 	var vs []pix.Violation
 	if msg := checkURL(t.URL, requireHTTPS); msg != "" {
@@ -118,6 +124,9 @@ func ValidateTarget(t Target, requireHTTPS bool) error {
 // ValidateURL checks a delivery URL alone, as ValidateTarget does, for a
 // one-off target such as the body url of POST /api/resend-webhook. It returns
 // nil or a *pix.Error of KindInvalid with a "url" violation.
+//
+// Like ValidateTarget, it is syntactic: the address a URL reaches is checked
+// at dial time, by a Dispatcher with DenyPrivate.
 func ValidateURL(raw string, requireHTTPS bool) error {
 	if msg := checkURL(raw, requireHTTPS); msg != "" {
 		return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "url", Message: msg})
@@ -209,8 +218,9 @@ func ValidSecret(s string) bool {
 // existing are ignored. t is expected to have passed ValidateTarget.
 //
 // Re-registering a URL already registered for t's event type (the same URL
-// string) updates that target: its headers and secret are replaced, it is made
-// active, UpdatedAt is now, and the other targets are left unchanged.
+// string) updates that target: its headers are replaced, its secret too when t
+// has one (the contract route sets none, and keeps a control-plane secret), it
+// is made active, UpdatedAt is now, and the other targets are left unchanged.
 // Otherwise a new active target is returned (ID 0, CreatedAt and UpdatedAt
 // now), unless the account already has MaxActivePerType active targets of that
 // type: then a *pix.Error of KindInvalid with a "url" violation. Reactivating
@@ -242,7 +252,9 @@ func Register(existing []Target, t Target, now time.Time) (result Target, isNew 
 			return Target{}, false, full
 		}
 		r.Headers = slices.Clone(t.Headers)
-		r.Secret = t.Secret
+		if t.Secret != "" { // the contract route carries no secret: keep the one set
+			r.Secret = t.Secret
+		}
 		r.Active = true
 		r.UpdatedAt = now
 		return r, false, nil

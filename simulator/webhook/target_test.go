@@ -221,6 +221,15 @@ func TestRegister(t *testing.T) {
 		}
 	})
 
+	t.Run("re-registering without a secret keeps the one set", func(t *testing.T) {
+		existing := []Target{target(1, "https://a.example/", EventCashOut, true, t0)}
+		existing[0].Secret = vectorSecret
+		got, _, err := Register(existing, reg("https://a.example/", EventCashOut), now)
+		if err != nil || got.Secret != vectorSecret {
+			t.Fatalf("secret %q err %v", got.Secret, err)
+		}
+	})
+
 	t.Run("inactive targets do not count", func(t *testing.T) {
 		existing := []Target{
 			target(1, "https://a.example/", EventCashOut, true, t0),

@@ -1,0 +1,99 @@
+package badgerstore
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// TestListTransactions compares the listing (page and bucketed total) with a
+// brute-force filter over random histories, ranges and filters.
+func TestListTransactions(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	kinds := []pix.TxKind{pix.TxCashOut, pix.TxTransfer, pix.TxPixIn, pix.TxCashIn, pix.TxSplit, pix.TxRefundIn, pix.TxRefundOut}
+	var all []pix.Transaction
+	err := s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.PutAccount(pix.Account{ID: 1}); err != nil {
+			return err
+		}
+		for i := int64(1); i <= 600; i++ {
+			t := pix.Transaction{ID: i, AccountID: 1, Kind: kinds[rng.IntN(len(kinds))], Status: pix.TxStatusPending,
+				CreatedAt: base.Add(time.Duration(rng.Int64N(int64(5 * 24 * time.Hour)))), PixKey: []string{"", "k1", "k2"}[rng.IntN(3)]}
+			if err := tx.PutTransaction(t); err != nil {
+				return err
+			}
+			if rng.IntN(3) > 0 { // a status change updates the counts
+				t.Status = pix.TxStatuses[1+rng.IntN(2)]
+				if err := tx.PutTransaction(t); err != nil {
+					return err
+				}
+			}
+			all = append(all, t)
+		}
+		// Another account's transactions never show.
+		if err := tx.PutAccount(pix.Account{ID: 2}); err != nil {
+			return err
+		}
+		return tx.PutTransaction(pix.Transaction{ID: 9999, AccountID: 2, Kind: pix.TxPixIn, Status: pix.TxStatusPending, CreatedAt: base.Add(time.Hour)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := 0; trial < 300; trial++ {
+		from := base.Add(time.Duration(rng.Int64N(int64(5 * 24 * time.Hour))))
+		f := pix.TransactionFilter{From: from, To: from.Add(time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))), Page: 1 + rng.IntN(3), Size: 1 + rng.IntN(30)}
+		if rng.IntN(2) == 0 {
+			f.Status = pix.TxStatuses[rng.IntN(3)]
+		}
+		if rng.IntN(2) == 0 {
+			f.Type = pix.TxTypes[rng.IntN(4)]
+		}
+		if rng.IntN(4) == 0 {
+			f.PixKey, f.MaxResults = "k1", 1+rng.IntN(40)
+		}
+		var want []pix.Transaction
+		for _, x := range all {
+			if f.Matches(x) {
+				want = append(want, x)
+			}
+		}
+		// newest first (ties by id, descending)
+		for i := 0; i < len(want); i++ {
+			for j := i + 1; j < len(want); j++ {
+				if want[j].CreatedAt.After(want[i].CreatedAt) || (want[j].CreatedAt.Equal(want[i].CreatedAt) && want[j].ID > want[i].ID) {
+					want[i], want[j] = want[j], want[i]
+				}
+			}
+		}
+		wantTotal := len(want)
+		if f.MaxResults > 0 && wantTotal > f.MaxResults {
+			want, wantTotal = want[:f.MaxResults], f.MaxResults
+		}
+		var page []pix.Transaction
+		var total int
+		if err := s.View(ctx, func(tx storage.Tx) (err error) {
+			page, total, err = tx.ListTransactions(1, f)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		lo := min((f.Page-1)*f.Size, len(want))
+		hi := min(lo+f.Size, len(want))
+		if total != wantTotal || len(page) != hi-lo {
+			t.Fatalf("trial %d %+v: total %d page %d, want %d and %d", trial, f, total, len(page), wantTotal, hi-lo)
+		}
+		for i := range page {
+			if page[i].ID != want[lo+i].ID {
+				t.Fatalf("trial %d: page[%d] = %d, want %d", trial, i, page[i].ID, want[lo+i].ID)
+			}
+		}
+	}
+}

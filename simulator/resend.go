@@ -1,0 +1,128 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+)
+
+// ResendRateLimit is spec "Limits": resend webhook, 60 requests per minute.
+const ResendRateLimit = 60
+
+var e2eIdentifier = regexp.MustCompile(`^[ED][a-zA-Z0-9]{31}$`)
+
+// eventTypeOf is the registration event type of a transaction's own webhook.
+func eventTypeOf(t pix.Transaction) string {
+	switch t.Kind.ListingType() {
+	case pix.TxTypePayment:
+		return webhook.EventCashIn
+	case pix.TxTypeRefundIn:
+		return webhook.EventRefundIn
+	case pix.TxTypeRefundOut:
+		return webhook.EventRefundOut
+	}
+	return webhook.EventCashOut
+}
+
+// ResendWebhook sends a transaction's webhook again (spec "POST
+// /api/resend-webhook/{transactionIdentifier}"): the latest event of the
+// transaction's own type, with the same event id, to the body url when given
+// (a one-off target, not stored), else to the account's registered target for
+// that type, else 400. The identifier is the transaction's number, its
+// end-to-end id (32 characters, E or D first; Gap G-55) or its externalId; a
+// transaction of another account is 404. 60 requests per minute of simulation
+// time per account, then 429. The attempt is recorded in the delivery log; its
+// id is the webhookLogId.
+func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error) {
+	now := s.clock.Now()
+	if ok, wait := s.limits.allow("resend/"+itoa(int64(id)), ResendRateLimit, now); !ok {
+		return webhook.Attempt{}, rateLimited("POST /api/resend-webhook", ResendRateLimit, wait)
+	}
+	if url != "" {
+		if err := webhook.ValidateURL(url, false); err != nil {
+			return webhook.Attempt{}, err
+		}
+	}
+	var d webhook.Delivery
+	var ev webhook.Event
+	var attemptID int64
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		t, err := s.findForResend(tx, id, ident)
+		if err != nil {
+			return err
+		}
+		events, err := tx.WebhookEvents(t.ID)
+		if err != nil {
+			return err
+		}
+		typ := eventTypeOf(t)
+		found := false
+		for _, e := range events {
+			if e.EventType == typ && e.AccountID == int64(id) {
+				ev, found = e, true
+			}
+		}
+		if !found {
+			return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "transaction %d has sent no %s webhook yet", t.ID, typ)
+		}
+		if url != "" {
+			d = webhook.OneOff(ev, url, now)
+		} else {
+			targets, err := tx.WebhookTargets(id)
+			if err != nil {
+				return err
+			}
+			active := webhook.ActiveFor(targets, typ)
+			if len(active) == 0 {
+				return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "url",
+					Message: "is required: no webhook URL is registered for " + typ + " (send {\"url\": …} to resend to a URL once)"})
+			}
+			d = webhook.Plan(ev, active[:1], now)[0]
+		}
+		attemptID, err = tx.NextID("webhook-attempt")
+		return err
+	})
+	if err != nil {
+		return webhook.Attempt{}, err
+	}
+	a := s.dispatcher.Send(ctx, d, ev.ID, ev.Body, attemptID, 1, now)
+	d = d.Record(a, webhook.Schedule{}) // one attempt: a resend is not retried
+	err = s.store.Update(ctx, func(tx storage.Tx) error { return tx.PutDelivery(d) })
+	return a, err
+}
+
+func (s *Simulator) findForResend(tx storage.Tx, id pix.AccountID, ident string) (pix.Transaction, error) {
+	var t pix.Transaction
+	var err error
+	if n, perr := strconv.ParseInt(ident, 10, 64); perr == nil {
+		t, err = tx.Transaction(n)
+		if err == nil && t.AccountID != id {
+			err = storage.ErrNotFound
+		}
+	} else if e2eIdentifier.MatchString(ident) {
+		t, err = tx.TransactionByE2E(id, ident)
+	} else {
+		t, err = tx.TransactionByExternalID(id, ident)
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return t, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "transaction %s not found", quote(ident))
+	}
+	return t, err
+}
+
+// registrationEnabled is whether the public webhook registration routes act
+// (--webhook-registration; switchable through the control plane).
+type registrationSwitch struct{ on atomic.Bool }
+
+// WebhookRegistration reports whether POST/GET /api/webhooks act (true) or answer
+// as disabled, as the spec says they currently do (false, the default).
+func (s *Simulator) WebhookRegistration() bool { return s.registration.on.Load() }
+
+// SetWebhookRegistration switches the public registration routes (control plane).
+func (s *Simulator) SetWebhookRegistration(enabled bool) { s.registration.on.Store(enabled) }
