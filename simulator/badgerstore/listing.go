@@ -1,8 +1,9 @@
 package badgerstore
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -16,24 +17,28 @@ import (
 //	ix/txacct/<account>/<createdAt>/<id>        an account's history in time order
 //	ix/txkey/<account>/<pixKey>/<createdAt>/<id>  the same, for one PIX key
 //	txcnt/<account>/<unit>/<n>                  counts by status × type of the
-//	                                            transactions created in hour (h)
-//	                                            or minute (m) number n
+//	                                            transactions created in UTC day (d),
+//	                                            hour (h) or minute (m) number n
 //
 // A listing reads one page of the time index, newest first, so its cost follows
-// the page size. Its total adds the hourly counts of the hours the range covers
-// whole, the minute counts of the whole minutes at its edges, and scans only the
-// two partial minutes: a 31-day total reads at most 744 + 118 small counters and
-// two minutes of records, whatever the history holds.
+// the page size. Its total adds the daily counts of the days the range covers
+// whole, the hourly counts of the whole hours at its edges, the minute counts of
+// the whole minutes beyond, and scans only the two partial minutes: a 31-day
+// total reads at most 31 + 46 + 118 small counters and two minutes of records,
+// whatever the history holds.
 
 func txKeyIndex(t pix.Transaction) []byte {
 	return []byte("ix/txkey/" + num(int64(t.AccountID)) + "/" + t.PixKey + "/" + num(t.CreatedAt.UnixNano()) + "/" + num(t.ID))
 }
 
 // countUnits are the bucket sizes, largest first.
-var countUnits = []time.Duration{time.Hour, time.Minute}
+var countUnits = []time.Duration{24 * time.Hour, time.Hour, time.Minute}
 
 func unitName(u time.Duration) string {
-	if u == time.Hour {
+	switch u {
+	case 24 * time.Hour:
+		return "d"
+	case time.Hour:
 		return "h"
 	}
 	return "m"
@@ -47,8 +52,32 @@ func countKey(a pix.AccountID, u time.Duration, n int64) []byte {
 	return append(countPrefix(a, u), num(n)...)
 }
 
-// hourCounts counts transactions by status × type.
-type hourCounts [3][4]int64
+// bucketCounts counts transactions by status × type. It is stored as 12
+// varints (the counters are read by the hundred per listing: no JSON).
+type bucketCounts [3][4]int64
+
+func (c *bucketCounts) encode() []byte {
+	b := make([]byte, 0, 24)
+	for _, row := range c {
+		for _, n := range row {
+			b = binary.AppendVarint(b, n)
+		}
+	}
+	return b
+}
+
+func (c *bucketCounts) decode(b []byte) error {
+	for i := range c {
+		for j := range c[i] {
+			n, k := binary.Varint(b)
+			if k <= 0 {
+				return fmt.Errorf("store: corrupt transaction count bucket")
+			}
+			c[i][j], b = n, b[k:]
+		}
+	}
+	return nil
+}
 
 func statusIndex(s pix.TxStatus) int {
 	for i, v := range pix.TxStatuses {
@@ -68,24 +97,31 @@ func typeIndex(t pix.TxType) int {
 	return 0
 }
 
-// count adds delta to the hour and minute buckets of t's creation, at t's
+// count adds delta to the day, hour and minute buckets of t's creation, at t's
 // status and type.
 func (t *Tx) count(tx pix.Transaction, delta int64) error {
 	for _, u := range countUnits {
 		key := countKey(tx.AccountID, u, tx.CreatedAt.UnixNano()/int64(u))
-		var c hourCounts
-		if _, err := t.get(key, &c); err != nil {
+		var c bucketCounts
+		item, err := t.txn.Get(key)
+		switch {
+		case err == nil:
+			err = item.Value(c.decode)
+		case errors.Is(err, badger.ErrKeyNotFound):
+			err = nil
+		}
+		if err != nil {
 			return err
 		}
 		c[statusIndex(tx.Status)][typeIndex(tx.Kind.ListingType())] += delta
-		if err := t.put(key, c); err != nil {
+		if err := t.txn.Set(key, c.encode()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c hourCounts) sum(f pix.TransactionFilter) int64 {
+func (c *bucketCounts) sum(f pix.TransactionFilter) int64 {
 	var n int64
 	for si, s := range pix.TxStatuses {
 		for ti, ty := range pix.TxTypes {
@@ -141,8 +177,12 @@ func (t *Tx) ListTransactions(a pix.AccountID, f pix.TransactionFilter) ([]pix.T
 	}
 	prefix := []byte("ix/txacct/" + num(int64(a)) + "/")
 	var page []pix.Transaction
+	upper, skip, err := t.seekOffset(a, f, skip)
+	if err != nil {
+		return nil, 0, err
+	}
 	matched := 0
-	err := t.scanRange(prefix, f.From, f.To, true, func(tx pix.Transaction) bool {
+	err = t.scanRange(prefix, f.From, upper, true, func(tx pix.Transaction) bool {
 		if !f.Matches(tx) {
 			return true
 		}
@@ -157,6 +197,49 @@ func (t *Tx) ListTransactions(a pix.AccountID, f pix.TransactionFilter) ([]pix.T
 	}
 	total, err := t.countRange(a, f)
 	return page, total, err
+}
+
+// deepOffset is the offset from which a page is found through the count
+// buckets rather than by reading the records it skips (a variable for tests).
+var deepOffset = 500
+
+// seekOffset narrows a deep page: it returns an upper bound and how many
+// matching transactions remain to skip below it, found by a binary search over
+// whole minutes on the count buckets (about 16 bucket sums for 31 days), so a
+// page far from the newest reads at most one minute of records beyond its size.
+// The bound is the oldest minute start m with at most skip matching
+// transactions in [m, f.To]; the scan then starts just before m.
+func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (time.Time, int, error) {
+	if skip < deepOffset {
+		return f.To, skip, nil
+	}
+	lo := f.From.Truncate(time.Minute)
+	if lo.Before(f.From) {
+		lo = lo.Add(time.Minute)
+	}
+	hi := f.To.Truncate(time.Minute)
+	if hi.Before(lo) {
+		return f.To, skip, nil
+	}
+	newer := func(m time.Time) (int, error) { return t.countLevels(a, f, m, f.To, countUnits) }
+	n, err := newer(hi)
+	if err != nil || n > skip {
+		return f.To, skip, err // the newest minute alone holds more than the offset
+	}
+	best, bestN := hi, n
+	for lo.Before(best) { // invariant: newer(best) <= skip; every minute before lo has more
+		mid := lo.Add(best.Sub(lo) / time.Minute / 2 * time.Minute)
+		n, err := newer(mid)
+		if err != nil {
+			return f.To, skip, err
+		}
+		if n <= skip {
+			best, bestN = mid, n
+		} else {
+			lo = mid.Add(time.Minute)
+		}
+	}
+	return best.Add(-time.Nanosecond), skip - bestN, nil
 }
 
 // countRange counts an account's transactions matching f's status and type in
@@ -211,8 +294,8 @@ func (t *Tx) sumBuckets(a pix.AccountID, f pix.TransactionFilter, u time.Duratio
 		if string(it.Item().Key()) >= stop {
 			break
 		}
-		var c hourCounts
-		if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &c) }); err != nil {
+		var c bucketCounts
+		if err := it.Item().Value(c.decode); err != nil {
 			return 0, err
 		}
 		n += int(c.sum(f))

@@ -27,7 +27,7 @@ func BenchmarkListTransactions(b *testing.B) {
 	load := func(account pix.AccountID, n int) {
 		rng := rand.New(rand.NewPCG(uint64(account), 1))
 		kinds := []pix.TxKind{pix.TxCashOut, pix.TxTransfer, pix.TxPixIn, pix.TxCashIn, pix.TxRefundIn}
-		const batch = 2000
+		const batch = 1000
 		for start := 0; start < n; start += batch {
 			if err := s.Update(ctx, func(tx storage.Tx) error {
 				if start == 0 {

@@ -47,9 +47,11 @@ func TestListTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for trial := 0; trial < 300; trial++ {
+	defer func(d int) { deepOffset = d }(deepOffset)
+	for trial := 0; trial < 600; trial++ {
+		deepOffset = []int{500, 1}[trial%2] // every other trial seeks deep pages through the buckets
 		from := base.Add(time.Duration(rng.Int64N(int64(5 * 24 * time.Hour))))
-		f := pix.TransactionFilter{From: from, To: from.Add(time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))), Page: 1 + rng.IntN(3), Size: 1 + rng.IntN(30)}
+		f := pix.TransactionFilter{From: from, To: from.Add(time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))), Page: 1 + rng.IntN(8), Size: 1 + rng.IntN(30)}
 		if rng.IntN(2) == 0 {
 			f.Status = pix.TxStatuses[rng.IntN(3)]
 		}

@@ -51,7 +51,12 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
 	}
-	return &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}}, nil
+	s := &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}}
+	if err := s.upgrade(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Close returns unused sequence numbers, flushes and closes the database.

@@ -114,13 +114,8 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 	}
 	id := []byte(strconv.FormatInt(tx.ID, 10))
 	if !existed {
-		if err := t.count(tx, 1); err != nil {
+		if err := t.indexTransaction(tx); err != nil {
 			return err
-		}
-		if tx.PixKey != "" {
-			if err := t.txn.Set(txKeyIndex(tx), nil); err != nil {
-				return err
-			}
 		}
 		if tx.UUID != "" {
 			if err := t.txn.Set(txUUIDKey(tx.UUID), id); err != nil {
@@ -131,9 +126,6 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 			if err := t.txn.Set(txExtKey(tx.AccountID, tx.ExternalID), id); err != nil {
 				return err
 			}
-		}
-		if err := t.txn.Set(txAcctKey(tx), nil); err != nil {
-			return err
 		}
 	}
 	if existed && prev.Status != tx.Status {
@@ -148,6 +140,20 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 		return t.txn.Set(txE2EKey(tx.AccountID, tx.EndToEndID), id)
 	}
 	return nil
+}
+
+// indexTransaction writes a new transaction's listing indexes: its place in
+// the account's and the PIX key's time order, and its count buckets.
+func (t *Tx) indexTransaction(tx pix.Transaction) error {
+	if err := t.count(tx, 1); err != nil {
+		return err
+	}
+	if tx.PixKey != "" {
+		if err := t.txn.Set(txKeyIndex(tx), nil); err != nil {
+			return err
+		}
+	}
+	return t.txn.Set(txAcctKey(tx), nil)
 }
 
 // Idempotency returns the record of an account's idempotency key.

@@ -62,7 +62,11 @@ func (t *Tx) PutWebhookEvent(e webhook.Event) error {
 	if err := t.put([]byte("wh/evt/"+e.ID), e); err != nil {
 		return err
 	}
-	return t.txn.Set([]byte("ix/evttx/"+num(e.TransactionID)+"/"+num(e.CreatedAt.UnixNano())+"/"+e.ID), nil)
+	return t.txn.Set(eventTxKey(e), nil)
+}
+
+func eventTxKey(e webhook.Event) []byte {
+	return []byte("ix/evttx/" + num(e.TransactionID) + "/" + num(e.CreatedAt.UnixNano()) + "/" + e.ID)
 }
 
 // WebhookEvents returns a transaction's events, oldest first.
