@@ -15,7 +15,7 @@ FUZZTIME ?= 30s
 LABELS   ?= spec && !sandbox && !sandbox-choice
 ARGS     ?=
 
-.PHONY: all build run test unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks clean help
+.PHONY: all build run test unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks soak clean help
 
 all: build
 
@@ -85,9 +85,25 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget \
 		simulator/pix:FuzzBRCodeRoundTrip simulator/pix:FuzzParseBRCode \
 		simulator/httpapi:FuzzCashInRequest simulator/httpapi:FuzzCobRequest \
-		simulator/httpapi:FuzzRefundRequest simulator/httpapi:FuzzRefundInRequest; do \
+		simulator/httpapi:FuzzRefundRequest simulator/httpapi:FuzzRefundInRequest \
+		simulator/pix:FuzzParseDICTKey simulator/pix:FuzzParseCashOutKey simulator/pix:FuzzValidEndToEndID \
+		simulator/pix:FuzzValidTxID simulator/pix:FuzzValidRefundID simulator/pix:FuzzValidE2EPath \
+		simulator/pix:FuzzValidateRefundBody simulator/pix:FuzzMaskDocument \
+		simulator/httpapi:FuzzWebhookRegisterRequest simulator/httpapi:FuzzWebhookResendRequest \
+		simulator/httpapi:FuzzMEDListQuery simulator/httpapi:FuzzTransactionsListQuery \
+		simulator/httpapi:FuzzTransactionsByKeyRequest simulator/httpapi:FuzzCobPathRequest \
+		simulator/httpapi:FuzzRefundGetPath simulator/httpapi:FuzzRefundInPath \
+		simulator/httpapi:FuzzSandboxClock simulator/httpapi:FuzzSandboxAccountRequest \
+		simulator/httpapi:FuzzSandboxSettingsRequest simulator/httpapi:FuzzSandboxJobRequest \
+		simulator/httpapi:FuzzSandboxRegistrationRequest simulator/httpapi:FuzzSandboxPaymentRequest \
+		simulator/httpapi:FuzzSandboxMEDRequest simulator/httpapi:FuzzSandboxTransactionRequest \
+		simulator/httpapi:FuzzSandboxDictRequest simulator/httpapi:FuzzSandboxWebhookTargetRequest \
+		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
+
+soak: ## crash test: SIGKILL the real server 25 times under load, then check nothing acknowledged was lost or duplicated
+	$(GO) run ./cmd/pixsoak -kills 25
 
 bench: ## Go benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/...

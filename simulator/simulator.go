@@ -161,6 +161,9 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if s.signingKey, err = s.loadSigningKey(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.reseed(ctx, cfg.Seed); err != nil {
+		return nil, err
+	}
 	if err := s.seed(ctx, accounts); err != nil {
 		return nil, err
 	}
@@ -170,6 +173,28 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
 	s.registerJobs()
 	return s, nil
+}
+
+// metaStarts counts the starts of the simulator on its data dir.
+const metaStarts = "starts"
+
+// reseed gives each start on the same data dir its own random stream. The first
+// start keeps the stream of seed alone (determinism: same seed and script, same
+// data); a restart that replayed it would draw the same end-to-end id suffixes
+// again, in the same minute of a clock restored where it stopped, and name two
+// PIX with one end-to-end id.
+func (s *Simulator) reseed(ctx context.Context, seed uint64) error {
+	var starts uint64
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		if _, err := tx.Meta(metaStarts, &starts); err != nil {
+			return err
+		}
+		return tx.PutMeta(metaStarts, starts+1)
+	})
+	if err == nil && starts > 0 {
+		s.faker = gofakeit.NewFaker(rand.NewPCG(seed^starts*0xbf58476d1ce4e5b9, seed^0x9e3779b97f4a7c15^starts), true)
+	}
+	return err
 }
 
 // Start runs scheduled jobs in the background: at once those that fell due while

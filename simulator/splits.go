@@ -51,15 +51,22 @@ func (s *Simulator) startSplits(tx storage.Tx, charge pix.Transaction, ch pix.Ch
 	if err != nil {
 		return err
 	}
-	sched, err := agenda.ParseSchedule(st.EffectiveSplitSchedule())
+	spec := st.EffectiveSplitSchedule()
+	sched, err := agenda.ParseSchedule(spec)
 	if err != nil {
 		return err
 	}
-	next := sched.Next(now)
-	if j, ok, err := s.store.GetJob(context.Background(), splitsRunJobID(a.ID)); err == nil && ok && !j.Due.After(next) {
-		return nil // a run at or before next is already due
+	// The run is a recurring job on the account's schedule, left in place once
+	// created: a split queued while a run is finishing (its handler committed,
+	// the agenda not yet done with it) is paid by the next run. A one-shot run
+	// found pending here could be that finishing run, and the split would wait
+	// for a run that never comes.
+	if j, ok, err := s.store.GetJob(context.Background(), splitsRunJobID(a.ID)); err != nil {
+		return err
+	} else if ok && j.Cron == spec {
+		return nil
 	}
-	return tx.PutJob(agenda.Job{ID: splitsRunJobID(a.ID), Kind: jobSplitsRun, Due: next, Payload: []byte(itoa(int64(a.ID)))})
+	return tx.PutJob(agenda.Job{ID: splitsRunJobID(a.ID), Kind: jobSplitsRun, Due: sched.Next(now), Payload: []byte(itoa(int64(a.ID))), Cron: spec})
 }
 
 // splitsRunJob pays every split queued for an account.

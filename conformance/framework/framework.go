@@ -66,6 +66,7 @@ func Run(t *testing.T, c Config) bool {
 	state.started = true
 	state.config = c
 	ginkgo.BeforeSuite(setupSuite)
+	ginkgo.AfterSuite(checkInvariants)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	if c.JUnitReport != "" && reporterConfig.JUnitReport == "" {
@@ -430,4 +431,23 @@ func (f *Framework) Now(ctx context.Context) time.Time {
 // pollInterval spreads about a hundred polls over timeout, between 10 ms and 1 s.
 func pollInterval(timeout time.Duration) time.Duration {
 	return min(max(timeout/100, 10*time.Millisecond), time.Second)
+}
+
+// checkInvariants asks a sandbox target, after every spec has run, to check its
+// ledger against the transaction history (GET /_sandbox/invariants): money
+// conserved, no pocket below zero, balances equal to their history, refunds
+// never above their PIX. Any violation fails the suite.
+func checkInvariants(ctx ginkgo.SpecContext) {
+	if !state.ready || !state.controlPlane {
+		return
+	}
+	r, err := state.sandbox.Do(ctx, http.MethodGet, "/_sandbox/invariants", nil)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "GET /_sandbox/invariants")
+	gomega.Expect(r.Status).To(gomega.Equal(http.StatusOK), "GET /_sandbox/invariants: %s", r)
+	ok, _ := r.Field("ok")
+	violations, _ := r.Field("violations")
+	accounts, _ := r.Field("accounts")
+	txs, _ := r.Field("transactions")
+	ginkgo.AddReportEntry("invariants", fmt.Sprintf("ok=%v over %v accounts and %v transactions", ok, accounts, txs))
+	gomega.Expect(ok).To(gomega.Equal(true), "the target's invariants are violated after the run: %v", violations)
 }

@@ -25,8 +25,8 @@ type Job struct {
 	Cron string
 }
 
-// sameJob reports whether a and b are the same version of a job.
-func sameJob(a, b Job) bool {
+// SameJob reports whether a and b are the same version of a job.
+func SameJob(a, b Job) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && a.Due.Equal(b.Due) &&
 		a.Attempts == b.Attempts && a.Cron == b.Cron && bytes.Equal(a.Payload, b.Payload)
 }
@@ -48,9 +48,15 @@ type Store interface {
 	// ListJobs returns up to limit pending jobs in due order (ties by ID).
 	// A limit of zero or less means no limit.
 	ListJobs(ctx context.Context, limit int) ([]Job, error)
-	// MarkDone deletes the pending job j.ID, if any, and records that it ran
-	// at ranAt. It returns no error when the job is no longer pending.
+	// MarkDone records that job j ran at ranAt and deletes the pending job
+	// j.ID if it is still the version j (SameJob), in one atomic step: a
+	// version written meanwhile (a handler or a Schedule replacing the job)
+	// is kept. It returns no error when the job is no longer pending.
 	MarkDone(ctx context.Context, j Job, ranAt time.Time) error
+	// ReplaceJob writes next in place of the pending job prev.ID if that is
+	// still the version prev (SameJob), in one atomic step; otherwise it
+	// writes nothing. replaced reports which happened.
+	ReplaceJob(ctx context.Context, prev, next Job) (replaced bool, err error)
 	// DoneJob returns when the job with the given ID ran; ok is false when no
 	// done record exists.
 	DoneJob(ctx context.Context, id string) (ranAt time.Time, ok bool, err error)

@@ -35,6 +35,19 @@ func (s *MemStore) PutJob(ctx context.Context, j Job) error {
 	return nil
 }
 
+// ReplaceJob writes next in place of prev if the pending job prev.ID is still
+// the version prev.
+func (s *MemStore) ReplaceJob(ctx context.Context, prev, next Job) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.jobs[prev.ID]; !ok || !SameJob(cur, prev) {
+		return false, nil
+	}
+	delete(s.jobs, prev.ID)
+	s.jobs[next.ID] = cloneJob(next)
+	return true, nil
+}
+
 // DeleteJob removes the pending job with the given ID, if any.
 func (s *MemStore) DeleteJob(ctx context.Context, id string) error {
 	s.mu.Lock()
@@ -89,12 +102,14 @@ func (s *MemStore) ListJobs(ctx context.Context, limit int) ([]Job, error) {
 	return jobs, nil
 }
 
-// MarkDone deletes the pending job j.ID, if any, and records that it ran at
-// ranAt.
+// MarkDone records that j ran at ranAt and deletes the pending job j.ID if it
+// is still the version j.
 func (s *MemStore) MarkDone(ctx context.Context, j Job, ranAt time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.jobs, j.ID)
+	if cur, ok := s.jobs[j.ID]; ok && SameJob(cur, j) {
+		delete(s.jobs, j.ID)
+	}
 	if s.done == nil {
 		s.done = make(map[string]time.Time)
 	}

@@ -63,7 +63,20 @@ func TestMemStore(t *testing.T) {
 		t.Fatalf("stored payload aliased: %q", again.Payload)
 	}
 
-	if err := s.MarkDone(ctx, agenda.Job{ID: "z"}, epoch); err != nil {
+	z, _, _ := s.GetJob(ctx, "z")
+	// A version other than the pending one neither deletes nor replaces it.
+	stale := z
+	stale.Attempts++
+	if err := s.MarkDone(ctx, stale, epoch); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.GetJob(ctx, "z"); !ok {
+		t.Fatal("MarkDone of a stale version deleted the pending job")
+	}
+	if replaced, err := s.ReplaceJob(ctx, stale, agenda.Job{ID: "z", Kind: "other"}); err != nil || replaced {
+		t.Fatalf("ReplaceJob of a stale version: %v %v", replaced, err)
+	}
+	if err := s.MarkDone(ctx, z, epoch); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := s.GetJob(ctx, "z"); ok {

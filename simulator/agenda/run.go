@@ -49,7 +49,7 @@ func (a *Agenda) run(ctx context.Context, j Job) error {
 	case !ok:
 		log.Warn("agenda: job failed and was deleted by its handler; not retrying", "error", herr)
 		return nil
-	case !sameJob(cur, j):
+	case !SameJob(cur, j):
 		log.Debug("agenda: handler replaced its job; keeping the new version", "due", cur.Due)
 		return nil
 	}
@@ -64,9 +64,9 @@ func (a *Agenda) run(ctx context.Context, j Job) error {
 	attempts := j.Attempts + 1
 	if d, ok := backoff(attempts); ok {
 		log.Warn("agenda: job failed; retrying", "attempts", attempts, "retry_in", d, "error", herr)
-		j.Attempts = attempts
-		j.Due = now.Add(d)
-		return a.put(ctx, j)
+		next := j
+		next.Attempts, next.Due = attempts, now.Add(d)
+		return a.replace(ctx, j, next)
 	}
 	if j.Cron == "" {
 		log.Error("agenda: job failed too many times; giving up", "attempts", attempts, "error", herr)
@@ -90,12 +90,15 @@ func (a *Agenda) reschedule(ctx context.Context, log *slog.Logger, j Job) error 
 		log.Error("agenda: recurring job never fires again; marking it done", "cron", j.Cron)
 		return a.markDone(ctx, j, a.clk.Now())
 	}
-	j.Due, j.Attempts = next, 0
-	return a.put(ctx, j)
+	n := j
+	n.Due, n.Attempts = next, 0
+	return a.replace(ctx, j, n)
 }
 
-func (a *Agenda) put(ctx context.Context, j Job) error {
-	if err := a.store.PutJob(ctx, j); err != nil {
+// replace writes next in place of the run job j unless j was replaced while
+// it ran (the newer version wins).
+func (a *Agenda) replace(ctx context.Context, j, next Job) error {
+	if _, err := a.store.ReplaceJob(ctx, j, next); err != nil {
 		return fmt.Errorf("agenda: reschedule %s (%s): %w", j.ID, j.Kind, err)
 	}
 	return nil

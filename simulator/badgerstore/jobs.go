@@ -103,14 +103,40 @@ func (s *Store) ListJobs(ctx context.Context, limit int) ([]agenda.Job, error) {
 	return out, err
 }
 
-// MarkDone implements agenda.Store.
+// MarkDone implements agenda.Store: the pending job is deleted only when it is
+// still the version that ran, in the transaction that records the run.
 func (s *Store) MarkDone(ctx context.Context, j agenda.Job, ranAt time.Time) error {
 	return s.update(ctx, func(t *Tx) error {
-		if err := t.DeleteJob(j.ID); err != nil {
+		cur, ok, err := t.getJob(j.ID)
+		if err != nil {
 			return err
+		}
+		if ok && agenda.SameJob(cur, j) {
+			if err := t.DeleteJob(j.ID); err != nil {
+				return err
+			}
 		}
 		return t.put(jobDoneKey(j.ID), doneRecord{Job: j, RanAt: ranAt})
 	})
+}
+
+// ReplaceJob implements agenda.Store.
+func (s *Store) ReplaceJob(ctx context.Context, prev, next agenda.Job) (replaced bool, err error) {
+	err = s.update(ctx, func(t *Tx) error {
+		cur, ok, err := t.getJob(prev.ID)
+		if err != nil || !ok || !agenda.SameJob(cur, prev) {
+			replaced = false
+			return err
+		}
+		if next.ID != prev.ID {
+			if err := t.DeleteJob(prev.ID); err != nil {
+				return err
+			}
+		}
+		replaced = true
+		return t.PutJob(next)
+	})
+	return replaced, err
 }
 
 // DoneJob implements agenda.Store.

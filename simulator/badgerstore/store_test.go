@@ -121,7 +121,28 @@ func TestStore_Jobs(t *testing.T) {
 	if err != nil || !ok || next.ID != "b" {
 		t.Fatalf("NextJob = %v, %v, %v", next, ok, err)
 	}
-	if err := s.MarkDone(ctx, next, t0); err != nil {
+	// A version other than the pending one neither deletes nor replaces it
+	// (a job rescheduled while it ran keeps its new version).
+	stale := next
+	stale.Attempts++
+	if err := s.MarkDone(ctx, stale, t0); err != nil {
+		t.Fatal(err)
+	}
+	if replaced, err := s.ReplaceJob(ctx, stale, agenda.Job{ID: "b", Kind: "other", Due: t0}); err != nil || replaced {
+		t.Fatalf("ReplaceJob(stale) = %v, %v", replaced, err)
+	}
+	if cur, ok, _ := s.GetJob(ctx, "b"); !ok || !agenda.SameJob(cur, next) {
+		t.Fatalf("pending b = %+v, %v after stale writes", cur, ok)
+	}
+	moved := next
+	moved.Due = t0.Add(9 * time.Second)
+	if replaced, err := s.ReplaceJob(ctx, next, moved); err != nil || !replaced {
+		t.Fatalf("ReplaceJob = %v, %v", replaced, err)
+	}
+	if first, _, _ := s.NextJob(ctx); first.ID != "c" {
+		t.Fatalf("after moving b, NextJob = %s (its old due position must go)", first.ID)
+	}
+	if err := s.MarkDone(ctx, moved, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := s.GetJob(ctx, "b"); ok {

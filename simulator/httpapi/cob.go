@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/gorilla/mux"
 
@@ -178,7 +180,7 @@ func (s *Server) handleCobPatch(r *http.Request) (any, error) {
 	var others []pix.Violation
 	for k := range req {
 		if k != "status" {
-			others = append(others, pix.Violation{Field: k, Message: `cannot be revised here: PATCH /cob/{txid} accepts only {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}`})
+			others = append(others, pix.Violation{Field: bodyKeyName(k), Message: `cannot be revised here: PATCH /cob/{txid} accepts only {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}`})
 		}
 	}
 	if len(others) > 0 {
@@ -196,3 +198,13 @@ func (s *Server) handleCobPatch(r *http.Request) (any, error) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// bodyKeyName is a body key as a violation names it: quoted when it is empty or
+// holds spaces or unprintable characters, so that the message still starts
+// with a recognisable field name.
+func bodyKeyName(k string) string {
+	if k == "" || strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(k)
+	}
+	return k
+}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -99,6 +100,9 @@ var transportCodes = map[pix.Code]bool{
 	pix.CodeInternal: true, pix.CodeNotImplemented: true, pix.CodeAdminTokenRequired: true,
 }
 
+// statusClientClosed is the status recorded for a request its client abandoned.
+const statusClientClosed = 499
+
 // asError turns any error into a *pix.Error; unknown errors become KindInternal
 // with their text hidden.
 func asError(err error) *pix.Error {
@@ -125,7 +129,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *route, e
 	}
 	reqID := requestID(r.Context())
 	msg := e.Message
-	if e.Kind == pix.KindInternal {
+	if e.Kind == pix.KindInternal && errors.Is(e.Err, context.Canceled) && r.Context().Err() != nil {
+		// The client hung up: nothing failed here. 499 (as nginx names it) keeps
+		// it out of the 5xx counts; nobody reads the body.
+		s.log.Info("client closed the request", "request_id", reqID, "route", rt.path)
+		status, msg = statusClientClosed, "client closed the request"
+	} else if e.Kind == pix.KindInternal {
 		s.log.Error("internal error", "request_id", reqID, "route", rt.path, "error", e.Err)
 		msg = "internal error; quote errorId " + reqID + " when reporting it"
 	}

@@ -89,6 +89,9 @@ func (d delayRequest) parse() (time.Duration, error) {
 	return 0, bad("seconds", `is required: send {"seconds": N} or {"duration": "30m"}`)
 }
 
+// clockLimitMessage refuses a clock move past pix.MaxClockTime.
+var clockLimitMessage = "must not move the clock past " + pix.MaxClockTime.Format(time.RFC3339) + ", the latest simulation time"
+
 func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
 	var req delayRequest
 	if err := decodeSandboxJSON(r, &req); err != nil {
@@ -97,6 +100,13 @@ func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
 	d, err := req.parse()
 	if err != nil {
 		return nil, err
+	}
+	if s.sandbox.ClockNow().Now.Add(d).After(pix.MaxClockTime) {
+		field := "seconds"
+		if req.Duration != nil {
+			field = "duration"
+		}
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: clockLimitMessage})
 	}
 	c, err := s.sandbox.AdvanceClock(r.Context(), d)
 	if err != nil {
@@ -118,6 +128,9 @@ func (s *Server) handleSandboxClockSet(r *http.Request) (any, error) {
 	t, err := parseTime(*req.Now, "now")
 	if err != nil {
 		return nil, err
+	}
+	if t.After(pix.MaxClockTime) {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "now", Message: clockLimitMessage})
 	}
 	c, err := s.sandbox.SetClock(r.Context(), t)
 	if err != nil {
@@ -359,7 +372,8 @@ func (s *Server) handleSandboxInvariants(r *http.Request) (any, error) {
 	}
 	return map[string]any{
 		"ok": len(rep.Violations) == 0, "checkedAt": formatTime(rep.At), "accounts": rep.Accounts,
-		"entries": rep.Entries, "moneyInside": brlNumber(rep.Inside), "world": brlNumber(rep.World), "violations": violations,
+		"entries": rep.Entries, "transactions": rep.Transactions, "refunds": rep.Refunds,
+		"moneyInside": brlNumber(rep.Inside), "world": brlNumber(rep.World), "violations": violations,
 	}, nil
 }
 

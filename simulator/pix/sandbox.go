@@ -12,6 +12,13 @@ type ClockReport struct {
 	JobsRun int    // jobs run by the move that produced this report
 }
 
+// MaxClockTime is the latest time the simulation clock may be moved to. Every
+// timestamp the simulator stores or renders is RFC 3339, which ends with year
+// 9999; the margin leaves room for the deadlines added to the clock (tokens,
+// settlements, expiries, refund windows, certificates, and control-plane jobs
+// of up to 292 years, the longest time.Duration).
+var MaxClockTime = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // JobStatus is the status of a scheduled job.
 type JobStatus string
 
@@ -62,14 +69,17 @@ type IssuedCertificate struct {
 	Registration   Certificate
 }
 
-// InvariantReport is the result of recomputing every balance from the ledger.
+// InvariantReport is the result of recomputing every balance from the ledger
+// and from the transaction history.
 type InvariantReport struct {
-	At         time.Time
-	Accounts   int
-	Entries    int
-	Inside     Cents    // the sum of every account's available + blocked
-	World      Cents    // the outside world's balance from the journals; Inside + World == 0
-	Violations []string // empty when every invariant holds
+	At           time.Time
+	Accounts     int
+	Entries      int
+	Transactions int      // transactions checked against the journal
+	Refunds      int      // refunds checked against their original PIX
+	Inside       Cents    // the sum of every account's available + blocked
+	World        Cents    // the outside world's balance from the journals; Inside + World == 0
+	Violations   []string // empty when every invariant holds
 }
 
 // TimeLayout is the one timestamp format of responses and webhooks: ISO 8601 in

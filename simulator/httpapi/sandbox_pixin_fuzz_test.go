@@ -1,0 +1,37 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// paymentFields are the fields of the control plane's payment bodies.
+var paymentFields = []string{"pixCode", "txid", "transactionId", "key", "amount", "payer"}
+
+// FuzzSandboxPaymentRequest fuzzes POST /_sandbox/payments and POST
+// /_sandbox/pix-in. A cash-in charge is created first so that payments can
+// reach a real charge by transactionId.
+func FuzzSandboxPaymentRequest(f *testing.F) {
+	fs := newFuzzServer(f)
+	ci := fuzzRequest{method: http.MethodPost, path: "/api/pix/cash-in", auth: true, header: map[string]string{"Content-Type": "application/json"},
+		body: `{"transaction":{"value":10,"description":"d","externalId":"fuzz-charge"},"payer":{"fullName":"P","document":"52998224725"}}`}
+	if a := fs.serve(f, ci); a.status != http.StatusCreated {
+		f.Fatalf("cash-in = %d %s", a.status, a.raw)
+	}
+	for _, s := range []string{
+		`{"transactionId":"1","amount":10,"payer":{"name":"P","document":"52998224725","ispb":"00000000"}}`,
+		`{"transactionId":"1","amount":"10.00"}`, `{"transactionId":"1","amount":0.001}`, `{"txid":"abcdefghijklmnopqrstuvwxyz0"}`,
+		`{"pixCode":"00020126"}`, `{"pixCode":"","txid":"","transactionId":""}`, `{"key":"52998224725","amount":1}`,
+		`{"key":"nobody@example.com","amount":1}`, `{"key":"+5511987654321","amount":-1}`, `{"amount":1e400}`, `{"payer":[]}`, `{}`, ``,
+	} {
+		f.Add(false, s)
+		f.Add(true, s)
+	}
+	f.Fuzz(func(t *testing.T, pixIn bool, body string) {
+		rq := fuzzRequest{method: http.MethodPost, path: "/_sandbox/payments", body: body}
+		if pixIn {
+			rq.path = "/_sandbox/pix-in"
+		}
+		fs.serve(t, rq).check(t, rq, minimalErrors, paymentFields...)
+	})
+}
