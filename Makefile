@@ -105,8 +105,13 @@ fuzz: ## run every fuzz target for FUZZTIME each
 soak: ## crash test: SIGKILL the real server 25 times under load, then check nothing acknowledged was lost or duplicated
 	$(GO) run ./cmd/pixsoak -kills 25
 
-bench: ## Go benchmarks
+bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a net/http ceiling (docs/performance.md; LOADARGS)
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/...
+	@command -v wrk >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
+	$(GO) build -o $(BIN) ./cmd/pixsandbox
+	$(GO) build -o bin/pixload ./cmd/pixload
+	./bin/pixload -bin $(BIN) $(LOADARGS)
 
 fixtures: ## regenerate fixtures/ from the fixed seed (certificate keys change: review the diff)
 	$(GO) run ./cmd/pixfixtures -out fixtures

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -23,6 +24,9 @@ func (t *Tx) PutJob(j agenda.Job) error {
 		return err
 	}
 	key := jobKey(j.Due, j.ID)
+	if due := j.Due.UnixNano(); !t.putJobs || due < t.minJobDue {
+		t.putJobs, t.minJobDue = true, due
+	}
 	if err := t.put(key, j); err != nil {
 		return err
 	}
@@ -78,13 +82,59 @@ func (s *Store) GetJob(ctx context.Context, id string) (j agenda.Job, ok bool, e
 	return j, ok, err
 }
 
+// jobFloor is a lower bound of the due times of the pending jobs, so that
+// NextJob seeks straight to them instead of walking the deleted keys of every
+// job already run (Badger keeps those until compaction: after thousands of
+// jobs the walk dominated each write). Every pending job is due at or after
+// due. A commit that scheduled jobs lowers it after the commit; NextJob raises
+// it to the job it found only if no job was scheduled since it read it (gen),
+// so a job committed after NextJob's snapshot is never left below the floor.
+type jobFloor struct {
+	mu  sync.Mutex
+	due int64 // UnixNano; 0 is "scan from the start"
+	gen uint64
+}
+
+func (f *jobFloor) lower(due int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.due = min(f.due, max(due, 0))
+	f.gen++
+}
+
+func (f *jobFloor) read() (int64, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.due, f.gen
+}
+
+func (f *jobFloor) raise(due int64, gen uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gen == gen && due > f.due {
+		f.due = due
+	}
+}
+
 // NextJob implements agenda.Store.
 func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) {
-	jobs, err := s.ListJobs(ctx, 1)
-	if err != nil || len(jobs) == 0 {
+	floor, gen := s.floor.read()
+	err = s.view(ctx, func(t *Tx) error {
+		prefix := []byte(prefixJob)
+		it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: false, Prefix: prefix})
+		defer it.Close()
+		it.Seek([]byte(prefixJob + num(floor)))
+		if !it.ValidForPrefix(prefix) {
+			return nil
+		}
+		ok = true
+		return it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &j) })
+	})
+	if err != nil || !ok {
 		return agenda.Job{}, false, err
 	}
-	return jobs[0], true, nil
+	s.floor.raise(j.Due.UnixNano(), gen)
+	return j, true, nil
 }
 
 // ListJobs implements agenda.Store.

@@ -256,6 +256,9 @@ func (t *Tx) countLevels(a pix.AccountID, f pix.TransactionFilter, from, to time
 		return 0, nil
 	}
 	if len(units) == 0 {
+		if f.Status == "" && f.Type == "" { // the index keys say enough: no record read
+			return t.countKeys([]byte("ix/txacct/"+num(int64(a))+"/"), from, to)
+		}
 		n := 0
 		err := t.scanRange([]byte("ix/txacct/"+num(int64(a))+"/"), from, to, false, func(tx pix.Transaction) bool {
 			if f.Matches(tx) {
@@ -303,12 +306,30 @@ func (t *Tx) sumBuckets(a pix.AccountID, f pix.TransactionFilter, u time.Duratio
 	return n, nil
 }
 
+// countKeys counts the entries of a time index (prefix + createdAt + id)
+// created in [from, to] without reading the records.
+func (t *Tx) countKeys(prefix []byte, from, to time.Time) (int, error) {
+	lo, hi := timeBounds(prefix, from, to)
+	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	n := 0
+	for it.Seek(lo); it.ValidForPrefix(prefix) && string(it.Item().Key()) <= string(hi); it.Next() {
+		n++
+	}
+	return n, nil
+}
+
+// timeBounds returns the first and last keys of a time index in [from, to].
+func timeBounds(prefix []byte, from, to time.Time) (lo, hi []byte) {
+	lo = append(append([]byte{}, prefix...), num(from.UnixNano())...)
+	hi = append(append([]byte{}, prefix...), num(to.UnixNano())...)
+	return lo, append(hi, '/', 0xFF)
+}
+
 // scanRange calls fn with the transactions of a time index (prefix + createdAt +
 // id) created in [from, to], newest first when reverse, until fn returns false.
 func (t *Tx) scanRange(prefix []byte, from, to time.Time, reverse bool, fn func(pix.Transaction) bool) error {
-	lo := append(append([]byte{}, prefix...), num(from.UnixNano())...)
-	hi := append(append([]byte{}, prefix...), num(to.UnixNano())...)
-	hi = append(hi, '/', 0xFF)
+	lo, hi := timeBounds(prefix, from, to)
 	it := t.txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix})
 	defer it.Close()
 	seek, inRange := lo, func(k []byte) bool { return string(k) <= string(hi) }

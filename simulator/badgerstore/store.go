@@ -27,8 +27,9 @@ type Options struct {
 
 // Store is a storage.Store over Badger.
 type Store struct {
-	db   *badger.DB
-	seqs *sequences
+	db    *badger.DB
+	seqs  *sequences
+	floor jobFloor
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -84,7 +85,14 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := s.db.Update(func(txn *badger.Txn) error { return fn(&Tx{txn: txn, store: s}) })
+		var last *Tx
+		err := s.db.Update(func(txn *badger.Txn) error {
+			last = &Tx{txn: txn, store: s}
+			return fn(last)
+		})
+		if err == nil && last.putJobs {
+			s.floor.lower(last.minJobDue) // after the commit: see jobFloor
+		}
 		if !errors.Is(err, badger.ErrConflict) {
 			if errors.Is(err, badger.ErrTxnTooBig) {
 				return fmt.Errorf("store: transaction too big: %w", err)
@@ -102,6 +110,10 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 type Tx struct {
 	txn   *badger.Txn
 	store *Store
+	// putJobs and minJobDue record the jobs this transaction scheduled, for
+	// the store's jobFloor once it commits.
+	putJobs   bool
+	minJobDue int64
 }
 
 var _ storage.Tx = (*Tx)(nil)

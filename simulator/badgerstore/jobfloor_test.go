@@ -1,0 +1,94 @@
+package badgerstore
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// NextJob seeks from the floor of pending due times; a job scheduled below the
+// floor (directly or inside a store transaction, as the outbox does) lowers it,
+// so it is never skipped.
+func TestNextJob_Floor(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	next := func(want string) {
+		t.Helper()
+		j, ok, err := s.NextJob(ctx)
+		if err != nil || (want == "") == ok || (ok && j.ID != want) {
+			t.Fatalf("NextJob = %q %v %v, want %q", j.ID, ok, err, want)
+		}
+	}
+	put := func(id string, due time.Duration) {
+		t.Helper()
+		if err := s.PutJob(ctx, agenda.Job{ID: id, Kind: "k", Due: t0.Add(due)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next("")
+	put("a", 10*time.Second)
+	put("b", 20*time.Second)
+	next("a") // the floor is now a's due time
+	a, _, _ := s.GetJob(ctx, "a")
+	if err := s.MarkDone(ctx, a, t0); err != nil {
+		t.Fatal(err)
+	}
+	next("b")
+	put("early", 5*time.Second) // below the floor
+	next("early")
+	e, _, _ := s.GetJob(ctx, "early")
+	if err := s.MarkDone(ctx, e, t0); err != nil {
+		t.Fatal(err)
+	}
+	next("b")
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		return tx.PutJob(agenda.Job{ID: "outbox", Kind: "k", Due: t0.Add(time.Second)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	next("outbox")
+	// A floor raised from a read taken before a concurrent schedule is not
+	// applied: the generation moved.
+	floor, gen := s.floor.read()
+	put("c", 2*time.Second)
+	s.floor.raise(floor+int64(time.Hour), gen)
+	next("outbox")
+}
+
+// BenchmarkNextJob_AfterManyRun measures NextJob with 20,000 jobs already run
+// (their deleted keys still in the LSM) and one pending.
+func BenchmarkNextJob_AfterManyRun(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for i := range 20_000 {
+		j := agenda.Job{ID: fmt.Sprintf("j%05d", i), Kind: "k", Due: t0.Add(time.Duration(i) * time.Millisecond)}
+		if err := s.PutJob(ctx, j); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := s.NextJob(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.MarkDone(ctx, j, t0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.PutJob(ctx, agenda.Job{ID: "pending", Kind: "k", Due: t0.Add(time.Hour)}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, ok, err := s.NextJob(ctx); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
