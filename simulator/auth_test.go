@@ -230,11 +230,16 @@ func TestSimulator_Authenticate(t *testing.T) {
 	if _, err := env.Sim.Authenticate(ctx, tok.AccessToken); err != nil {
 		t.Fatalf("after 1799 s: %v", err)
 	}
-	if _, err := env.Sim.AdvanceClock(ctx, 2*time.Second); err != nil {
+	// The token is now among the verified ones: the same window applies to it.
+	if _, err := env.Sim.AdvanceClock(ctx, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.Sim.Authenticate(ctx, tok.AccessToken); !pix.Match(&pix.Error{Kind: pix.KindUnauthorized, Message: "token expired"}, err) {
-		t.Fatalf("after 1801 s: err = %v, want token expired", err)
+		t.Fatalf("at 1800 s: err = %v, want token expired", err)
+	}
+	// A forged token is never taken from the verified ones.
+	if _, err := env.Sim.Authenticate(ctx, otherKey); !pix.Match(unauthorized, err) {
+		t.Fatalf("other key after the cache filled: %v", err)
 	}
 }
 

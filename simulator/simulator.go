@@ -94,6 +94,7 @@ type Simulator struct {
 	medDeadlines    pix.MEDTimeline
 	limits          rateLimiter
 	registration    registrationSwitch
+	tokens          tokenCache
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 }

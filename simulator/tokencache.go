@@ -1,0 +1,43 @@
+package simulator
+
+import (
+	"sync"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// tokenCacheMax bounds the verified tokens kept; when full the cache starts
+// over (tokens live 30 minutes, so a sandbox rarely holds this many).
+const tokenCacheMax = 8192
+
+// tokenCache remembers access tokens already verified (signature, issuer,
+// algorithm, subject, and that the account exists), so a request with a known
+// token checks only its time window against the simulation clock. Accounts are
+// never deleted and the signing key never changes while the process runs, so a
+// token once valid stays valid until it expires.
+type tokenCache struct {
+	mu sync.RWMutex
+	m  map[string]verifiedToken
+}
+
+type verifiedToken struct {
+	account  pix.AccountID
+	iat, exp time.Time
+}
+
+func (c *tokenCache) get(token string) (verifiedToken, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[token]
+	return v, ok
+}
+
+func (c *tokenCache) put(token string, v verifiedToken) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= tokenCacheMax {
+		c.m = make(map[string]verifiedToken)
+	}
+	c.m[token] = v
+}
