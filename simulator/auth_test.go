@@ -349,3 +349,19 @@ func TestSimulator_ClockMoves(t *testing.T) {
 		t.Fatalf("unknown job err = %v", err)
 	}
 }
+
+// The clock never moves past pix.MaxClockTime, whichever caller asks: a time
+// that far could not be stored.
+func TestSimulator_ClockLimit(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	ctx := context.Background()
+	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime.Add(time.Second)); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+		t.Fatalf("SetClock past the limit: %v", err)
+	}
+	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime); err != nil {
+		t.Fatalf("SetClock to the limit: %v", err)
+	}
+	if _, err := env.Sim.AdvanceClock(ctx, time.Second); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+		t.Fatalf("AdvanceClock past the limit: %v", err)
+	}
+}

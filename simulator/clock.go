@@ -97,6 +97,10 @@ func (s *Simulator) SetClock(ctx context.Context, t time.Time) (pix.ClockReport,
 
 // moveClockLocked moves the clock to target. The caller must hold s.clockMu.
 func (s *Simulator) moveClockLocked(ctx context.Context, target time.Time) (pix.ClockReport, error) {
+	if target.After(pix.MaxClockTime) {
+		return pix.ClockReport{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "now",
+			Message: "must not move the clock past " + pix.MaxClockTime.Format(time.RFC3339) + ", the latest simulation time"})
+	}
 	if err := s.saveClock(ctx, target); err != nil {
 		return pix.ClockReport{}, err
 	}
