@@ -30,7 +30,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	if sc.IsNone() {
 		sc = s.keyScenario(ctx, in.PixKey, scenarios.OpTransfer)
 	}
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
+	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
 		replayed = false
 		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil {
 			if rec.Fingerprint != fingerprint {
