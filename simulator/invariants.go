@@ -134,13 +134,19 @@ func expectedEffect(t pix.Transaction) (effect, bool) {
 	return effect{}, false
 }
 
+// entrySide is one pocket of a ledger entry and the sign of its change.
+type entrySide struct {
+	p    ledger.Pocket
+	sign pix.Cents
+}
+
+// entrySides returns e's source (−) and destination (+).
+func entrySides(e ledger.Entry) [2]entrySide { return [2]entrySide{{e.From, -1}, {e.To, 1}} }
+
 // localEffect is what entry e does to account id's pockets.
 func localEffect(id pix.AccountID, e ledger.Entry) effect {
 	var out effect
-	for _, side := range []struct {
-		p    ledger.Pocket
-		sign pix.Cents
-	}{{e.From, -1}, {e.To, 1}} {
+	for _, side := range entrySides(e) {
 		if side.p.Bucket == ledger.World || side.p.Account != id {
 			continue
 		}
@@ -229,10 +235,7 @@ func (s *Simulator) checkHistory(tx storage.Tx, id pix.AccountID, stored pix.Bal
 			}
 		}
 		// Each side of the entry in this account belongs to one transaction of it.
-		for _, side := range []struct {
-			p    ledger.Pocket
-			sign pix.Cents
-		}{{e.From, -1}, {e.To, 1}} {
+		for _, side := range entrySides(e) {
 			if side.p.Bucket == ledger.World || side.p.Account != id {
 				continue
 			}
