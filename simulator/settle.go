@@ -54,6 +54,7 @@ func (s *Simulator) scheduleSettlement(tx storage.Tx, t pix.Transaction, sc scen
 type outcome struct {
 	failure *pix.FailureReason // nil: settle
 	forced  bool               // decided by the control plane: skip the checks
+	job     *agenda.Job        // the job that runs it, completed in the same transaction
 }
 
 // settleJob ends a pending transaction as the settling bank would.
@@ -62,7 +63,7 @@ func (s *Simulator) settleJob(ctx context.Context, now time.Time, j agenda.Job) 
 	if err != nil {
 		return nil // not ours to retry
 	}
-	return s.finish(ctx, id, outcome{}, now)
+	return s.finish(ctx, id, outcome{job: &j}, now)
 }
 
 // expireJob ends a DICT transfer still queued at its expiration: ERROR with
@@ -73,7 +74,7 @@ func (s *Simulator) expireJob(ctx context.Context, now time.Time, j agenda.Job) 
 		return nil
 	}
 	f, _ := pix.LookupFailure(pix.CodePaymentExpired)
-	return s.finish(ctx, id, outcome{failure: &f, forced: true}, now)
+	return s.finish(ctx, id, outcome{failure: &f, forced: true, job: &j}, now)
 }
 
 // SettleTransaction forces a pending transaction to settle now (control plane).
@@ -130,6 +131,11 @@ func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transactio
 // is left alone (jobs run at least once).
 func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Time) error {
 	return s.store.Update(ctx, func(tx storage.Tx) error {
+		if o.job != nil { // the job's bookkeeping commits with its work
+			if err := tx.CompleteJob(*o.job, now); err != nil {
+				return err
+			}
+		}
 		t, err := tx.Transaction(id)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil

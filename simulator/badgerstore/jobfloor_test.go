@@ -92,3 +92,37 @@ func BenchmarkNextJob_AfterManyRun(b *testing.B) {
 		}
 	}
 }
+
+// A handler that completes its job inside its own transaction leaves MarkDone
+// nothing to write: the recorded run is the handler's.
+func TestCompleteJob_ThenMarkDone(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	j := agenda.Job{ID: "settle/1", Kind: "k", Due: t0}
+	if err := s.PutJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx storage.Tx) error { return tx.CompleteJob(j, t0) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.GetJob(ctx, j.ID); ok {
+		t.Fatal("completed job still pending")
+	}
+	if err := s.MarkDone(ctx, j, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if ranAt, ok, _ := s.DoneJob(ctx, j.ID); !ok || !ranAt.Equal(t0) {
+		t.Fatalf("DoneJob = %v %v, want the handler's %v", ranAt, ok, t0)
+	}
+	// A later run under the same id (another version) is recorded again.
+	j2 := j
+	j2.Due = t0.Add(time.Hour)
+	if err := s.MarkDone(ctx, j2, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if ranAt, _, _ := s.DoneJob(ctx, j.ID); !ranAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("DoneJob after another version = %v", ranAt)
+	}
+}

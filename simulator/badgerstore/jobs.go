@@ -154,20 +154,38 @@ func (s *Store) ListJobs(ctx context.Context, limit int) ([]agenda.Job, error) {
 }
 
 // MarkDone implements agenda.Store: the pending job is deleted only when it is
-// still the version that ran, in the transaction that records the run.
+// still the version that ran, in the transaction that records the run. When
+// the job is no longer pending and its run is already recorded (the handler
+// called CompleteJob), it writes nothing, so the commit costs no sync.
 func (s *Store) MarkDone(ctx context.Context, j agenda.Job, ranAt time.Time) error {
 	return s.update(ctx, func(t *Tx) error {
-		cur, ok, err := t.getJob(j.ID)
-		if err != nil {
-			return err
-		}
-		if ok && agenda.SameJob(cur, j) {
-			if err := t.DeleteJob(j.ID); err != nil {
+		if _, ok, err := t.getJob(j.ID); err != nil || ok {
+			if err != nil {
 				return err
 			}
+			return t.CompleteJob(j, ranAt)
+		}
+		var rec doneRecord
+		found, err := t.get(jobDoneKey(j.ID), &rec)
+		if err != nil || (found && agenda.SameJob(rec.Job, j)) {
+			return err
 		}
 		return t.put(jobDoneKey(j.ID), doneRecord{Job: j, RanAt: ranAt})
 	})
+}
+
+// CompleteJob implements storage.Tx.
+func (t *Tx) CompleteJob(j agenda.Job, ranAt time.Time) error {
+	cur, ok, err := t.getJob(j.ID)
+	if err != nil {
+		return err
+	}
+	if ok && agenda.SameJob(cur, j) {
+		if err := t.DeleteJob(j.ID); err != nil {
+			return err
+		}
+	}
+	return t.put(jobDoneKey(j.ID), doneRecord{Job: j, RanAt: ranAt})
 }
 
 // ReplaceJob implements agenda.Store.

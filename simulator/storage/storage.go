@@ -178,4 +178,9 @@ type Tx interface {
 	PutJob(j agenda.Job) error
 	// DeleteJob removes a job in this transaction.
 	DeleteJob(id string) error
+	// CompleteJob records in this transaction that job j ran at ranAt and
+	// removes it if it is still the pending version: a handler whose work is
+	// one transaction calls it there, so the work and its bookkeeping commit
+	// together and the agenda's MarkDone afterwards writes nothing.
+	CompleteJob(j agenda.Job, ranAt time.Time) error
 }
