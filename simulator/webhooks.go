@@ -79,6 +79,11 @@ func (s *Simulator) deliverJob(ctx context.Context, now time.Time, j agenda.Job)
 	}
 	a := s.dispatcher.Send(ctx, d, ev.ID, ev.Body, attemptID, len(d.Attempts)+1, now)
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
+		// The job's bookkeeping commits with the attempt; a retry below
+		// schedules the job's next version.
+		if err := tx.CompleteJob(j, now); err != nil {
+			return err
+		}
 		cur, err := tx.Delivery(id)
 		if err != nil {
 			return err
