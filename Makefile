@@ -55,6 +55,8 @@ deps-check:
 		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
 		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
 	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \
+	extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/simulator/wire | grep -v -e "^$$M/simulator/wire$$" -e "^$$M/simulator/pix$$" || true); \
+	if [ -n "$$extra" ]; then echo "dependency rule: simulator/wire must use pix and the standard library only, imports: $$extra"; fail=1; fi; \
 	check simulator github.com/dgraph-io/badger/v4 github.com/gorilla/mux $$M/simulator/badgerstore $$M/simulator/httpapi; \
 	check simulator/httpapi $$M/simulator $$M/simulator/badgerstore github.com/dgraph-io/badger/v4; \
 	check scenarios $$M/simulator $$M/simulator/badgerstore net/http; \

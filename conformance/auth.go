@@ -70,7 +70,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		gomega.Expect(r).To(framework.HaveJSONField("token_type", "Bearer"))
 		gomega.Expect(r).To(framework.HaveJSONNumber("expires_in"))
 		gomega.Expect(r).To(framework.HaveJSONField("expires_in", 1800))
-		gomega.Expect(r).To(framework.HaveJSONField("access_token", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(r).To(framework.HaveJSONField("access_token", nonEmptyString()))
 	})
 
 	/*

@@ -141,8 +141,8 @@ func expectReceiveWebhook(d framework.Delivery, txid, amount string) {
 	gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", amount))
 	gomega.Expect(d).To(framework.HaveJSONField("data.payment.currency", "BRL"))
 	gomega.Expect(d).To(framework.HaveJSONField("data.endToEndId", gomega.MatchRegexp(endToEndPattern)))
-	gomega.Expect(d).To(framework.HaveJSONField("data.debtorAccount.name", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
-	gomega.Expect(d).To(framework.HaveJSONField("data.debtorAccount.document", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+	gomega.Expect(d).To(framework.HaveJSONField("data.debtorAccount.name", nonEmptyString()))
+	gomega.Expect(d).To(framework.HaveJSONField("data.debtorAccount.document", nonEmptyString()))
 }
 
 var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.FamilyBacen, func() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 )
@@ -72,4 +73,14 @@ func clockIntoMinute(ctx context.Context, f *framework.Framework) {
 		_, err = f.Sandbox.SetClock(ctx, c.Now.Truncate(time.Second).Add(time.Second))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	})
+}
+
+// nonEmptyString matches a JSON string that is not empty.
+func nonEmptyString() types.GomegaMatcher {
+	return gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))
+}
+
+// stringOrNull matches a JSON string or null.
+func stringOrNull() types.GomegaMatcher {
+	return gomega.Or(gomega.BeNil(), gomega.BeAssignableToTypeOf(""))
 }

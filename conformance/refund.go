@@ -561,7 +561,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		r := putRefundAs(ctx, f, tok, p.e2e, id, refundBody("10.00"), "")
 		gomega.Expect(r).To(framework.HaveStatus(http.StatusCreated))
 		gomega.Expect(r).To(framework.HaveJSONField("status", refundNaoRealizado))
-		gomega.Expect(r).To(framework.HaveJSONField("motivo", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(r).To(framework.HaveJSONField("motivo", nonEmptyString()))
 		gomega.Expect(getRefundAs(ctx, f, tok, p.e2e, id)).To(framework.HaveJSONField("status", refundNaoRealizado))
 		expectBalance(f.BalanceOf(ctx, tok), framework.Balance{Available: 950, Blocked: 0}, "after the refund it cannot cover")
 
@@ -660,7 +660,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - 4000, Blocked: before.Blocked + 4000}, "while the refund is processed")
 
 		got := awaitRefundStatus(ctx, f, f.Token(ctx), p.e2e, id, refundNaoRealizado, true)
-		gomega.Expect(got).To(framework.HaveJSONField("motivo", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(got).To(framework.HaveJSONField("motivo", nonEmptyString()))
 		expectBalance(f.Balance(ctx), before, "after the refund failed")
 		again := createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("40.00"), "")
 		gomega.Expect(again).To(framework.HaveJSONField("status", refundEmProcessamento))
@@ -787,7 +787,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		d := awaitWebhook(ctx, f, f.Webhooks, true, "data.refundId", id)
 		gomega.Expect(d).To(framework.HaveJSONField("type", "REFUND"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.status", "ERROR"))
-		gomega.Expect(d).To(framework.HaveJSONField("data.motivo", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(d).To(framework.HaveJSONField("data.motivo", nonEmptyString()))
 		gomega.Expect(webhookRefund(d, rtrID)).To(framework.HaveJSONField("status", "ERROR"))
 	})
 

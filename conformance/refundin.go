@@ -106,7 +106,7 @@ var _ = ginkgo.Describe("POST /api/pix/refund-in/{id}", framework.Res("refund-in
 		p := refundableParent(ctx, f)
 		m := refundInBody(f, refundUnit)
 		r := createRefundIn(ctx, f, p.txID, m)
-		nonEmpty := gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))
+		nonEmpty := nonEmptyString()
 		gomega.Expect(r).To(framework.HaveJSONField("transactionId", nonEmpty))
 		gomega.Expect(r).To(framework.HaveJSONField("externalId", m["externalId"]))
 		gomega.Expect(r).To(framework.HaveJSONField("status", gomega.BeElementOf(refundInStatuses...)))
@@ -180,7 +180,7 @@ var _ = ginkgo.Describe("POST /api/pix/refund-in/{id}", framework.Res("refund-in
 		gomega.Expect(r).To(framework.HaveJSONField("status", "PENDING"))
 		ext, _ := m["externalId"].(string)
 		got := awaitRefundStatus(ctx, f, f.Token(ctx), p.e2e, ext, refundNaoRealizado, true)
-		gomega.Expect(got).To(framework.HaveJSONField("motivo", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(got).To(framework.HaveJSONField("motivo", nonEmptyString()))
 		expectBalance(f.Balance(ctx), before, "after the refund failed")
 	})
 

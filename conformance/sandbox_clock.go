@@ -114,6 +114,24 @@ var _ = ginkgo.Describe("Sandbox clock", framework.Res("sandbox-clock"), framewo
 	})
 
 	/*
+		Check: sandbox/clock-limit
+		Sandbox: POST /_sandbox/clock {"now":RFC3339}
+		Description: Setting the clock past 9000-01-01T00:00:00Z, the latest simulation time, MUST
+		answer 400 in the minimal error shape naming "now", and leave the clock where it was.
+		(Advancing past it is refused the same way; checking that would need the clock moved
+		near the limit first, which no later spec could undo.)
+	*/
+	framework.SandboxIt("refuses to move past the latest simulation time", func(ctx ginkgo.SpecContext) {
+		before := clock(ctx)
+		r, err := f.Sandbox.Do(ctx, http.MethodPost, "/_sandbox/clock", map[string]string{"now": "9000-01-01T00:00:01Z"})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
+		gomega.Expect(r).To(framework.HaveMinimalErrorShape())
+		gomega.Expect(r).To(framework.HaveJSONField("message", gomega.HavePrefix("now")))
+		gomega.Expect(clock(ctx).Now).To(gomega.BeTemporally("<", before.Now.Add(time.Hour)), "the clock jumped")
+	})
+
+	/*
 		Check: sandbox/clock-runs-due-jobs
 		Sandbox: POST /_sandbox/jobs {"kind":"marker","seconds":10}; GET /_sandbox/jobs/{id}; POST /_sandbox/clock/advance
 		Description: A marker job scheduled 10 seconds ahead MUST be created 201 with status

@@ -217,7 +217,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		r := acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), "")
 		gomega.Expect(r).To(framework.HaveJSONNumber("id"))
 		gomega.Expect(r).To(framework.HaveJSONField("eventDate", framework.BeISO8601()))
-		gomega.Expect(r).To(framework.HaveJSONField("endToEndId", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(r).To(framework.HaveJSONField("endToEndId", nonEmptyString()))
 		gomega.Expect(r).To(framework.HaveJSONNumber("payment.amount"))
 		gomega.Expect(r).To(framework.HaveJSONField("payment.amount", json.Number(transferAmount)))
 	})
@@ -412,7 +412,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		gomega.Expect(d).To(framework.HaveJSONField("data.id", id))
 		gomega.Expect(d).To(framework.HaveJSONNumber("data.id"))
 		gomega.Expect(d).To(framework.HaveJSONField("data", gomega.HaveKey("txId")))
-		gomega.Expect(d).To(framework.HaveJSONField("data.txId", gomega.Or(gomega.BeNil(), gomega.BeAssignableToTypeOf(""))))
+		gomega.Expect(d).To(framework.HaveJSONField("data.txId", stringOrNull()))
 		gomega.Expect(d).To(framework.HaveJSONField("data.pixKey", dest.key))
 		gomega.Expect(d).To(framework.HaveJSONField("data.status", "LIQUIDATED"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.MatchRegexp(`^\d+\.\d{2}$`))))
@@ -421,12 +421,12 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		gomega.Expect(d).To(framework.HaveJSONField("data.endToEndId", gomega.MatchRegexp(endToEndPattern)))
 		gomega.Expect(d).To(framework.HaveJSONField("data.creditDebitType", "DEBIT"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.idempotencyKey", idem))
-		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.name", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
-		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.ispb", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.name", nonEmptyString()))
+		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.ispb", nonEmptyString()))
 		if dest.ispb != "" {
 			gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.ispb", dest.ispb))
 		}
-		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.document", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.document", nonEmptyString()))
 		if dest.document != "" {
 			gomega.Expect(d).To(framework.HaveJSONField("data.creditorAccount.document", gomega.Not(gomega.Equal(dest.document))), "the document is masked")
 		}
@@ -476,7 +476,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 			gomega.Expect(d).To(framework.HaveJSONField("type", "TRANSFER"))
 			gomega.Expect(d).To(framework.HaveJSONField("data.status", "ERROR"))
 			gomega.Expect(d).To(framework.HaveJSONField("data.errorCode", "PAYMENT_EXPIRED"))
-			gomega.Expect(d).To(framework.HaveJSONField("data.errorMessage", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+			gomega.Expect(d).To(framework.HaveJSONField("data.errorMessage", nonEmptyString()))
 			tx, err := f.Sandbox.Transaction(ctx, transferID(r))
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(tx.Type).To(gomega.Equal("ERROR"), "type of the expired transfer")

@@ -146,7 +146,7 @@ func expectWebhookEnvelope(d framework.Delivery) {
 	_, hasType := body["type"]
 	gomega.Expect(hasEvent || hasType).To(gomega.BeTrue(), "%s has neither event (the CashOut shape) nor type (Envelope V2)", d)
 	if hasEvent {
-		gomega.Expect(d).To(framework.HaveJSONField("event", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(d).To(framework.HaveJSONField("event", nonEmptyString()))
 		gomega.Expect(d).To(framework.HaveJSONField("movementType", gomega.BeElementOf("DEBIT", "CREDIT")))
 		for _, p := range []string{"originalAmount", "feeAmount", "finalAmount"} {
 			gomega.Expect(d).To(framework.HaveJSONField(p, framework.BeDecimal2Number()))
@@ -472,7 +472,7 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 	framework.SpecIt("answers 200 with success false and a message while registration is disabled", func(ctx ginkgo.SpecContext) {
 		r := probeRegistration(ctx, f)
 		gomega.Expect(r).To(framework.HaveJSONField("success", false))
-		gomega.Expect(r).To(framework.HaveJSONField("message", gomega.And(gomega.BeAssignableToTypeOf(""), gomega.Not(gomega.BeEmpty()))))
+		gomega.Expect(r).To(framework.HaveJSONField("message", nonEmptyString()))
 	})
 
 	/*

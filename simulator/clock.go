@@ -79,7 +79,11 @@ func (s *Simulator) AdvanceClock(ctx context.Context, d time.Duration) (pix.Cloc
 	}
 	s.clockMu.Lock()
 	defer s.clockMu.Unlock()
-	return s.moveClockLocked(ctx, s.clock.Now().Add(d))
+	target := s.clock.Now().Add(d)
+	if target.After(pix.MaxClockTime) {
+		return pix.ClockReport{}, beyondClockLimit("seconds")
+	}
+	return s.moveClockLocked(ctx, target)
 }
 
 // SetClock moves the clock forward to t, like AdvanceClock. Moving backwards is
@@ -92,15 +96,21 @@ func (s *Simulator) SetClock(ctx context.Context, t time.Time) (pix.ClockReport,
 			"now %s is before the current simulation time %s; the clock only moves forward",
 			t.UTC().Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
 	}
+	if t.After(pix.MaxClockTime) {
+		return pix.ClockReport{}, beyondClockLimit("now")
+	}
 	return s.moveClockLocked(ctx, t)
+}
+
+// beyondClockLimit refuses a move past pix.MaxClockTime (a later time could
+// not be stored), naming the field that asked for it.
+func beyondClockLimit(field string) error {
+	return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field,
+		Message: "must not move the clock past " + pix.MaxClockTime.Format(time.RFC3339) + ", the latest simulation time"})
 }
 
 // moveClockLocked moves the clock to target. The caller must hold s.clockMu.
 func (s *Simulator) moveClockLocked(ctx context.Context, target time.Time) (pix.ClockReport, error) {
-	if target.After(pix.MaxClockTime) {
-		return pix.ClockReport{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "now",
-			Message: "must not move the clock past " + pix.MaxClockTime.Format(time.RFC3339) + ", the latest simulation time"})
-	}
 	if err := s.saveClock(ctx, target); err != nil {
 		return pix.ClockReport{}, err
 	}

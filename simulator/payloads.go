@@ -4,6 +4,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 	"time"
 )
 
@@ -13,10 +14,7 @@ import (
 // amounts are numbers).
 
 // decimalNumber renders centavos as a JSON number with two decimals.
-type decimalNumber pix.Cents
-
-// MarshalJSON implements json.Marshaler.
-func (d decimalNumber) MarshalJSON() ([]byte, error) { return []byte(pix.Cents(d).Decimal2()), nil }
+type decimalNumber = wire.Money
 
 type v2Envelope struct {
 	Type string `json:"type"`
@@ -85,14 +83,14 @@ func newMovement(event, movementType string, t pix.Transaction, final pix.Cents)
 		Event: event, Status: string(t.Status), TransactionType: "PIX", MovementType: movementType,
 		TransactionID: itoa(t.ID), ExternalID: t.ExternalID,
 		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(final),
-		ProcessingDate: timestamp(t.ProcessedAt),
+		ProcessingDate: wire.Time(t.ProcessedAt),
 		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
 			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
-				AccountBranch: optional(t.Counterpart.Branch), AccountNumber: optional(t.Counterpart.AccountNumber)}},
+				AccountBranch: wire.Optional(t.Counterpart.Branch), AccountNumber: wire.Optional(t.Counterpart.AccountNumber)}},
 		Metadata: map[string]string{},
 	}
 	if t.Status == pix.TxStatusError {
-		m.ErrorCode, m.ErrorMessage = optional(string(t.ErrorCode)), optional(t.ErrorMessage)
+		m.ErrorCode, m.ErrorMessage = wire.Optional(string(t.ErrorCode)), wire.Optional(t.ErrorMessage)
 	}
 	return m
 }
@@ -118,26 +116,17 @@ type cashOutBank struct {
 	AccountNumber *string `json:"accountNumber"`
 }
 
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func timestamp(t time.Time) string { return t.UTC().Format(pix.TimeLayout) }
-
 func newCashOutPayload(t pix.Transaction) cashOutPayload {
 	return cashOutPayload{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: t.PixKey}
 }
 
 func newTransferPayload(t pix.Transaction) v2Envelope {
 	d := transferData{
-		ID: t.ID, TxID: optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
+		ID: t.ID, TxID: wire.Optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
 		Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: t.EndToEndID,
 		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
 		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
-		RemittanceInformation: optional(t.Description),
+		RemittanceInformation: wire.Optional(t.Description),
 	}
 	if t.Status == pix.TxStatusError {
 		d.Status, d.ErrorCode, d.ErrorMessage = "ERROR", string(t.ErrorCode), t.ErrorMessage
@@ -147,7 +136,7 @@ func newTransferPayload(t pix.Transaction) v2Envelope {
 
 func receivePayload(t pix.Transaction) v2Envelope {
 	return v2Envelope{Type: "RECEIVE", Data: receiveData{
-		ID: t.ID, TxID: optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
+		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
 		EndToEndID: t.EndToEndID, DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
 	}}
 }
@@ -178,7 +167,7 @@ func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
 	if t.Status == pix.TxStatusError {
 		final = 0 // nothing was received
 	}
-	p := cashInPayload{movement: newMovement("CashIn", "CREDIT", t, final), CorrelationID: ch.CorrelationID, EndToEndID: optional(t.EndToEndID)}
+	p := cashInPayload{movement: newMovement("CashIn", "CREDIT", t, final), CorrelationID: ch.CorrelationID, EndToEndID: wire.Optional(t.EndToEndID)}
 	for k, v := range ch.AdditionalInfo {
 		p.Metadata[k] = v
 	}
@@ -221,18 +210,18 @@ type v2RefundPayment struct {
 
 func newV2Refund(r pix.Refund, status string) v2Refund {
 	return v2Refund{Status: status, Payment: v2RefundPayment{Amount: decimalNumber(r.Amount), Currency: "BRL"},
-		EndToEndID: r.RtrID, EventDate: timestamp(r.SettledAt), Information: optional(r.Description)}
+		EndToEndID: r.RtrID, EventDate: wire.Time(r.SettledAt), Information: wire.Optional(r.Description)}
 }
 
 // newRefundPayload builds the REFUND envelope of refund r of the PIX o for the
 // transaction id (the refunder's REFUND_IN, or the payer's REFUND_OUT); all,
 // when given, is every refund of o (the refunding side's view).
 func newRefundPayload(o pix.Transaction, r pix.Refund, creditDebit string, all []pix.Refund, id int64) v2Envelope {
-	d := refundData{ID: id, TxID: optional(o.TxID), Status: "REFUNDED",
+	d := refundData{ID: id, TxID: wire.Optional(o.TxID), Status: "REFUNDED",
 		Payment: v2Payment{Amount: o.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: o.EndToEndID,
 		CreditDebitType: creditDebit, RefundID: r.ID, RtrID: r.RtrID, Nature: string(r.Nature), Refunds: []v2Refund{}}
 	if r.Status == pix.RefundStatusNaoRealizado {
-		d.Status, d.Motivo = "ERROR", optional(r.Motivo)
+		d.Status, d.Motivo = "ERROR", wire.Optional(r.Motivo)
 		d.Refunds = append(d.Refunds, newV2Refund(r, "ERROR"))
 		return v2Envelope{Type: "REFUND", Data: d}
 	}
@@ -251,60 +240,10 @@ func newRefundPayload(o pix.Transaction, r pix.Refund, creditDebit string, all [
 // webhooks. The spec shows none of them (Gap G-51): {"event": <type>, "med":
 // <the MED resource as GET /api/med lists it>}.
 type medPayload struct {
-	Event string  `json:"event"`
-	MED   medJSON `json:"med"`
-}
-
-type medBankJSON struct {
-	ISPB string `json:"ispb"`
-	Name string `json:"name"`
-}
-
-type medOriginalJSON struct {
-	Amount          decimalNumber `json:"amount"`
-	Type            string        `json:"type"`
-	TransactionType string        `json:"transactionType"`
-	Name            string        `json:"name"`
-	Document        string        `json:"document"`
-	DateTime        string        `json:"dateTime"`
-}
-
-// medJSON is spec "Resources > MED".
-type medJSON struct {
-	ID                    int64            `json:"id"`
-	EndToEnd              string           `json:"endToEnd"`
-	Status                string           `json:"status"`
-	Reason                string           `json:"reason"`
-	Cause                 *string          `json:"cause"`
-	Description           *string          `json:"description"`
-	AnalysisResult        *string          `json:"analysisResult"`
-	AnalysisDetails       *string          `json:"analysisDetails"`
-	RequestingBank        medBankJSON      `json:"requestingBank"`
-	ContestedBank         medBankJSON      `json:"contestedBank"`
-	OriginalTransaction   *medOriginalJSON `json:"originalTransaction"`
-	IsReconciled          bool             `json:"isReconciled"`
-	OriginalTransactionID *int64           `json:"originalTransactionId"`
-	CreatedAt             string           `json:"createdAt"`
-	UpdatedAt             string           `json:"updatedAt"`
-}
-
-func newMEDJSON(m pix.MED) medJSON {
-	j := medJSON{ID: m.ID, EndToEnd: m.EndToEnd, Status: string(m.Status), Reason: m.Reason, Cause: optional(m.Cause),
-		Description: optional(m.Description), AnalysisResult: optional(m.AnalysisResult), AnalysisDetails: optional(m.AnalysisDetails),
-		RequestingBank: medBankJSON{ISPB: m.RequestingBank.ISPB, Name: m.RequestingBank.Name},
-		ContestedBank:  medBankJSON{ISPB: m.ContestedBank.ISPB, Name: m.ContestedBank.Name},
-		IsReconciled:   m.IsReconciled, CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt)}
-	if m.IsReconciled {
-		id := m.OriginalTransactionID
-		j.OriginalTransactionID = &id
-	}
-	if o := m.Original; o != nil {
-		j.OriginalTransaction = &medOriginalJSON{Amount: decimalNumber(o.Amount), Type: o.Type, TransactionType: o.TransactionType,
-			Name: o.Name, Document: pix.MaskDocument(o.Document), DateTime: timestamp(o.DateTime)}
-	}
-	return j
+	Event string   `json:"event"`
+	MED   wire.MED `json:"med"`
 }
 
 func newMEDPayload(event string, m pix.MED) medPayload {
-	return medPayload{Event: event, MED: newMEDJSON(m)}
+	return medPayload{Event: event, MED: wire.NewMED(m)}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 // maxBody is the largest request body read; larger ones are refused with 413
@@ -38,14 +39,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // formatTime renders an instant as ISO 8601 in UTC with milliseconds, the one
 // timestamp format of every response.
-func formatTime(t time.Time) string { return t.UTC().Format(pix.TimeLayout) }
+func formatTime(t time.Time) string { return wire.Time(t) }
 
 // brlNumber renders centavos as a JSON number with exactly two decimals (1234.50),
-// the standard routes' money convention; it never passes through a float.
-type brlNumber pix.Cents
-
-// MarshalJSON implements json.Marshaler.
-func (b brlNumber) MarshalJSON() ([]byte, error) { return []byte(pix.Cents(b).Decimal2()), nil }
+// the standard routes' money convention (wire.Money, shared with the webhooks).
+type brlNumber = wire.Money
 
 // decodeJSON decodes a JSON object body into dst, reading at most maxBody bytes.
 // Every problem is reported as a violation naming the field, under code c (the

@@ -5,64 +5,8 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
-
-type medBank struct {
-	ISPB string `json:"ispb"`
-	Name string `json:"name"`
-}
-
-type medOriginal struct {
-	Amount          brlNumber `json:"amount"`
-	Type            string    `json:"type"`
-	TransactionType string    `json:"transactionType"`
-	Name            string    `json:"name"`
-	Document        string    `json:"document"`
-	DateTime        string    `json:"dateTime"`
-}
-
-// medItem is spec "Resources > MED".
-type medItem struct {
-	ID                    int64        `json:"id"`
-	EndToEnd              string       `json:"endToEnd"`
-	Status                string       `json:"status"`
-	Reason                string       `json:"reason"`
-	Cause                 *string      `json:"cause"`
-	Description           *string      `json:"description"`
-	AnalysisResult        *string      `json:"analysisResult"`
-	AnalysisDetails       *string      `json:"analysisDetails"`
-	RequestingBank        medBank      `json:"requestingBank"`
-	ContestedBank         medBank      `json:"contestedBank"`
-	OriginalTransaction   *medOriginal `json:"originalTransaction"`
-	IsReconciled          bool         `json:"isReconciled"`
-	OriginalTransactionID *int64       `json:"originalTransactionId"`
-	CreatedAt             string       `json:"createdAt"`
-	UpdatedAt             string       `json:"updatedAt"`
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func newMEDItem(m pix.MED) medItem {
-	it := medItem{ID: m.ID, EndToEnd: m.EndToEnd, Status: string(m.Status), Reason: m.Reason, Cause: nullable(m.Cause),
-		Description: nullable(m.Description), AnalysisResult: nullable(m.AnalysisResult), AnalysisDetails: nullable(m.AnalysisDetails),
-		RequestingBank: medBank{ISPB: m.RequestingBank.ISPB, Name: m.RequestingBank.Name},
-		ContestedBank:  medBank{ISPB: m.ContestedBank.ISPB, Name: m.ContestedBank.Name},
-		IsReconciled:   m.IsReconciled, CreatedAt: formatTime(m.CreatedAt), UpdatedAt: formatTime(m.UpdatedAt)}
-	if m.IsReconciled {
-		id := m.OriginalTransactionID
-		it.OriginalTransactionID = &id
-	}
-	if o := m.Original; o != nil {
-		it.OriginalTransaction = &medOriginal{Amount: brlNumber(o.Amount), Type: o.Type, TransactionType: o.TransactionType,
-			Name: o.Name, Document: pix.MaskDocument(o.Document), DateTime: formatTime(o.DateTime)}
-	}
-	return it
-}
 
 // handleMEDList handles "GET /api/med": filters status, isReconciled, startDate,
 // endDate (ISO 8601 date or date-time; a date alone covers its whole UTC day),
@@ -88,9 +32,9 @@ func (s *Server) handleMEDList(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := make([]medItem, len(meds))
+	data := make([]wire.MED, len(meds))
 	for i, m := range meds {
-		data[i] = newMEDItem(m)
+		data[i] = wire.NewMED(m)
 	}
 	return map[string]any{"data": data, "metadata": map[string]int{"total": total, "page": f.Page, "pageSize": f.Size,
 		"totalPages": (total + f.Size - 1) / f.Size}}, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 // Control plane for MED: the payer's bank opens a MED; the steps can be forced.
@@ -24,7 +25,7 @@ func (s *Server) sandboxMEDRoutes() []*route {
 
 // sandboxMEDDTO is the MED resource plus what the control plane also shows.
 type sandboxMEDDTO struct {
-	medItem
+	wire.MED
 	AccountID       int64     `json:"accountId"`
 	ContestedAmount brlNumber `json:"contestedAmount"`
 	BlockedAmount   brlNumber `json:"blockedAmount"`
@@ -33,7 +34,7 @@ type sandboxMEDDTO struct {
 }
 
 func newSandboxMEDDTO(m pix.MED) sandboxMEDDTO {
-	return sandboxMEDDTO{medItem: newMEDItem(m), AccountID: int64(m.AccountID), ContestedAmount: brlNumber(m.ContestedAmount),
+	return sandboxMEDDTO{MED: wire.NewMED(m), AccountID: int64(m.AccountID), ContestedAmount: brlNumber(m.ContestedAmount),
 		BlockedAmount: brlNumber(m.BlockedAmount), RefundID: m.RefundID, Scenario: m.Scenario}
 }
 

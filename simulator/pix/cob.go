@@ -2,6 +2,7 @@ package pix
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,14 +26,7 @@ var cobTransitions = map[CobStatus][]CobStatus{
 }
 
 // CanBecome reports whether s may transition to next. Terminal states have no successors.
-func (s CobStatus) CanBecome(next CobStatus) bool {
-	for _, n := range cobTransitions[s] {
-		if n == next {
-			return true
-		}
-	}
-	return false
-}
+func (s CobStatus) CanBecome(next CobStatus) bool { return slices.Contains(cobTransitions[s], next) }
 
 // Cob limits. Spec "Endpoints > PUT /cob/{txid}" and "Limits"; the Central Bank
 // reference for the default expiration and the infoAdicionais bounds.

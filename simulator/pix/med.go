@@ -1,5 +1,7 @@
 package pix
 
+import "slices"
+
 import "time"
 
 // MEDStatus is the status of a MED record (spec "Resources > MED").
@@ -25,14 +27,7 @@ var medTransitions = map[MEDStatus][]MEDStatus{
 }
 
 // CanBecome reports whether s may transition to next.
-func (s MEDStatus) CanBecome(next MEDStatus) bool {
-	for _, n := range medTransitions[s] {
-		if n == next {
-			return true
-		}
-	}
-	return false
-}
+func (s MEDStatus) CanBecome(next MEDStatus) bool { return slices.Contains(medTransitions[s], next) }
 
 // MED reasons and results.
 const (

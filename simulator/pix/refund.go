@@ -2,6 +2,7 @@ package pix
 
 import (
 	"regexp"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -23,12 +24,7 @@ var refundTransitions = map[RefundStatus][]RefundStatus{
 
 // CanBecome reports whether s may transition to next.
 func (s RefundStatus) CanBecome(next RefundStatus) bool {
-	for _, n := range refundTransitions[s] {
-		if n == next {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(refundTransitions[s], next)
 }
 
 // TxStatus is the refund-in route's status of a refund (spec "Resources >

@@ -1,5 +1,7 @@
 package pix
 
+import "slices"
+
 import "time"
 
 // TxKind is what a transaction is.
@@ -42,14 +44,7 @@ var txTransitions = map[TxStatus][]TxStatus{
 }
 
 // CanBecome reports whether s may transition to next. Terminal states have no successors.
-func (s TxStatus) CanBecome(next TxStatus) bool {
-	for _, n := range txTransitions[s] {
-		if n == next {
-			return true
-		}
-	}
-	return false
-}
+func (s TxStatus) CanBecome(next TxStatus) bool { return slices.Contains(txTransitions[s], next) }
 
 // TransferType is the "type" of a PIX transfer on the DICT route (spec "Resources >
 // PIX transfer (DICT route) response"): PENDING, COMPLETED or ERROR.
