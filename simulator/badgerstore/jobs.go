@@ -221,5 +221,10 @@ func (s *Store) view(ctx context.Context, fn func(*Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.View(func(txn *badger.Txn) error { return fn(&Tx{txn: txn, store: s}) })
+	if s.db.IsClosed() {
+		return badger.ErrDBClosed
+	}
+	sn := s.snaps.acquire(s.db)
+	defer s.snaps.release(sn)
+	return fn(&Tx{txn: sn.txn, store: s})
 }

@@ -12,6 +12,7 @@ import (
 //
 //	acct/<id>                 pix.Account
 //	bal/<id>                  balanceRecord (available, blocked in centavos; journal sequence)
+//	set/<id>                  pix.Settings (limits, fee)
 //	jrnl/<id>/<seq>           ledger.Entry, per account touched, in application order
 //	cred/<clientId>           pix.Credential (clientId lowercased)
 //	cert/<fingerprint>        pix.Certificate
@@ -22,6 +23,7 @@ import (
 const (
 	prefixAccount  = "acct/"
 	prefixBalance  = "bal/"
+	prefixSettings = "set/"
 	prefixJournal  = "jrnl/"
 	prefixCred     = "cred/"
 	prefixCert     = "cert/"
@@ -33,8 +35,9 @@ const (
 	numberedFormat = "%020d"
 )
 
-func accountKey(id pix.AccountID) []byte { return []byte(prefixAccount + num(int64(id))) }
-func balanceKey(id pix.AccountID) []byte { return []byte(prefixBalance + num(int64(id))) }
+func accountKey(id pix.AccountID) []byte  { return []byte(prefixAccount + num(int64(id))) }
+func balanceKey(id pix.AccountID) []byte  { return []byte(prefixBalance + num(int64(id))) }
+func settingsKey(id pix.AccountID) []byte { return []byte(prefixSettings + num(int64(id))) }
 func journalPrefix(id pix.AccountID) []byte {
 	return []byte(prefixJournal + num(int64(id)) + "/")
 }

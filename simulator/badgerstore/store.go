@@ -30,6 +30,7 @@ type Store struct {
 	db    *badger.DB
 	seqs  *sequences
 	floor jobFloor
+	snaps snapshots
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -63,6 +64,7 @@ func Open(o Options) (*Store, error) {
 // Close returns unused sequence numbers, flushes and closes the database.
 func (s *Store) Close() error {
 	err := s.seqs.release()
+	s.snaps.close()
 	if cerr := s.db.Close(); cerr != nil {
 		return cerr
 	}
@@ -90,6 +92,7 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 			last = &Tx{txn: txn, store: s}
 			return fn(last)
 		})
+		s.snaps.committed() // whatever the outcome: a later read must not reuse an older snapshot
 		if err == nil && last.putJobs {
 			s.floor.lower(last.minJobDue) // after the commit: see jobFloor
 		}

@@ -183,13 +183,13 @@ func (t *Tx) PutDictEntry(e pix.DictEntry) error { return t.put([]byte("dict/"+e
 // Settings returns an account's settings.
 func (t *Tx) Settings(a pix.AccountID) (pix.Settings, bool, error) {
 	var s pix.Settings
-	ok, err := t.get([]byte("set/"+num(int64(a))), &s)
+	ok, err := t.get(settingsKey(a), &s)
 	return s, ok, err
 }
 
 // PutSettings stores an account's settings.
 func (t *Tx) PutSettings(a pix.AccountID, s pix.Settings) error {
-	return t.put([]byte("set/"+num(int64(a))), s)
+	return t.put(settingsKey(a), s)
 }
 
 // Counter returns a named running total.
