@@ -176,6 +176,7 @@ func (s *Simulator) Authenticate(ctx context.Context, token string) (pix.Account
 			return v.account, nil
 		}
 	}
+	gen := s.tokens.generation()
 	var claims tokenClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.signingKey, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -204,7 +205,7 @@ func (s *Simulator) Authenticate(ctx context.Context, token string) (pix.Account
 		return 0, unauthorized("the token's account no longer exists")
 	}
 	if err == nil && claims.IssuedAt != nil && claims.ExpiresAt != nil {
-		s.tokens.put(token, verifiedToken{account: id, iat: claims.IssuedAt.Time, exp: claims.ExpiresAt.Time})
+		s.tokens.putIf(gen, token, verifiedToken{account: id, iat: claims.IssuedAt.Time, exp: claims.ExpiresAt.Time})
 	}
 	return id, err
 }

@@ -50,3 +50,10 @@ func rateLimited(what string, limit int, retryAfter time.Duration) error {
 		Message: what + " is limited to " + itoa(int64(limit)) + " requests per minute; retry in " + itoa(int64(secs)) + "s",
 		Details: map[string]any{"retryAfterSeconds": secs}}
 }
+
+// reset forgets every window.
+func (r *rateLimiter) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.windows = nil
+}

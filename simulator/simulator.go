@@ -98,6 +98,12 @@ type Simulator struct {
 	accountLocks    accountLocks
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
+
+	// What Reset seeds again, and the runner's context to restart it with.
+	seedAccts []SeedAccount
+	fixtures  *fixtures.Set
+	lifeMu    sync.Mutex
+	runCtx    context.Context
 }
 
 // New opens the simulator over cfg.Store: it restores (or creates) the clock and
@@ -146,6 +152,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.seedAccts, s.fixtures = accounts, cfg.Fixtures
 	caCertPEM, caKeyPEM, err := cfg.Fixtures.CA()
 	if err != nil {
 		return nil, err
@@ -201,10 +208,20 @@ func (s *Simulator) reseed(ctx context.Context, seed uint64) error {
 
 // Start runs scheduled jobs in the background: at once those that fell due while
 // the simulator was stopped, then each as it falls due.
-func (s *Simulator) Start(ctx context.Context) { s.agenda.Start(ctx) }
+func (s *Simulator) Start(ctx context.Context) {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	s.runCtx = ctx
+	s.agenda.Start(ctx)
+}
 
 // Stop stops running scheduled jobs and waits for a running one to finish.
-func (s *Simulator) Stop() { s.agenda.Stop() }
+func (s *Simulator) Stop() {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	s.runCtx = nil
+	s.agenda.Stop()
+}
 
 // Clock returns the simulation clock, the only source of "now".
 func (s *Simulator) Clock() clock.Clock { return s.clock }

@@ -91,6 +91,9 @@ type Config struct {
 	// the target has one, otherwise take the newest CONFIRMED transaction that
 	// GET /api/transactions lists, otherwise skip those checks.
 	ResendTransaction string
+	// AllowReset lets the suite run the check of POST /_sandbox/reset, which
+	// drops every record of the target: only for a sandbox nobody else uses.
+	AllowReset bool
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -129,6 +132,13 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.RefundTransactionID, "refund-transaction-id", "REFUND_TRANSACTION_ID", "transaction id of a PIX the configured account received, the {id} of the refund-in checks")
 	str(&c.ResendTransaction, "resend-transaction", "RESEND_TRANSACTION", "transaction id, externalId or end-to-end id of a transaction of the configured account that sent its webhook, resent by the resend checks")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
+
+	allow := c.AllowReset
+	if v, ok := os.LookupEnv(EnvPrefix + "ALLOW_RESET"); ok {
+		allow = v == "1" || strings.EqualFold(v, "true")
+	}
+	fs.BoolVar(&c.AllowReset, "allow-reset", allow,
+		"run the check of POST /_sandbox/reset, which drops every record of the target (env "+EnvPrefix+"ALLOW_RESET)")
 
 	def := c.SettleTimeout
 	if v, ok := os.LookupEnv(EnvPrefix + "SETTLE_TIMEOUT"); ok {

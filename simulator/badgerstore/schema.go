@@ -74,6 +74,10 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("store: rebuild event index: %w", err)
 	}
+	return s.writeSchemaVersion()
+}
+
+func (s *Store) writeSchemaVersion() error {
 	return s.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(schemaKey, []byte(strconv.Itoa(schemaVersion)))
 	})

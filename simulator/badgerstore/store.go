@@ -71,6 +71,24 @@ func (s *Store) Close() error {
 	return err
 }
 
+// Reset drops every key, as in a new data directory (the schema version is
+// written again). Transactions running meanwhile may fail; Badger blocks
+// writes while it drops.
+func (s *Store) Reset(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.seqs.release(); err != nil {
+		return fmt.Errorf("store: release sequences: %w", err)
+	}
+	if err := s.db.DropAll(); err != nil {
+		return fmt.Errorf("store: drop all: %w", err)
+	}
+	s.floor.lower(0)
+	s.snaps.committed()
+	return s.writeSchemaVersion()
+}
+
 // Update runs fn in a read-write transaction and commits it, retrying when Badger
 // reports a conflict with a concurrent transaction.
 func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {

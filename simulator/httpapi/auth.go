@@ -51,5 +51,9 @@ func (s *Server) handleAuthToken(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tokenResponse{AccessToken: tok.AccessToken, TokenType: tok.TokenType, ExpiresIn: tok.ExpiresIn}, nil
+	return newTokenResponse(tok), nil
+}
+
+func newTokenResponse(t pix.Token) tokenResponse {
+	return tokenResponse{AccessToken: t.AccessToken, TokenType: t.TokenType, ExpiresIn: t.ExpiresIn}
 }

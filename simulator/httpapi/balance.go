@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
 
 // balanceBacenResponse is spec "Resources > Balance (Central Bank-compatible)".
 type balanceBacenResponse struct {
@@ -47,10 +51,10 @@ func (s *Server) handleBalanceStandard(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return balanceStandardResponse{
-		GrossBalance:   brlNumber(b.Gross()),
-		BlockedBalance: brlNumber(b.Blocked),
-		NetBalance:     brlNumber(b.Available),
-		ConsultedAt:    formatTime(b.At),
-	}, nil
+	return newBalanceStandard(b), nil
+}
+
+func newBalanceStandard(b pix.BalanceReport) balanceStandardResponse {
+	return balanceStandardResponse{GrossBalance: brlNumber(b.Gross()), BlockedBalance: brlNumber(b.Blocked),
+		NetBalance: brlNumber(b.Available), ConsultedAt: formatTime(b.At)}
 }

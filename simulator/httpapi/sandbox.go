@@ -20,7 +20,10 @@ func (s *Server) sandboxRoutes() []*route {
 		{name: "sandbox.clock.set", method: http.MethodPost, path: "/_sandbox/clock", success: http.StatusOK, handle: s.handleSandboxClockSet},
 		{name: "sandbox.clock.advance", method: http.MethodPost, path: "/_sandbox/clock/advance", success: http.StatusOK, handle: s.handleSandboxClockAdvance},
 		{name: "sandbox.accounts.create", method: http.MethodPost, path: "/_sandbox/accounts", success: http.StatusCreated, handle: s.handleSandboxAccountCreate},
+		{name: "sandbox.accounts.list", method: http.MethodGet, path: "/_sandbox/accounts", success: http.StatusOK, handle: s.handleSandboxAccountList},
 		{name: "sandbox.accounts.get", method: http.MethodGet, path: "/_sandbox/accounts/{id}", success: http.StatusOK, handle: s.handleSandboxAccountGet},
+		{name: "sandbox.accounts.token", method: http.MethodPost, path: "/_sandbox/accounts/{id}/token", success: http.StatusCreated, handle: s.handleSandboxAccountToken},
+		{name: "sandbox.reset", method: http.MethodPost, path: "/_sandbox/reset", success: http.StatusOK, handle: s.handleSandboxReset},
 		{name: "sandbox.certificates.create", method: http.MethodPost, path: "/_sandbox/accounts/{id}/certificates", success: http.StatusCreated, handle: s.handleSandboxCertificateCreate},
 		{name: "sandbox.jobs.create", method: http.MethodPost, path: "/_sandbox/jobs", success: http.StatusCreated, handle: s.handleSandboxJobCreate},
 		{name: "sandbox.jobs.list", method: http.MethodGet, path: "/_sandbox/jobs", success: http.StatusOK, handle: s.handleSandboxJobList},
@@ -205,8 +208,57 @@ func (s *Server) handleSandboxAccountGet(r *http.Request) (any, error) {
 	return struct {
 		accountDTO
 		Balance balanceStandardResponse `json:"balance"`
-	}{newAccountDTO(a), balanceStandardResponse{GrossBalance: brlNumber(b.Gross()), BlockedBalance: brlNumber(b.Blocked),
-		NetBalance: brlNumber(b.Available), ConsultedAt: formatTime(b.At)}}, nil
+	}{newAccountDTO(a), newBalanceStandard(b)}, nil
+}
+
+type accountOverviewDTO struct {
+	accountDTO
+	ClientIDs []string                `json:"clientIds"`
+	Balance   balanceStandardResponse `json:"balance"`
+}
+
+// handleSandboxAccountList answers GET /_sandbox/accounts: every account with
+// its balance and client ids, in id order.
+func (s *Server) handleSandboxAccountList(r *http.Request) (any, error) {
+	accts, err := s.sandbox.Accounts(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]accountOverviewDTO, len(accts))
+	for i, a := range accts {
+		ids := a.ClientIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		out[i] = accountOverviewDTO{newAccountDTO(a.Account), ids, newBalanceStandard(a.Balance)}
+	}
+	return struct {
+		Accounts []accountOverviewDTO `json:"accounts"`
+	}{out}, nil
+}
+
+// handleSandboxAccountToken answers POST /_sandbox/accounts/{id}/token: an
+// access token for the account without its credentials (same body as POST
+// /api/auth/token).
+func (s *Server) handleSandboxAccountToken(r *http.Request) (any, error) {
+	id, err := accountIDVar(r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.sandbox.SandboxToken(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return newTokenResponse(t), nil
+}
+
+// handleSandboxReset answers POST /_sandbox/reset: every record dropped, the
+// fixtures seeded again.
+func (s *Server) handleSandboxReset(r *http.Request) (any, error) {
+	if err := s.sandbox.Reset(r.Context()); err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": "reset"}, nil
 }
 
 type certificateDTO struct {

@@ -68,6 +68,9 @@ type Sandbox interface {
 	CreateAccount(ctx context.Context, in pix.NewAccount) (pix.CreatedAccount, error)
 	AddCertificate(ctx context.Context, id pix.AccountID, in pix.NewCertificate) (pix.IssuedCertificate, error)
 	Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error)
+	Accounts(ctx context.Context) ([]pix.AccountOverview, error)
+	SandboxToken(ctx context.Context, id pix.AccountID) (pix.Token, error)
+	Reset(ctx context.Context) error
 	ScheduleMarker(ctx context.Context, delay time.Duration, note string) (pix.JobReport, error)
 	Job(ctx context.Context, id string) (pix.JobReport, error)
 	PendingJobs(ctx context.Context, limit int) ([]pix.JobReport, error)

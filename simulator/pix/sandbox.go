@@ -54,6 +54,13 @@ type CreatedAccount struct {
 	Certificate  IssuedCertificate
 }
 
+// AccountOverview is an account as the control plane lists it.
+type AccountOverview struct {
+	Account   Account
+	Balance   BalanceReport
+	ClientIDs []string
+}
+
 // NewCertificate asks for another certificate for an account. Zero dates default
 // to a validity from an hour ago to a year ahead on the simulation clock.
 type NewCertificate struct {

@@ -27,6 +27,8 @@ type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
 	agenda.Store
+	// Reset drops every record, as in a new data directory.
+	Reset(ctx context.Context) error
 	Close() error
 }
 
@@ -64,6 +66,8 @@ type Tx interface {
 	Credential(clientID string) (pix.Credential, error)
 	// PutCredential creates or replaces a credential.
 	PutCredential(c pix.Credential) error
+	// Credentials returns every credential, in client id order.
+	Credentials() ([]pix.Credential, error)
 	// Certificate returns a registered certificate by fingerprint, or ErrNotFound.
 	Certificate(fingerprint string) (pix.Certificate, error)
 	// PutCertificate registers a certificate.
