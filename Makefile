@@ -31,6 +31,7 @@ run: build ## start the simulator with the fixture accounts (ARGS='--clock virtu
 test: lint ## lint, then every test under -race (conformance in-process, JUnit in reports/)
 	@mkdir -p $(REPORTS)
 	PIXSANDBOX_CONFORMANCE_JUNIT_REPORT=$(REPORTS)/conformance-junit.xml \
+	PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT=$(REPORTS)/conformance-coverage \
 		$(GO) test -race -count=1 ./...
 
 unit: ## every test without -race (quicker)
@@ -51,7 +52,7 @@ deps-check:
 	@fail=0; M=github.com/pixsandbox/pixsandbox; \
 	check() { pkg=$$1; shift; deps=$$($(GO) list -deps $$M/$$pkg); \
 		for bad in "$$@"; do if echo "$$deps" | grep -qx "$$bad"; then echo "dependency rule: $$pkg must not import $$bad"; fail=1; fi; done; }; \
-	for p in simulator/pix simulator/clock fixtures; do \
+	for p in simulator/pix simulator/clock simulator/faults fixtures; do \
 		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
 		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
 	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \
@@ -73,11 +74,13 @@ conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT, DI
 		-target='$(TARGET)' -client-id='$(CLIENT_ID)' -client-secret='$(CLIENT_SECRET)' -client-cert='$(CERT)' \
 		-dict-key='$(DICT_KEY)' -pix-key='$(PIX_KEY)' \
 		-refund-e2e='$(REFUND_E2E)' -refund-transaction-id='$(REFUND_TRANSACTION_ID)' \
-		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v
+		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v \
+		-coverage-report=$(REPORTS)/conformance-coverage
 
 conformance-local: ## the whole suite in-process against the simulator (what make test runs)
 	@mkdir -p $(REPORTS)
 	PIXSANDBOX_CONFORMANCE_JUNIT_REPORT=$(REPORTS)/conformance-junit.xml \
+	PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT=$(REPORTS)/conformance-coverage \
 		$(GO) test -count=1 -race ./cmd/pixsandbox -run TestConformance -v
 
 fuzz: ## run every fuzz target for FUZZTIME each
@@ -118,7 +121,7 @@ bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a n
 fixtures: ## regenerate fixtures/ from the fixed seed (certificate keys change: review the diff)
 	$(GO) run ./cmd/pixfixtures -out fixtures
 
-golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt)
+golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt, docs/conformance-coverage.md)
 	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/
 
 checks: golden ## alias: refresh the golden list of conformance checks

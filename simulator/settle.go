@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -244,7 +245,7 @@ func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) erro
 			return err
 		}
 	}
-	if t.Fee > 0 {
+	if t.Fee > 0 && !faults.On(faults.FeeLeftBlocked) {
 		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: ref(t, "fee")}); err != nil {
 			return err
 		}

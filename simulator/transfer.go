@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -32,7 +33,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	}
 	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
 		replayed = false
-		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil {
+		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && !faults.On(faults.DictNoIdempotency) {
 			if rec.Fingerprint != fingerprint {
 				return pix.Errorf(pix.KindUnprocessable, pix.CodeIdempotencyKeyConflict,
 					"x-idempotency-key %s was already used with a different request", in.IdempotencyKey)

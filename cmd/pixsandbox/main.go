@@ -2,6 +2,7 @@
 //
 //	pixsandbox serve [flags]    start the simulator (see pixsandbox serve -h)
 //	pixsandbox cert-header FILE print FILE's PEM URL-encoded for X-SSL-Client-Cert
+//	pixsandbox conform [flags]  run the conformance suite against a target
 package main
 
 import (
@@ -33,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdout, stderr)
 	case "cert-header":
 		return certHeader(args[1:], stdout, stderr)
+	case "conform":
+		return conform(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
 		return 2
@@ -44,6 +47,7 @@ const usage = `pixsandbox: a stateful sandbox of a PIX payment API
 Usage:
   pixsandbox serve [flags]   start the simulator (flags also read from PIXSANDBOX_* variables)
   pixsandbox cert-header F   print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
+  pixsandbox conform [flags] run the conformance suite against a target (--target, credentials, --labels)
 
 Run "pixsandbox serve -h" for the flags.
 `

@@ -94,6 +94,15 @@ type Config struct {
 	// AllowReset lets the suite run the check of POST /_sandbox/reset, which
 	// drops every record of the target: only for a sandbox nobody else uses.
 	AllowReset bool
+	// LabelFilter, when set, replaces -ginkgo.label-filter: which checks run,
+	// e.g. "spec && !sandbox && !sandbox-choice" against a real service.
+	LabelFilter string
+	// CoverageReport, when set, is a path prefix: Run writes the coverage of
+	// the specification's tables to PREFIX.json and PREFIX.md.
+	CoverageReport string
+	// Verbose prints every check as it runs (Ginkgo's -v), NoColor turns off
+	// the colours of the console report.
+	Verbose, NoColor bool
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
 	// `go test ./...` can produce it).
@@ -132,6 +141,8 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.RefundTransactionID, "refund-transaction-id", "REFUND_TRANSACTION_ID", "transaction id of a PIX the configured account received, the {id} of the refund-in checks")
 	str(&c.ResendTransaction, "resend-transaction", "RESEND_TRANSACTION", "transaction id, externalId or end-to-end id of a transaction of the configured account that sent its webhook, resent by the resend checks")
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
+	str(&c.LabelFilter, "labels", "LABELS", "run only the checks whose labels match this Ginkgo label filter, e.g. 'spec && !sandbox && !sandbox-choice'")
+	str(&c.CoverageReport, "coverage-report", "COVERAGE_REPORT", "write the coverage of the specification's tables to PREFIX.json and PREFIX.md")
 
 	allow := c.AllowReset
 	if v, ok := os.LookupEnv(EnvPrefix + "ALLOW_RESET"); ok {

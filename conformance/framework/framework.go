@@ -16,6 +16,17 @@ import (
 	"github.com/onsi/gomega"
 )
 
+// TB is what Run needs from its caller: a *testing.T, or the runner of the
+// pixsandbox conform command.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Fail()
+}
+
+var _ TB = (*testing.T)(nil)
+
 // SuiteDescription is the Ginkgo suite description passed to RunSpecs.
 const SuiteDescription = "PIX API conformance"
 
@@ -54,7 +65,7 @@ var state suiteState
 // calls ginkgo.RunSpecs. Ginkgo allows one RunSpecs per process, so Run may be
 // called once; Ginkgo's own flags (-ginkgo.label-filter, -ginkgo.junit-report,
 // …) are read from the command line that go test parsed.
-func Run(t *testing.T, c Config) bool {
+func Run(t TB, c Config) bool {
 	t.Helper()
 	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {
@@ -67,10 +78,20 @@ func Run(t *testing.T, c Config) bool {
 	state.config = c
 	ginkgo.BeforeSuite(setupSuite)
 	ginkgo.AfterSuite(checkInvariants)
+	ginkgo.ReportAfterSuite("coverage of the specification's tables", reportCoverage)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	if c.JUnitReport != "" && reporterConfig.JUnitReport == "" {
 		reporterConfig.JUnitReport = c.JUnitReport
+	}
+	if c.LabelFilter != "" {
+		suiteConfig.LabelFilter = c.LabelFilter
+	}
+	if c.Verbose {
+		reporterConfig.Verbose = true
+	}
+	if c.NoColor {
+		reporterConfig.NoColor = true
 	}
 	return ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
 }

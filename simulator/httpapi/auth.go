@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -55,5 +56,8 @@ func (s *Server) handleAuthToken(r *http.Request) (any, error) {
 }
 
 func newTokenResponse(t pix.Token) tokenResponse {
+	if faults.On(faults.TokenLifetime1799) {
+		t.ExpiresIn--
+	}
 	return tokenResponse{AccessToken: t.AccessToken, TokenType: t.TokenType, ExpiresIn: t.ExpiresIn}
 }

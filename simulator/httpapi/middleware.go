@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -96,7 +97,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		writeJSON(rec, rt.success, body)
+		writeJSON(rec, successStatus(rt), body)
 	})
 }
 
@@ -137,3 +138,12 @@ func setHeader(r *http.Request, k, v string) {
 }
 
 func isSandboxPath(p string) bool { return p == "/_sandbox" || strings.HasPrefix(p, "/_sandbox/") }
+
+// successStatus is the route's success status, or a wrong one under the
+// self-check's fault faults.CobStatus200 (never on in a normal build).
+func successStatus(rt *route) int {
+	if rt.name == "cob.put" && faults.On(faults.CobStatus200) {
+		return http.StatusOK
+	}
+	return rt.success
+}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 )
 
 // Defaults of a Dispatcher's zero fields.
@@ -78,6 +80,9 @@ type Dispatcher struct {
 func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body []byte, attemptID int64, number int, now time.Time) (a Attempt) {
 	if eventID == "" {
 		eventID = d.EventID
+	}
+	if faults.On(faults.WebhookNewIDOnRetry) && number > 1 {
+		eventID = fmt.Sprintf("%s-%d", eventID, number)
 	}
 	a = Attempt{ID: attemptID, Number: number, SentAt: now, URL: d.URL, RequestBody: string(body)}
 	defer func() {

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
+)
+
+// selfCheckFaults says, for every deliberately broken behaviour of package
+// faults, which checks to run against it and a check that must fail.
+var selfCheckFaults = []struct {
+	fault  string
+	labels string
+	caught string // a substring of a check that must fail
+}{
+	{faults.CobStatus200, "res:cob", "PUT /cob/{txid} answers a created charge with 201"},
+	{faults.CashOutNoGenerateTime, "res:cash-out", "accepts a cash-out with 201, a UUID transactionId, the externalId echoed, status PENDING and a UTC generateTime"},
+	{faults.FeeLeftBlocked, "res:cash-out", "charges the account's fee: available decreases by value plus fee and the webhook carries it"},
+	{faults.TokenLifetime1799, "res:auth", "issues a token for a valid request with 201, token_type Bearer and expires_in 1800"},
+	{faults.WebhookNewIDOnRetry, "res:cash-out", "retries a failed webhook delivery with the same webhook-id"},
+	{faults.DictNoIdempotency, "res:transfer", "answers a repeated request with the same key with the same transfer"},
+}
+
+// TestSelfCheck proves the conformance suite catches a wrong implementation.
+// It builds this command with the "faults" tag, then for each fault starts
+// `pixsandbox serve` with only that fault on and runs `pixsandbox conform`
+// (the shipped runner) against it: the run must fail, with the fault's check
+// among the failures. A run of the same checks against the same binary with no
+// fault must pass, so the failures come from the faults.
+func TestSelfCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary and runs the suite several times")
+	}
+	for _, f := range faults.All {
+		if !strings.Contains(fmt.Sprint(selfCheckFaults), f) {
+			t.Fatalf("fault %s has no self-check case", f)
+		}
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is needed to build the faults binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pixsandbox-faults")
+	args := []string{"build", "-tags", "faults", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command(goBin, append(args, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags faults: %v\n%s", err, out)
+	}
+
+	var union []string
+	for _, c := range selfCheckFaults {
+		if !strings.Contains(strings.Join(union, " || "), c.labels) {
+			union = append(union, c.labels)
+		}
+	}
+	t.Run("no fault", func(t *testing.T) {
+		failed, code, out := selfCheckRun(t, bin, dir, "", strings.Join(union, " || "))
+		if code != 0 || len(failed) > 0 {
+			t.Fatalf("the suite fails against the faults binary with no fault on (exit %d): %v\n%s", code, failed, out)
+		}
+	})
+	for _, c := range selfCheckFaults {
+		t.Run(c.fault, func(t *testing.T) {
+			failed, code, out := selfCheckRun(t, bin, dir, c.fault, c.labels)
+			if code != 1 {
+				t.Fatalf("pixsandbox conform exited %d against fault %s, want 1 (a failed check)\n%s", code, c.fault, out)
+			}
+			for _, f := range failed {
+				if strings.Contains(f, c.caught) {
+					t.Logf("caught by %d checks, among them %q", len(failed), f)
+					return
+				}
+			}
+			t.Fatalf("fault %s: no failed check contains %q; failed: %q", c.fault, c.caught, failed)
+		})
+	}
+}
+
+var listening = regexp.MustCompile(`listening on (http://\S+)`)
+
+// selfCheckRun starts bin serve with fault on, runs bin conform with labels
+// against it and returns the failed checks (from its JUnit report), its exit
+// code and its output.
+func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string, code int, output string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--in-memory", "--clock", "virtual", "--log-level", "error")
+	srv.Env = append(os.Environ(), "PIXSANDBOX_FAULTS="+fault)
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stderr = io.Discard
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	url := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				url <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	var target string
+	select {
+	case target = <-url:
+	case <-ctx.Done():
+		t.Fatal("the faults binary did not say where it listens")
+	}
+
+	junit := filepath.Join(dir, "junit-"+strings.NewReplacer(":", "-", " ", "").Replace(fault+labels)+".xml")
+	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on",
+		"--labels", labels, "--junit-report", junit, "--settle-timeout", "5s", "--no-color")
+	run.Env = append(os.Environ(), "PIXSANDBOX_FAULTS=") // the runner itself has no fault
+	out, err := run.CombinedOutput()
+	code = run.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatalf("pixsandbox conform: %v\n%s", err, out)
+	}
+	return junitFailures(t, junit), code, string(out)
+}
+
+// junitFailures returns the names of the failed test cases of a JUnit report.
+func junitFailures(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the JUnit report: %v", err)
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+				Error   *struct{} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("the JUnit report: %v", err)
+	}
+	var failed []string
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Failure != nil || c.Error != nil {
+				failed = append(failed, c.Name)
+			}
+		}
+	}
+	return failed
+}

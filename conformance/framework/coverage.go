@@ -1,0 +1,261 @@
+package framework
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Kinds of coverage items: what the specification's tables list.
+const (
+	KindRoute      = "route"
+	KindErrorCode  = "error code"
+	KindTransition = "state transition"
+)
+
+// CoverageItem is one thing the specification lists that a conformance run
+// should check: a route, an error code of its error tables or a transition of
+// its state tables. The checks that check it are the specs whose full text
+// (container texts and the spec's own) matches Checks; an item no check
+// covers carries the Reason instead.
+type CoverageItem struct {
+	Kind    string
+	Name    string
+	Section string // the specification's section that lists it
+	Checks  *regexp.Regexp
+	Reason  string
+}
+
+// Coverage statuses of an item after a run.
+const (
+	StatusChecked    = "checked"     // a matching check passed
+	StatusFailed     = "failed"      // a matching check failed
+	StatusSkipped    = "skipped"     // every matching check was skipped (or filtered out) in this run
+	StatusNotChecked = "not checked" // no check covers it; see the reason
+)
+
+// ItemCoverage is an item's outcome in a run.
+type ItemCoverage struct {
+	Kind    string   `json:"kind"`
+	Name    string   `json:"name"`
+	Section string   `json:"section"`
+	Status  string   `json:"status"`
+	Checks  []string `json:"checks"`           // the matching checks that ran (passed or failed)
+	Failed  []string `json:"failed,omitempty"` // those that failed
+	Reason  string   `json:"reason,omitempty"` // why it is not checked or was skipped
+}
+
+// CoverageReport is the coverage of one run (or of the suite's spec tree,
+// without running it).
+type CoverageReport struct {
+	Target string         `json:"target,omitempty"`
+	Items  []ItemCoverage `json:"items"`
+}
+
+var coverageItems []CoverageItem
+
+// RegisterCoverage adds the items a run reports on; package conformance
+// registers the specification's tables.
+func RegisterCoverage(items ...CoverageItem) { coverageItems = append(coverageItems, items...) }
+
+// CoverageItems returns the registered items.
+func CoverageItems() []CoverageItem { return slices.Clone(coverageItems) }
+
+// BuildCoverage reports every registered item against the spec reports of a
+// run. A spec report of state Pending or Skipped counts as skipped, with the
+// skip message as the reason; a spec that ran and passed checks the item.
+func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
+	rep := CoverageReport{Target: target}
+	for _, it := range coverageItems {
+		ic := ItemCoverage{Kind: it.Kind, Name: it.Name, Section: it.Section, Reason: it.Reason}
+		var matched, skipReasons []string
+		if it.Checks != nil {
+			for _, s := range reports {
+				if !s.LeafNodeType.Is(types.NodeTypeIt) || !it.Checks.MatchString(s.FullText()) {
+					continue
+				}
+				matched = append(matched, s.FullText())
+				switch {
+				case s.State.Is(types.SpecStatePassed):
+					ic.Checks = append(ic.Checks, s.FullText())
+				case s.State.Is(types.SpecStateFailureStates):
+					ic.Checks = append(ic.Checks, s.FullText())
+					ic.Failed = append(ic.Failed, s.FullText())
+				default:
+					if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(skipReasons, msg) {
+						skipReasons = append(skipReasons, msg)
+					}
+				}
+			}
+		}
+		slices.Sort(ic.Checks)
+		slices.Sort(ic.Failed)
+		switch {
+		case len(ic.Failed) > 0:
+			ic.Status = StatusFailed
+		case len(ic.Checks) > 0:
+			ic.Status = StatusChecked
+		case len(matched) > 0:
+			ic.Status = StatusSkipped
+			ic.Reason = "every check of it was skipped or filtered out"
+			if len(skipReasons) > 0 {
+				ic.Reason += ": " + strings.Join(skipReasons, "; ")
+			}
+		default:
+			ic.Status = StatusNotChecked
+			if ic.Reason == "" {
+				ic.Reason = "no check covers it"
+			}
+		}
+		rep.Items = append(rep.Items, ic)
+	}
+	return rep
+}
+
+// Counts returns, per kind in report order, how many items have each status.
+func (r CoverageReport) Counts() (kinds []string, counts map[string]map[string]int) {
+	counts = map[string]map[string]int{}
+	for _, it := range r.Items {
+		if counts[it.Kind] == nil {
+			kinds = append(kinds, it.Kind)
+			counts[it.Kind] = map[string]int{}
+		}
+		counts[it.Kind][it.Status]++
+	}
+	return kinds, counts
+}
+
+// Summary is the report in a few lines: per kind the items checked, and every
+// item that is not checked with its status and reason.
+func (r CoverageReport) Summary() string {
+	var b strings.Builder
+	kinds, counts := r.Counts()
+	b.WriteString("Coverage of the specification's tables")
+	if r.Target != "" {
+		fmt.Fprintf(&b, " (target %s)", r.Target)
+	}
+	b.WriteString(":\n")
+	for _, k := range kinds {
+		c := counts[k]
+		total := 0
+		for _, n := range c {
+			total += n
+		}
+		fmt.Fprintf(&b, "  %-17s %d/%d checked", k+"s", c[StatusChecked], total)
+		for _, st := range []string{StatusFailed, StatusSkipped, StatusNotChecked} {
+			if c[st] > 0 {
+				fmt.Fprintf(&b, ", %d %s", c[st], st)
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, it := range r.Items {
+		if it.Status == StatusChecked {
+			continue
+		}
+		fmt.Fprintf(&b, "  - %s %s: %s", it.Kind, it.Name, it.Status)
+		switch {
+		case len(it.Failed) > 0:
+			fmt.Fprintf(&b, " (%s)", strings.Join(it.Failed, "; "))
+		case it.Reason != "":
+			fmt.Fprintf(&b, " (%s)", it.Reason)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// WriteMarkdown writes the report as Markdown: the summary counts, then one
+// table per kind with every item, its status and its checks or reason.
+func (r CoverageReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# Conformance coverage\n\n")
+	if r.Target != "" {
+		fmt.Fprintf(&b, "Target: %s\n\n", r.Target)
+	}
+	kinds, counts := r.Counts()
+	b.WriteString("| kind | checked | failed | skipped | not checked |\n|---|---:|---:|---:|---:|\n")
+	for _, k := range kinds {
+		c := counts[k]
+		fmt.Fprintf(&b, "| %ss | %d | %d | %d | %d |\n", k, c[StatusChecked], c[StatusFailed], c[StatusSkipped], c[StatusNotChecked])
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "\n## %ss\n\n| %s | section | status | checks, or why not |\n|---|---|---|---|\n", upperFirst(k), k)
+		for _, it := range r.Items {
+			if it.Kind != k {
+				continue
+			}
+			why := it.Reason
+			if n := len(it.Checks); n > 0 {
+				shown := it.Checks[:min(n, mdChecksShown)]
+				why = fmt.Sprintf("%d: %s", n, strings.Join(shown, "<br>"))
+				if n > len(shown) {
+					why += fmt.Sprintf("<br>… and %d more", n-len(shown))
+				}
+			}
+			if len(it.Failed) > 0 {
+				why = "FAILED: " + strings.Join(it.Failed, "<br>")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(it.Name), mdCell(it.Section), it.Status, mdCell(why))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFiles writes prefix.json and prefix.md.
+func (r CoverageReport) WriteFiles(prefix string) error {
+	j, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(prefix+".json", append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(prefix + ".md")
+	if err != nil {
+		return err
+	}
+	if err := r.WriteMarkdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// mdChecksShown is how many checks of an item the Markdown lists (the JSON
+// lists them all).
+const mdChecksShown = 4
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// reportCoverage is the suite's ReportAfterSuite: it prints the summary and,
+// with Config.CoverageReport, writes the JSON and Markdown files.
+func reportCoverage(r ginkgo.Report) {
+	if len(coverageItems) == 0 {
+		return
+	}
+	rep := BuildCoverage(r.SpecReports, state.config.Target)
+	fmt.Fprint(os.Stdout, "\n"+rep.Summary())
+	if p := state.config.CoverageReport; p != "" {
+		if err := rep.WriteFiles(p); err != nil {
+			fmt.Fprintf(os.Stderr, "conformance: writing the coverage report: %v\n", err)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+// Package faults holds deliberately broken behaviours, used only to prove that
+// the conformance suite catches a wrong implementation (the self-check in
+// cmd/pixsandbox/selfcheck_test.go). Built without the "faults" tag, On is a
+// constant false and every fault point compiles away; with it, the faults
+// named in PIXSANDBOX_FAULTS (comma-separated) are on.
+package faults
+
+// The faults, each a small wrong behaviour a real implementation could have.
+const (
+	// CobStatus200: PUT /cob/{txid} answers 200 instead of 201 (a wrong status code).
+	CobStatus200 = "cob-status-200"
+	// CashOutNoGenerateTime: the cash-out response lacks generateTime (a missing field).
+	CashOutNoGenerateTime = "cashout-no-generate-time"
+	// FeeLeftBlocked: a settled PIX out leaves its fee blocked instead of
+	// taking it out of the account (a balance effect skipped).
+	FeeLeftBlocked = "fee-left-blocked"
+	// TokenLifetime1799: the token endpoint says expires_in 1799 (an off-by-one).
+	TokenLifetime1799 = "token-expires-in-1799"
+	// WebhookNewIDOnRetry: a retried webhook delivery gets a new webhook-id.
+	WebhookNewIDOnRetry = "webhook-new-id-on-retry"
+	// DictNoIdempotency: POST /dict/pix repeated with the same x-idempotency-key
+	// creates a second transfer.
+	DictNoIdempotency = "dict-no-idempotency"
+)
+
+// All lists every fault.
+var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency}
+
+// On reports whether fault f is on.
+func On(f string) bool { return enabled && active(f) }
