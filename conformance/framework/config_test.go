@@ -9,10 +9,13 @@ import (
 )
 
 func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
-	// Clear what the caller's environment may hold (make test sets JUNIT_REPORT).
-	for _, k := range []string{"CLIENT_SECRET", "CLIENT_CERT", "WEBHOOK_LISTEN", "WEBHOOK_PUBLIC_URL", "JUNIT_REPORT"} {
-		t.Setenv(EnvPrefix+k, "")
-		os.Unsetenv(EnvPrefix + k)
+	// Clear what the caller's environment may hold (make test sets
+	// JUNIT_REPORT and COVERAGE_REPORT).
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, EnvPrefix) {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
 	}
 	t.Setenv("PIXSANDBOX_CONFORMANCE_JUNIT_REPORT", "/tmp/report.xml")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_TARGET", "http://env.example:8080")
@@ -25,6 +28,9 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_E2E", "E12345678202603021200abcdefghijk")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_REFUND_TRANSACTION_ID", "4242")
 	t.Setenv("PIXSANDBOX_CONFORMANCE_RESEND_TRANSACTION", "4343")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_LABELS", "spec && !sandbox")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT", "/tmp/coverage")
+	t.Setenv("PIXSANDBOX_CONFORMANCE_ALLOW_RESET", "true")
 
 	var c Config
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
@@ -46,11 +52,14 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		RefundE2E:           "E12345678202603021200abcdefghijk",
 		RefundTransactionID: "4242",
 		ResendTransaction:   "4343",
+		LabelFilter:         "spec && !sandbox",
+		CoverageReport:      "/tmp/coverage",
+		AllowReset:          true,
 	}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction", "labels", "coverage-report", "allow-reset"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}
