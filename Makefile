@@ -15,12 +15,12 @@ FUZZTIME ?= 30s
 LABELS   ?= spec && !sandbox && !sandbox-choice
 ARGS     ?=
 
-.PHONY: all build run test unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks soak clean help
+.PHONY: all build run test test-e2e unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks soak clean help
 
 all: build
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 build: ## build bin/pixsandbox
 	$(GO) build -o $(BIN) ./cmd/pixsandbox
@@ -34,6 +34,12 @@ test: lint ## lint, then every test under -race (conformance in-process, JUnit i
 	PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT=$(REPORTS)/conformance-coverage \
 		$(GO) test -race -count=1 ./...
 
+test-e2e: ## the web console's end-to-end test in headless Chromium (installs Debian's chromium when missing; failure screenshots in reports/e2e)
+	@test -n "$$PIXSANDBOX_CHROMIUM" || command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
+	@mkdir -p $(REPORTS)
+	PIXSANDBOX_E2E_ARTIFACTS=$(REPORTS)/e2e $(GO) test -race -tags e2e -run TestConsoleE2E -count=1 ./cmd/pixsandbox/
+
 unit: ## every test without -race (quicker)
 	$(GO) test -count=1 ./...
 
@@ -45,6 +51,8 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags faults ./simulator/... ./cmd/pixsandbox/
+	$(GO) vet -tags e2e ./cmd/pixsandbox/
 
 # The dependency rules of docs/architecture.md: the domain is pure, the transport
 # never reaches the core or the store, the conformance suite is an independent oracle.
@@ -103,7 +111,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzSandboxRegistrationRequest simulator/httpapi:FuzzSandboxPaymentRequest \
 		simulator/httpapi:FuzzSandboxMEDRequest simulator/httpapi:FuzzSandboxTransactionRequest \
 		simulator/httpapi:FuzzSandboxDictRequest simulator/httpapi:FuzzSandboxWebhookTargetRequest \
-		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader; do \
+		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader \
+		simulator/httpapi:FuzzSandboxCheckReceiverRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 

@@ -3,6 +3,7 @@
 //	pixsandbox serve [flags]    start the simulator (see pixsandbox serve -h)
 //	pixsandbox cert-header FILE print FILE's PEM URL-encoded for X-SSL-Client-Cert
 //	pixsandbox conform [flags]  run the conformance suite against a target
+//	pixsandbox check-receiver   check a partner's webhook receiver (--url)
 package main
 
 import (
@@ -36,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return certHeader(args[1:], stdout, stderr)
 	case "conform":
 		return conform(args[1:], stdout, stderr)
+	case "check-receiver":
+		return checkReceiver(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
 		return 2
@@ -48,6 +51,7 @@ Usage:
   pixsandbox serve [flags]   start the simulator (flags also read from PIXSANDBOX_* variables)
   pixsandbox cert-header F   print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
   pixsandbox conform [flags] run the conformance suite against a target (--target, credentials, --labels)
+  pixsandbox check-receiver  send a partner's webhook receiver the spec's payloads and the hard cases (--url)
 
 Run "pixsandbox serve -h" for the flags.
 `

@@ -98,6 +98,9 @@ type Sandbox interface {
 	CancelMED(ctx context.Context, id int64) (pix.MED, error)
 	RefundMED(ctx context.Context, id int64) (pix.MED, error)
 	SetWebhookRegistration(enabled bool)
+	// CheckReceiver sends a partner's webhook receiver the spec's payloads and
+	// the hard cases and reports each (KindInvalid naming the bad field).
+	CheckReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckReport, error)
 }
 
 // Config configures a Server.
@@ -150,6 +153,11 @@ func NewServer(cfg Config) *Server {
 	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.router.Handle("/metrics", metricsHandler).Methods(http.MethodGet).Name("metrics")
+	if s.sandbox != nil {
+		// The web console (console.go): static files, not JSON, so outside the route table.
+		s.router.Handle("/_sandbox/console", s.handleConsolePage()).Methods(http.MethodGet).Name("sandbox.console")
+		s.router.Handle("/_sandbox/console/{asset}", s.handleConsoleAsset()).Methods(http.MethodGet).Name("sandbox.console.asset")
+	}
 	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
 	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s

@@ -219,3 +219,32 @@ func excerpt(b []byte) string {
 	}
 	return s
 }
+
+// Fetch GETs url as a delivery would reach it (dp's client: no redirects
+// followed, the DenyPrivate guard), asking for JSON, and returns the status
+// and at most limit bytes of the body (more is an error). The receiver
+// checker uses it to read back what a partner's receiver processed.
+func (dp *Dispatcher) Fetch(ctx context.Context, url string, timeout time.Duration, limit int64) (status int, body []byte, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout) // wall time: the HTTP timeout
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	ua := dp.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", ua)
+	resp, err := dp.client(timeout).Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err == nil && int64(len(body)) > limit {
+		err = fmt.Errorf("the answer exceeds %d bytes", limit)
+	}
+	return resp.StatusCode, body, err
+}

@@ -1,0 +1,477 @@
+//go:build e2e
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsoleE2E drives the web console in headless Chromium against the
+// simulator run in-process (in memory, virtual clock): select fixture account
+// 1, create a cash-in charge, see its QR code, pay it, and see the webhook
+// delivery in the deliveries view, while a local receiver gets the CashIn
+// webhook. Run it with `make test-e2e`, which installs Debian's chromium when
+// missing; PIXSANDBOX_CHROMIUM names another browser binary, and on failure a
+// screenshot and the page's HTML go to PIXSANDBOX_E2E_ARTIFACTS (else a new
+// temporary directory, named in the test log).
+func TestConsoleE2E(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "")
+
+	recv := newE2EReceiver()
+	srv := httptest.NewServer(recv)
+	t.Cleanup(srv.Close)
+	e2ePost(t, m.URL()+"/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_in","url":"`+srv.URL+`/hooks"}`, http.StatusCreated)
+
+	// Every wait below is bounded: the whole test by this deadline (it also
+	// ends the browser), each step by a shorter one.
+	root, cancelRoot := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancelRoot()
+	b := startE2EBrowser(t, root, chrome)
+	defer b.finish()
+	tab, step, text, attr, tid := b.tab, b.step, b.text, b.attr, e2eTestID
+
+	start := time.Now() // wall time: the test's own runtime, logged
+	step("open the console", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1"))),
+	)
+	if got := text(tid("clock-mode")); got != "virtual" {
+		t.Errorf("clock mode shown %q, want virtual", got)
+	}
+
+	step("select account 1", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("account-select-1"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1")+`.selected`)),
+	)
+	if got := text(tid("account-balance-net-1")); got != "10000.00" {
+		t.Errorf("account 1 net balance shown %q, want 10000.00 as the API renders it", got)
+	}
+
+	step("create a cash-in charge", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("tab-charges"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("cashin-form"))),
+		chromedp.SetValue(chromedp.CSS(tid("cashin-value")), "12.30"),
+		chromedp.SetValue(chromedp.CSS(tid("cashin-external-id")), "e2e-charge-1"),
+		chromedp.Click(chromedp.CSS(tid("cashin-submit"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("charge-card")+` `+tid("charge-qr"))),
+	)
+	card := tid("charge-card")
+	txID := attr(card, "data-transaction-id")
+	if txID == "" {
+		t.Fatalf("the charge card carries no transaction id%s", pageErrors(tab))
+	}
+	if got := text(card + " " + tid("charge-status")); got != "PENDING" {
+		t.Errorf("new charge status %q, want PENDING", got)
+	}
+	if got := text(card + " " + tid("charge-amount")); got != "12.30" {
+		t.Errorf("charge amount shown %q, want 12.30", got)
+	}
+	pixCode := evalString(t, tab, `document.querySelector(`+jsString(card+" "+tid("charge-pixcode"))+`)?.value ?? null`, "the copy-paste code")
+	if !strings.HasPrefix(pixCode, "000201") {
+		t.Errorf("copy-paste code %q is not a BR Code", pixCode)
+	}
+
+	// The QR code is an <img> whose data: URL holds a PNG that decodes, and
+	// that the browser decoded too.
+	src := attr(card+" "+tid("charge-qr"), "src")
+	const prefix = "data:image/png;base64,"
+	if !strings.HasPrefix(src, prefix) {
+		t.Fatalf("QR image src %.60q, want a %s URL", src, prefix)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(src, prefix))
+	if err != nil {
+		t.Fatalf("QR image: base64: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("QR image: PNG: %v", err)
+	}
+	if size := img.Bounds(); size.Dx() < 21 || size.Dy() < 21 {
+		t.Errorf("QR image is %dx%d", size.Dx(), size.Dy())
+	}
+	step("the browser decodes the QR image", 10*time.Second,
+		chromedp.Poll[chromedp.Void](`(() => { const i = document.querySelector('[data-testid="charge-card"] [data-testid="charge-qr"]'); return i && i.complete && i.naturalWidth > 0; })()`,
+			chromedp.WithPollingTimeout(10*time.Second)),
+	)
+
+	step("pay the charge", 30*time.Second,
+		chromedp.Click(chromedp.CSS(card+" "+tid("charge-pay"))),
+		chromedp.WaitVisible(chromedp.CSS(card+`[data-status="CONFIRMED"]`)),
+	)
+	if got := text(card + " " + tid("charge-status")); got != "CONFIRMED" {
+		t.Errorf("paid charge status %q, want CONFIRMED", got)
+	}
+
+	// The deliveries view refreshes every 3 s once asked to, so the delivery
+	// shows up whenever the job runner has sent it.
+	row := tid("delivery-row") + `[data-transaction-id="` + txID + `"][data-event-type="cash_in"][data-status="delivered"]`
+	step("see the webhook delivery", 30*time.Second,
+		chromedp.Click(chromedp.CSS(tid("tab-webhooks"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("panel-webhooks"))),
+		chromedp.Click(chromedp.CSS(tid("deliveries-auto"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("delivery-list")+" "+row)),
+		chromedp.Click(chromedp.CSS(tid("deliveries-auto"))), // stop refreshing before opening it
+		chromedp.Click(chromedp.CSS(tid("delivery-list")+" "+row+" summary")),
+		chromedp.WaitVisible(chromedp.CSS(tid("delivery-list")+" "+row+" "+tid("delivery-request-body"))),
+	)
+	reqBody := text(tid("delivery-list") + " " + row + " " + tid("delivery-request-body"))
+	if !strings.Contains(reqBody, `"event": "CashIn"`) || !strings.Contains(reqBody, `"originalAmount": 12.30`) {
+		t.Errorf("delivery request body shown:\n%s\nwant the CashIn webhook with originalAmount 12.30", reqBody)
+	}
+	if resp := text(tid("delivery-list") + " " + row + " " + tid("delivery-response")); !strings.HasPrefix(resp, "HTTP 200") {
+		t.Errorf("delivery response shown %q, want HTTP 200", resp)
+	}
+
+	// The receiver got the CashIn webhook of this charge.
+	hook, ok := recv.wait(root, 10*time.Second, func(h e2eWebhook) bool { return h.body["transactionId"] == txID })
+	if !ok {
+		t.Fatalf("the receiver got no webhook for transaction %s; got %d other(s)", txID, recv.count())
+	}
+	if hook.body["event"] != "CashIn" || hook.body["status"] != "CONFIRMED" || hook.body["externalId"] != "e2e-charge-1" {
+		t.Errorf("receiver got %v, want a CashIn CONFIRMED of e2e-charge-1", hook.body)
+	}
+	if hook.header.Get("webhook-id") == "" {
+		t.Errorf("webhook without webhook-id header: %v", hook.header)
+	}
+
+	// Nothing went wrong on the way that the page showed or threw.
+	if n := countErrors(t, tab); n != 0 {
+		t.Errorf("the console shows %d error(s)%s", n, pageErrors(tab))
+	}
+	b.checkConsole()
+	t.Logf("console flow took %s in the browser", time.Since(start).Round(time.Millisecond))
+}
+
+// TestConsoleE2E_AdminToken opens the console of a server run with
+// --admin-token: the page loads, the control plane's 401 is shown with what to
+// do, and once the token is entered the accounts appear.
+func TestConsoleE2E_AdminToken(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "e2e-admin-secret")
+	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancelRoot()
+	b := startE2EBrowser(t, root, chrome)
+	defer b.finish()
+	tid := e2eTestID
+
+	b.step("open the console without the admin token", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("admin-token-required"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("error-item"))),
+	)
+	if msg := b.text(tid("error-list")); !strings.Contains(msg, "401") || !strings.Contains(msg, "admin token") {
+		t.Errorf("error shown without the admin token: %q, want the 401 and what to do", msg)
+	}
+	b.step("enter the admin token", 30*time.Second,
+		chromedp.SetValue(chromedp.CSS(tid("admin-token-input")), "e2e-admin-secret"),
+		chromedp.Click(chromedp.CSS(tid("admin-token-save"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1"))),
+		chromedp.Click(chromedp.CSS(tid("account-select-1"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1")+`.selected`)),
+	)
+	if evalString(t, b.tab, `String(document.querySelector(`+jsString(tid("admin-token-required"))+`).hidden)`, "the notice") != "true" {
+		t.Errorf("the admin token notice is still shown after entering the token")
+	}
+	stored := evalString(t, b.tab, `sessionStorage.getItem('pixsandbox.console.adminToken')`, "sessionStorage")
+	if stored != "e2e-admin-secret" {
+		t.Errorf("sessionStorage holds %q, want the admin token", stored)
+	}
+}
+
+// runE2EMain runs the serve command in-process, as TestConformance does: in
+// memory, virtual clock, 127.0.0.1:0, with adminToken when not empty.
+func runE2EMain(t *testing.T, adminToken string) *Main {
+	t.Helper()
+	m := NewMain(io.Discard, io.Discard)
+	m.Config.Addr, m.Config.InMemory, m.Config.Clock, m.Config.LogLevel = "127.0.0.1:0", true, "virtual", "error"
+	m.Config.AdminToken = adminToken
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+func e2eTestID(id string) string { return `[data-testid="` + id + `"]` }
+
+// e2eBrowser is one headless Chromium tab and what the page wrote to its
+// console.
+type e2eBrowser struct {
+	t      *testing.T
+	tab    context.Context
+	cancel []context.CancelFunc
+
+	mu       sync.Mutex
+	messages []string
+}
+
+// startE2EBrowser starts Chromium under root's deadline, with the flags CI
+// containers need.
+func startE2EBrowser(t *testing.T, root context.Context, chrome string) *e2eBrowser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.Flag("headless", "new"),
+		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1400, 1100),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(root, opts...)
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	b := &e2eBrowser{t: t, tab: tab, cancel: []context.CancelFunc{cancelTab, cancelAlloc}}
+	if err := chromedp.Do(tab); err != nil {
+		b.finish()
+		t.Fatalf("start Chromium (%s): %v", chrome, err)
+	}
+	go func() {
+		for msg, err := range chromedp.Console(tab) {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.messages = append(b.messages, fmt.Sprintf("%s %s:%d %s", msg.Type, msg.URL, msg.Line+1, msg))
+			b.mu.Unlock()
+		}
+	}()
+	return b
+}
+
+// finish keeps a failed run's screenshot, page and browser console, then
+// closes the browser.
+func (b *e2eBrowser) finish() {
+	if b.t.Failed() {
+		saveE2EArtifacts(b.t, b.tab)
+		b.mu.Lock()
+		for _, s := range b.messages {
+			b.t.Logf("browser console: %s", s)
+		}
+		b.mu.Unlock()
+	}
+	for _, c := range b.cancel {
+		c()
+	}
+}
+
+// checkConsole fails the test for any exception or error the page logged.
+func (b *e2eBrowser) checkConsole() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.messages {
+		if strings.HasPrefix(s, "exception") || strings.HasPrefix(s, "error") {
+			b.t.Errorf("browser console: %s", s)
+		}
+	}
+}
+
+// step runs actions within d.
+func (b *e2eBrowser) step(name string, d time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.tab, d)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v%s", name, err, pageErrors(b.tab))
+	}
+}
+
+// text and attr read through one JavaScript expression each, so that a part of
+// the page the console re-renders meanwhile is read whole or not at all.
+func (b *e2eBrowser) text(sel string) string {
+	b.t.Helper()
+	return evalString(b.t, b.tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e ? e.textContent.trim() : null; })()`, sel)
+}
+
+func (b *e2eBrowser) attr(sel, name string) string {
+	b.t.Helper()
+	return evalString(b.t, b.tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e ? e.getAttribute(`+jsString(name)+`) ?? '' : null; })()`, sel+"["+name+"]")
+}
+
+// findChromium returns the browser to drive, failing with how to install one.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("PIXSANDBOX_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("PIXSANDBOX_CHROMIUM=%s: %v (unset it to use /usr/bin/chromium, which `make test-e2e` installs)", p, err)
+		}
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("Chromium is not installed (no /usr/bin/chromium, nor chromium, chromium-browser, google-chrome or " +
+		"headless-shell on PATH). Run `make test-e2e`, which installs Debian's chromium " +
+		"(apt-get update && apt-get install -y chromium), or set PIXSANDBOX_CHROMIUM to a Chrome or Chromium binary.")
+	return ""
+}
+
+// evalString evaluates expr, a JavaScript expression that yields a string, or
+// null when the element it reads (what) is missing.
+func evalString(t *testing.T, tab context.Context, expr, what string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[*string](expr))
+	if err != nil {
+		t.Fatalf("read %s: %v%s", what, err, pageErrors(tab))
+	}
+	if v == nil {
+		t.Fatalf("read %s: no such element%s", what, pageErrors(tab))
+	}
+	return *v
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func countErrors(t *testing.T, tab context.Context) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="error-item"]').length`))
+	if err != nil {
+		t.Fatalf("count the errors shown: %v", err)
+	}
+	return n
+}
+
+// pageErrors is the text of the errors the console shows, for failure messages.
+func pageErrors(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+		`Array.from(document.querySelectorAll('[data-testid="error-item"] .error-text')).map((e) => e.textContent).join('\n')`))
+	if err != nil || s == "" {
+		return ""
+	}
+	return "\nthe console shows:\n" + s
+}
+
+// saveE2EArtifacts keeps a screenshot and the page's HTML of a failed run.
+func saveE2EArtifacts(t *testing.T, tab context.Context) {
+	if !t.Failed() {
+		return
+	}
+	dir := os.Getenv("PIXSANDBOX_E2E_ARTIFACTS")
+	var err error
+	if dir != "" {
+		err = os.MkdirAll(dir, 0o755)
+	} else {
+		dir, err = os.MkdirTemp("", "pixsandbox-console-e2e-")
+	}
+	if err != nil {
+		t.Logf("no artifacts directory: %v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(tab, 15*time.Second)
+	defer cancel()
+	if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Logf("screenshot: %v", err)
+	} else if err := os.WriteFile(filepath.Join(dir, "console-e2e.png"), shot, 0o644); err != nil {
+		t.Logf("screenshot: %v", err)
+	}
+	if html, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)); err != nil {
+		t.Logf("page HTML: %v", err)
+	} else if err := os.WriteFile(filepath.Join(dir, "console-e2e.html"), []byte(html), 0o644); err != nil {
+		t.Logf("page HTML: %v", err)
+	}
+	t.Logf("screenshot and page HTML of the failure: %s", dir)
+}
+
+func e2ePost(t *testing.T, url, body string, want int) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: %d %s, want %d", url, resp.StatusCode, raw, want)
+	}
+}
+
+type e2eWebhook struct {
+	header http.Header
+	body   map[string]any
+}
+
+// e2eReceiver is a webhook receiver that answers 200 and keeps what it got.
+type e2eReceiver struct {
+	mu     sync.Mutex
+	got    []e2eWebhook
+	notify chan struct{}
+}
+
+func newE2EReceiver() *e2eReceiver { return &e2eReceiver{notify: make(chan struct{}, 1)} }
+
+func (r *e2eReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	raw, _ := io.ReadAll(req.Body)
+	var body map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&body)
+	r.mu.Lock()
+	r.got = append(r.got, e2eWebhook{header: req.Header.Clone(), body: body})
+	r.mu.Unlock()
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (r *e2eReceiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got)
+}
+
+// wait returns the first webhook match accepts, waiting at most d.
+func (r *e2eReceiver) wait(ctx context.Context, d time.Duration, match func(e2eWebhook) bool) (e2eWebhook, bool) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		r.mu.Lock()
+		for _, h := range r.got {
+			if match(h) {
+				r.mu.Unlock()
+				return h, true
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.notify:
+		case <-ctx.Done():
+			return e2eWebhook{}, false
+		}
+	}
+}

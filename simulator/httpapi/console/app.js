@@ -1,0 +1,294 @@
+// The console's entry point: errors and notices, the admin token, the clock,
+// the accounts, and the tabs, each tab in its own module.
+
+import { AccountSession, ApiError, InputError, adminToken, call, setAdminToken, wholeNumber } from './api.js';
+import { $, h, show } from './dom.js';
+import { transactionsPanel } from './transactions.js';
+import { chargesPanel } from './charges.js';
+import { webhooksPanel } from './webhooks.js';
+import { medsPanel } from './meds.js';
+import { scenariosPanel } from './scenarios.js';
+
+const state = {
+  accounts: [],
+  session: null, // AccountSession of the selected account
+  account: null, // its row of GET /_sandbox/accounts
+  tab: 'transactions',
+};
+
+// report shows a failure to the user: every call's error ends here or in a
+// form's own result line, never nowhere.
+function report(err) {
+  let text;
+  if (err instanceof ApiError || err instanceof InputError) {
+    text = err.message;
+  } else {
+    text = `Unexpected error: ${err && err.message ? err.message : String(err)}`;
+    console.error(err);
+  }
+  if (err instanceof ApiError && err.adminTokenMissing) {
+    $('admin-token-required').hidden = false;
+    text += adminToken()
+      ? ' — the admin token entered is not the server\'s: check it and press Use.'
+      : ' — this server needs an admin token: enter it at the top of the page.';
+  }
+  const list = $('error-list');
+  const item = h('li', { testid: 'error-item' },
+    h('span', { class: 'error-text' }, text),
+    h('button', { type: 'button', class: 'link', testid: 'error-dismiss', on: { click: () => item.remove() } }, 'dismiss'));
+  list.prepend(item);
+  while (list.children.length > 6) {
+    list.lastElementChild.remove();
+  }
+}
+
+let noticeTimer = 0;
+
+// notice shows a short success message.
+function notice(text) {
+  const el = $('notice');
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+// guarded runs an action, reporting its failure; it returns undefined then.
+async function guarded(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    report(e);
+    return undefined;
+  }
+}
+
+// busy disables a button while its action runs, so a slow call is not sent twice.
+function busy(button, fn) {
+  return async (ev) => {
+    if (ev) {
+      ev.preventDefault();
+    }
+    if (button.disabled) {
+      return;
+    }
+    button.disabled = true;
+    try {
+      await guarded(fn);
+    } finally {
+      button.disabled = false;
+    }
+  };
+}
+
+// ---- admin token ----
+
+function renderAdminStatus() {
+  $('admin-token-status').textContent = adminToken()
+    ? 'An admin token is set for this tab.'
+    : 'No admin token set (needed only when the server runs with --admin-token).';
+}
+
+function initAdmin() {
+  const input = $('admin-token-input');
+  const save = async () => {
+    setAdminToken(input.value.trim());
+    input.value = '';
+    renderAdminStatus();
+    $('admin-token-required').hidden = true;
+    await reloadAll();
+  };
+  $('admin-token-form').addEventListener('submit', busy($('admin-token-save'), save));
+  $('admin-token-clear').addEventListener('click', () => {
+    setAdminToken('');
+    renderAdminStatus();
+    notice('Admin token forgotten.');
+  });
+  renderAdminStatus();
+}
+
+// ---- clock ----
+
+function renderClock(c) {
+  $('clock-now').textContent = c.now;
+  $('clock-mode').textContent = c.mode;
+}
+
+async function loadClock() {
+  renderClock(await call('GET', '/_sandbox/clock'));
+}
+
+async function advance(body, label) {
+  const c = await call('POST', '/_sandbox/clock/advance', { body });
+  renderClock(c);
+  $('clock-result').textContent = `Advanced ${label}; ${c.jobsRun} job(s) ran on the way.`;
+  notice(`Clock advanced ${label}: now ${c.now}.`);
+  await afterStateChange();
+}
+
+function initClock() {
+  for (const b of document.querySelectorAll('[data-seconds]')) {
+    b.addEventListener('click', busy(b, () => advance({ seconds: wholeNumber(b.dataset.seconds, 'seconds') }, b.textContent)));
+  }
+  const custom = $('clock-custom-input');
+  const go = busy($('clock-custom-advance'), async () => {
+    const t = custom.value.trim();
+    if (/^\d+$/.test(t)) {
+      await advance({ seconds: wholeNumber(t, 'seconds') }, `${t} s`);
+    } else if (/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(t)) {
+      await advance({ duration: t }, t);
+    } else {
+      throw new InputError(`Custom advance: "${t}" is neither a number of seconds nor a duration such as 90s, 15m or 72h`);
+    }
+  });
+  $('clock-custom-advance').addEventListener('click', go);
+  custom.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      go(ev);
+    }
+  });
+  $('clock-refresh').addEventListener('click', busy($('clock-refresh'), loadClock));
+}
+
+// ---- accounts ----
+
+function renderAccounts() {
+  const body = $('accounts-body');
+  body.replaceChildren();
+  for (const a of state.accounts) {
+    const selected = state.account && state.account.id === a.id;
+    const select = h('button', { type: 'button', testid: `account-select-${a.id}`, class: selected ? 'selected' : '' },
+      selected ? 'Selected' : 'Select');
+    select.addEventListener('click', busy(select, () => selectAccount(a.id)));
+    body.append(h('tr', { testid: `account-row-${a.id}`, class: selected ? 'selected' : '' },
+      h('td', {}, a.id),
+      h('td', {}, h('div', {}, a.name), h('div', { class: 'muted small' }, `${a.document} · ${a.branch}/${a.accountNumber}`)),
+      h('td', { class: 'mono small' }, (a.clientIds || []).map((id) => h('div', {}, id))),
+      h('td', { class: 'small' }, (a.pixKeys || []).map((k) => h('div', {}, `${k.type}: ${k.key}`))),
+      h('td', { class: 'num', testid: `account-balance-gross-${a.id}` }, show(a.balance && a.balance.grossBalance)),
+      h('td', { class: 'num', testid: `account-balance-blocked-${a.id}` }, show(a.balance && a.balance.blockedBalance)),
+      h('td', { class: 'num', testid: `account-balance-net-${a.id}` }, show(a.balance && a.balance.netBalance)),
+      h('td', {}, select)));
+  }
+  if (!state.accounts.length) {
+    body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No accounts.')));
+  }
+}
+
+async function loadAccounts() {
+  const r = await call('GET', '/_sandbox/accounts');
+  state.accounts = r.accounts || [];
+  if (state.account) {
+    state.account = state.accounts.find((a) => a.id === state.account.id) || state.account;
+  }
+  renderAccounts();
+}
+
+function renderSelected() {
+  const a = state.account;
+  $('selected-account').textContent = a
+    ? `Account ${a.id} — ${a.name}: net balance ${show(a.balance && a.balance.netBalance)}. The public routes are called with a token for this account (POST /_sandbox/accounts/${a.id}/token).`
+    : 'No account selected: choose one to see its transactions, charges, webhooks and MEDs.';
+  document.body.classList.toggle('has-account', Boolean(a));
+}
+
+async function selectAccount(id) {
+  const session = new AccountSession(id);
+  await session.refresh(); // fail here, visibly, rather than on the first tab
+  state.session = session;
+  state.account = state.accounts.find((a) => a.id === id) || { id, name: '' };
+  renderAccounts();
+  renderSelected();
+  notice(`Account ${id} selected; token valid ${session.expiresIn} s of simulation time.`);
+  for (const p of Object.values(panels)) {
+    if (p.accountChanged) {
+      p.accountChanged();
+    }
+  }
+  await loadTab();
+}
+
+// ---- tabs ----
+
+const ctx = {
+  report,
+  notice,
+  busy,
+  guarded,
+  session: () => state.session,
+  account: () => state.account,
+  afterStateChange: () => afterStateChange(),
+  showTab: (name) => showTab(name),
+  openTransaction: (id) => panels.transactions.open(id),
+  scenarios: () => panels.scenarios.list(),
+};
+
+const panels = {
+  transactions: transactionsPanel(ctx),
+  charges: chargesPanel(ctx),
+  webhooks: webhooksPanel(ctx),
+  meds: medsPanel(ctx),
+  scenarios: scenariosPanel(ctx),
+};
+
+async function loadTab() {
+  const p = panels[state.tab];
+  if (p && p.load) {
+    await guarded(() => p.load());
+  }
+}
+
+async function showTab(name) {
+  state.tab = name;
+  for (const b of document.querySelectorAll('[data-tab]')) {
+    b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  }
+  for (const s of document.querySelectorAll('[data-panel]')) {
+    s.hidden = s.dataset.panel !== name;
+  }
+  for (const p of Object.values(panels)) {
+    if (p.visible) {
+      p.visible(p === panels[name]);
+    }
+  }
+  await loadTab();
+}
+
+function initTabs() {
+  for (const b of document.querySelectorAll('[data-tab]')) {
+    b.addEventListener('click', () => showTab(b.dataset.tab));
+  }
+}
+
+// afterStateChange re-reads what a payment or a clock move may have changed:
+// balances, the clock and the open tab.
+async function afterStateChange() {
+  await guarded(loadClock);
+  await guarded(async () => {
+    await loadAccounts();
+    renderSelected();
+  });
+  await loadTab();
+}
+
+async function reloadAll() {
+  await Promise.all([guarded(loadClock), guarded(loadAccounts)]);
+  renderSelected();
+  await loadTab();
+}
+
+async function main() {
+  initAdmin();
+  initClock();
+  initTabs();
+  $('accounts-refresh').addEventListener('click', busy($('accounts-refresh'), loadAccounts));
+  renderSelected();
+  await showTab('transactions');
+  await reloadAll();
+  await guarded(() => panels.scenarios.list());
+  $('console-status').textContent = `Connected to ${window.location.host}`;
+  document.body.dataset.ready = 'true';
+}
+
+window.addEventListener('unhandledrejection', (ev) => report(ev.reason));
+main().catch(report);
