@@ -15,7 +15,7 @@ FUZZTIME ?= 30s
 LABELS   ?= spec && !sandbox && !sandbox-choice
 ARGS     ?=
 
-.PHONY: all build run test test-e2e unit lint fmt vet deps-check conformance conformance-local fuzz bench fixtures golden checks soak clean help
+.PHONY: all build run test test-e2e unit lint fmt vet deps-check openapi-lint conformance conformance-local fuzz bench fixtures golden checks soak clean help
 
 all: build
 
@@ -43,11 +43,14 @@ test-e2e: ## the web console's end-to-end test in headless Chromium (installs De
 unit: ## every test without -race (quicker)
 	$(GO) test -count=1 ./...
 
-lint: fmt vet deps-check ## gofmt check, go vet, dependency rules
+lint: fmt vet deps-check openapi-lint ## gofmt check, go vet, dependency rules, docs/openapi.yaml against the OpenAPI 3.1 schema
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+openapi-lint: ## validate docs/openapi.yaml (OpenAPI 3.1 schema) and its agreement with the route tables
+	$(GO) test -count=1 -run 'TestOpenAPI' ./simulator/httpapi/
 
 vet:
 	$(GO) vet ./...

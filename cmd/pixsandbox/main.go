@@ -1,9 +1,11 @@
 // Command pixsandbox is a stateful sandbox of a PIX payment API.
 //
-//	pixsandbox serve [flags]    start the simulator (see pixsandbox serve -h)
-//	pixsandbox cert-header FILE print FILE's PEM URL-encoded for X-SSL-Client-Cert
-//	pixsandbox conform [flags]  run the conformance suite against a target
-//	pixsandbox check-receiver   check a partner's webhook receiver (--url)
+//	pixsandbox serve [flags]        start the simulator (see pixsandbox serve -h)
+//	pixsandbox cert-header FILE     print FILE's PEM URL-encoded for X-SSL-Client-Cert
+//	pixsandbox conform [flags]      run the conformance suite against a target
+//	pixsandbox check-receiver ...   check a partner's webhook receiver
+//	pixsandbox token|pay|clock|trigger|webhooks|reset ...
+//	                                drive a running simulator (see pixsandbox help)
 package main
 
 import (
@@ -39,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return conform(args[1:], stdout, stderr)
 	case "check-receiver":
 		return checkReceiver(args[1:], stdout, stderr)
+	case "token", "pay", "clock", "trigger", "webhooks", "reset":
+		return cli(args[0], args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
 		return 2
@@ -48,12 +52,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 const usage = `pixsandbox: a stateful sandbox of a PIX payment API
 
 Usage:
-  pixsandbox serve [flags]   start the simulator (flags also read from PIXSANDBOX_* variables)
-  pixsandbox cert-header F   print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
-  pixsandbox conform [flags] run the conformance suite against a target (--target, credentials, --labels)
-  pixsandbox check-receiver  send a partner's webhook receiver the spec's payloads and the hard cases (--url)
+  pixsandbox serve [flags]           start the simulator (flags also read from PIXSANDBOX_* variables)
+  pixsandbox cert-header F           print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
+  pixsandbox conform [flags]         run the conformance suite against a target (--target, credentials, --labels)
+  pixsandbox check-receiver --url U  send a partner's webhook receiver the spec's payloads and the hard cases
+  pixsandbox token [flags]           print an access token for an account of a running simulator
+  pixsandbox pay [flags]             pay a charge by pixCode, txid or transactionId
+  pixsandbox clock show|advance|set  read or move the simulation clock
+  pixsandbox trigger SCENARIO        create a transaction that runs a named scenario
+  pixsandbox webhooks tail           print webhook deliveries as they happen
+  pixsandbox reset                   drop all state and reseed the fixture accounts
 
-Run "pixsandbox serve -h" for the flags.
+Run "pixsandbox COMMAND -h" for a command's flags.
 `
 
 func serve(args []string, stdout, stderr io.Writer) int {

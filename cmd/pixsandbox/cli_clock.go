@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const clockUsage = `Usage:
+  pixsandbox clock show
+  pixsandbox clock advance DURATION
+  pixsandbox clock set TIME
+
+Reads or moves the simulation clock. advance moves it forward by DURATION:
+a Go duration (90s, 30m, 1h30m, 0s), a number of days (7d, 1d12h) or a bare
+number of seconds (90). set moves it forward to TIME, RFC 3339 with a zone
+(2026-03-09T12:00:00Z); the clock never moves back, so an earlier TIME is
+refused by the server. A move runs every job that falls due on the way
+(settlements, expiries, webhook attempts, MED steps) before it answers.
+Prints the simulation time, the clock's mode and, for a move, the jobs run.
+`
+
+// cliClockAnswer is the answer of the clock routes.
+type cliClockAnswer struct {
+	Now     string `json:"now"`
+	Mode    string `json:"mode"`
+	JobsRun *int   `json:"jobsRun"`
+}
+
+func cliClock(ctx context.Context, env cliEnv, args []string) int {
+	cc := newCLICmd(env, "clock", clockUsage)
+	pos, code, done := cc.parse(args)
+	if done {
+		return code
+	}
+	if len(pos) == 0 {
+		return cc.usageError("say show, advance DURATION or set TIME")
+	}
+	var method, path string
+	var body any
+	switch sub, rest := pos[0], pos[1:]; sub {
+	case "show":
+		if len(rest) != 0 {
+			return cc.usageError("clock show takes no arguments")
+		}
+		method, path = http.MethodGet, "/_sandbox/clock"
+	case "advance":
+		if len(rest) != 1 {
+			return cc.usageError("clock advance takes one DURATION, e.g. 90s, 30m, 2h or 7d")
+		}
+		d, err := parseSpan(rest[0])
+		if err != nil {
+			return cc.usageError("%v", err)
+		}
+		method, path, body = http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d.String()}
+	case "set":
+		if len(rest) != 1 {
+			return cc.usageError("clock set takes one TIME, e.g. 2026-03-09T12:00:00Z")
+		}
+		if _, err := time.Parse(time.RFC3339Nano, rest[0]); err != nil {
+			return cc.usageError("TIME %q must be RFC 3339 with a zone, e.g. 2026-03-09T12:00:00Z", rest[0])
+		}
+		method, path, body = http.MethodPost, "/_sandbox/clock", map[string]string{"now": rest[0]}
+	default:
+		return cc.usageError("unknown clock subcommand %q: say show, advance or set", sub)
+	}
+	var c cliClockAnswer
+	r, err := cc.client.callJSON(ctx, method, path, body, nil, &c, http.StatusOK)
+	if err != nil {
+		return cc.fail(err)
+	}
+	if cc.json {
+		cc.printRaw(r.body)
+		return cliExitOK
+	}
+	cc.printf("now %s (%s clock)", c.Now, c.Mode)
+	if c.JobsRun != nil {
+		cc.printf(", %d jobs run", *c.JobsRun)
+	}
+	cc.printf("\n")
+	return cliExitOK
+}
+
+// cliDays is a number of days, optionally followed by a Go duration: 7d, 1.5d, 1d12h.
+var cliDays = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)d(.*)$`)
+
+// parseSpan reads a non-negative span of simulation time: a Go duration, days
+// (7d, 1d12h) or a bare number of seconds.
+func parseSpan(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("DURATION %q must be a non-negative span such as 90s, 30m, 1h30m, 7d or 90 (seconds)", s)
+	if cliDecimal.MatchString(s) {
+		secs, err := strconv.ParseFloat(s, 64)
+		if err != nil || secs*float64(time.Second) > math.MaxInt64 {
+			return 0, bad
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	var days time.Duration
+	if m := cliDays.FindStringSubmatch(s); m != nil {
+		n, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || n*24*float64(time.Hour) > math.MaxInt64/2 {
+			return 0, bad
+		}
+		days = time.Duration(n * 24 * float64(time.Hour))
+		if s = m[2]; s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, bad
+	}
+	if d > math.MaxInt64-days {
+		return 0, errors.New("DURATION is too long")
+	}
+	return days + d, nil
+}

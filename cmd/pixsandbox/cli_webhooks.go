@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const webhooksUsage = `Usage:
+  pixsandbox webhooks tail [--account N] [--interval 1s] [--since TIME|DURATION|all]
+
+Prints webhook delivery attempts as they happen, one line each: simulation
+time, event type, target URL, the receiver's status code (0 when none
+answered, with the error), attempt number, webhook-id and transaction. It
+polls GET /_sandbox/webhook-deliveries every --interval (wall time) and runs
+until interrupted (Ctrl-C). Without --since only attempts made after it
+starts are printed; --since also prints earlier ones: those at or after TIME
+(RFC 3339, simulation time), within the last DURATION of simulation time
+(30m, 2h, 1d), or all. With --json each attempt is one JSON line.
+
+Attempts happen when the job runner delivers them: right away in the default
+real-time clock mode, or when the clock moves (pixsandbox clock advance 5s).
+`
+
+// cliDelivery is one delivery of GET /_sandbox/webhook-deliveries.
+type cliDelivery struct {
+	ID            string            `json:"id"`
+	EventID       string            `json:"eventId"`
+	EventType     string            `json:"eventType"`
+	AccountID     json.Number       `json:"accountId"`
+	TransactionID json.Number       `json:"transactionId"`
+	URL           string            `json:"url"`
+	Status        string            `json:"status"`
+	NextAttemptAt string            `json:"nextAttemptAt"`
+	Attempts      []json.RawMessage `json:"attempts"`
+}
+
+// cliAttempt is the part of an attempt the summary shows.
+type cliAttempt struct {
+	WebhookLogID json.Number `json:"webhookLogId"`
+	Number       int         `json:"number"`
+	SentAt       string      `json:"sentAt"`
+	URL          string      `json:"url"`
+	StatusCode   int         `json:"statusCode"`
+	Error        string      `json:"error"`
+}
+
+// cliNewAttempt is an attempt not printed yet.
+type cliNewAttempt struct {
+	d      *cliDelivery
+	a      cliAttempt
+	raw    json.RawMessage
+	sentAt time.Time
+}
+
+func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
+	cc := newCLICmd(env, "webhooks", webhooksUsage)
+	account := cc.fs.Int64("account", 0, "only this account's deliveries (default: every account)")
+	interval := cc.fs.Duration("interval", time.Second, "how often to poll (wall time)")
+	since := cc.fs.String("since", "", "also print earlier attempts: at or after an RFC 3339 TIME, within the last DURATION of simulation time, or all")
+	pos, code, done := cc.parse(args)
+	if done {
+		return code
+	}
+	switch {
+	case len(pos) == 0:
+		return cc.usageError("say tail")
+	case pos[0] != "tail":
+		return cc.usageError("unknown webhooks subcommand %q: say tail", pos[0])
+	case len(pos) > 1:
+		return cc.usageError("unexpected arguments %q", pos[1:])
+	case *account < 0:
+		return cc.usageError("--account must be a positive account id")
+	case *interval <= 0:
+		return cc.usageError("--interval must be positive, e.g. 1s or 200ms")
+	}
+	q := url.Values{"limit": {"1000"}}
+	if *account > 0 {
+		q.Set("accountId", strconv.FormatInt(*account, 10))
+	}
+	path := "/_sandbox/webhook-deliveries?" + q.Encode()
+
+	// from: print attempts sent at or after it on the first poll; zero time with
+	// all; nil without --since (only later attempts).
+	var from *time.Time
+	switch s := strings.TrimSpace(*since); {
+	case s == "":
+	case s == "all":
+		from = &time.Time{}
+	default:
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			from = &t
+			break
+		}
+		d, err := parseSpan(s)
+		if err != nil {
+			return cc.usageError("--since %q must be an RFC 3339 time, a duration such as 30m or 1d, or all", s)
+		}
+		var c cliClockAnswer
+		if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/clock", nil, nil, &c, http.StatusOK); err != nil {
+			return cc.fail(err)
+		}
+		now, err := time.Parse(time.RFC3339Nano, c.Now)
+		if err != nil {
+			return cc.fail(fmt.Errorf("GET /_sandbox/clock answered a time that is not RFC 3339: %q", c.Now))
+		}
+		t := now.Add(-d)
+		from = &t
+	}
+
+	seen := map[string]bool{}
+	first := true
+	lastErr := ""
+	for {
+		list, err := cc.pollDeliveries(ctx, path)
+		switch {
+		case ctx.Err() != nil:
+			return cliExitOK
+		case err != nil && first:
+			return cc.fail(err)
+		case err != nil:
+			// Keep watching across a restart of the server; say so once.
+			if msg := err.Error(); msg != lastErr {
+				fmt.Fprintf(env.stderr, "pixsandbox webhooks: %v (retrying every %s)\n", err, *interval)
+				lastErr = msg
+			}
+		default:
+			if lastErr != "" {
+				fmt.Fprintln(env.stderr, "pixsandbox webhooks: the simulator answers again")
+				lastErr = ""
+			}
+			var fresh []cliNewAttempt
+			next := make(map[string]bool, len(seen))
+			for i := range list {
+				d := &list[i]
+				for _, raw := range d.Attempts {
+					var a cliAttempt
+					if decodeCLIJSON(raw, &a) != nil {
+						continue
+					}
+					key := d.ID + "#" + strconv.Itoa(a.Number)
+					next[key] = true
+					if seen[key] {
+						continue
+					}
+					t, _ := time.Parse(time.RFC3339Nano, a.SentAt)
+					if first && (from == nil || t.Before(*from)) {
+						continue
+					}
+					fresh = append(fresh, cliNewAttempt{d: d, a: a, raw: raw, sentAt: t})
+				}
+			}
+			// Deliveries that left the listing (it holds the newest 1000) never
+			// come back, so only keys still listed are kept.
+			seen = next
+			sort.SliceStable(fresh, func(i, j int) bool {
+				if !fresh[i].sentAt.Equal(fresh[j].sentAt) {
+					return fresh[i].sentAt.Before(fresh[j].sentAt)
+				}
+				x, _ := fresh[i].a.WebhookLogID.Int64()
+				y, _ := fresh[j].a.WebhookLogID.Int64()
+				return x < y
+			})
+			for _, f := range fresh {
+				cc.printAttempt(f)
+			}
+			if first {
+				who := "every account"
+				if *account > 0 {
+					who = fmt.Sprintf("account %d", *account)
+				}
+				fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.base, *interval)
+				first = false
+			}
+		}
+		// Wall time: the polling period is I/O pacing, not simulation time.
+		t := time.NewTimer(*interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return cliExitOK
+		case <-t.C:
+		}
+	}
+}
+
+func (cc *cliCmd) pollDeliveries(ctx context.Context, path string) ([]cliDelivery, error) {
+	var list struct {
+		Data []cliDelivery `json:"data"`
+	}
+	if _, err := cc.client.callJSON(ctx, http.MethodGet, path, nil, nil, &list, http.StatusOK); err != nil {
+		return nil, err
+	}
+	return list.Data, nil
+}
+
+func (cc *cliCmd) printAttempt(f cliNewAttempt) {
+	d, a := f.d, f.a
+	if cc.json {
+		line, err := json.Marshal(struct {
+			DeliveryID    string          `json:"deliveryId"`
+			EventID       string          `json:"eventId"`
+			EventType     string          `json:"eventType"`
+			AccountID     json.Number     `json:"accountId"`
+			TransactionID json.Number     `json:"transactionId"`
+			Status        string          `json:"status"`
+			NextAttemptAt string          `json:"nextAttemptAt,omitempty"`
+			Attempt       json.RawMessage `json:"attempt"`
+		}{d.ID, d.EventID, d.EventType, d.AccountID, d.TransactionID, d.Status, d.NextAttemptAt, f.raw})
+		if err == nil {
+			cc.printf("%s\n", line)
+		}
+		return
+	}
+	target := a.URL
+	if target == "" {
+		target = d.URL
+	}
+	line := fmt.Sprintf("%s  %-12s %s  %d  attempt %d  webhook-id %s  account %s transaction %s",
+		a.SentAt, d.EventType, target, a.StatusCode, a.Number, d.EventID, d.AccountID, d.TransactionID)
+	if a.Error != "" {
+		line += "  error: " + a.Error
+	}
+	if d.Status == "retrying" && a.Number == len(d.Attempts) && d.NextAttemptAt != "" {
+		line += "  next attempt at " + d.NextAttemptAt
+	}
+	cc.printf("%s\n", line)
+}
