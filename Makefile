@@ -50,12 +50,14 @@ fmt:
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 openapi-lint: ## validate docs/openapi.yaml (OpenAPI 3.1 schema) and its agreement with the route tables
-	$(GO) test -count=1 -run 'TestOpenAPI' ./simulator/httpapi/
+	$(GO) test -race -count=1 -run 'TestOpenAPI' ./simulator/httpapi/
 
+# vet builds with -race, as make test does, so one build of the dependencies
+# serves both (a cold build cache compiles them once, not twice).
 vet:
-	$(GO) vet ./...
-	$(GO) vet -tags faults ./simulator/... ./cmd/pixsandbox/
-	$(GO) vet -tags e2e ./cmd/pixsandbox/
+	$(GO) vet -race ./...
+	$(GO) vet -race -tags faults ./simulator/... ./cmd/pixsandbox/
+	$(GO) vet -race -tags e2e ./cmd/pixsandbox/
 
 # The dependency rules of docs/architecture.md: the domain is pure, the transport
 # never reaches the core or the store, the conformance suite is an independent oracle.

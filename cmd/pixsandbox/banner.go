@@ -29,7 +29,9 @@ func (m *Main) PrintBanner() {
 		fmt.Fprintf(&b, "  curl -s %s/accounts/balances -H \"Authorization: Bearer $TOKEN\"\n", url)
 	}
 	if m.Config.ControlPlane {
-		fmt.Fprintf(&b, "\nControl plane: %s/_sandbox/clock, /_sandbox/accounts, /_sandbox/jobs, /_sandbox/scenarios (docs/openapi.yaml)\n", url)
+		fmt.Fprintf(&b, "\nConsole: %s/_sandbox/console\n", url)
+		fmt.Fprintf(&b, "Control plane: %s/_sandbox/clock, /_sandbox/accounts, /_sandbox/jobs, /_sandbox/scenarios (docs/openapi.yaml)\n", url)
+		fmt.Fprintf(&b, "CLI: %s token | trigger SCENARIO | clock advance 5s | webhooks tail | reset --yes (docs/cli.md)\n", selfPath())
 	}
 	fmt.Fprintf(&b, "Health: %s/healthz   Metrics: %s/metrics   Stop: Ctrl-C\n\n", url, url)
 	fmt.Fprint(m.stdout, b.String())

@@ -79,7 +79,7 @@ func TestMain_Smoke(t *testing.T) {
 	defer m.Close()
 	m.PrintBanner()
 	banner := out.String()
-	for _, want := range []string{m.URL(), m.fixtures.Accounts[0].ClientID, m.fixtures.Accounts[0].ClientSecret, "account-1.pem", "/api/auth/token", "/accounts/balances"} {
+	for _, want := range []string{m.URL(), m.fixtures.Accounts[0].ClientID, m.fixtures.Accounts[0].ClientSecret, "account-1.pem", "/api/auth/token", "/accounts/balances", "/_sandbox/console", "webhooks tail"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}

@@ -101,7 +101,7 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	srv := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--in-memory", "--clock", "virtual", "--log-level", "error")
-	srv.Env = append(os.Environ(), "PIXSANDBOX_FAULTS="+fault)
+	srv.Env = cleanEnv("PIXSANDBOX_FAULTS=" + fault)
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -132,13 +132,26 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	junit := filepath.Join(dir, "junit-"+strings.NewReplacer(":", "-", " ", "").Replace(fault+labels)+".xml")
 	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on",
 		"--labels", labels, "--junit-report", junit, "--settle-timeout", "5s", "--no-color")
-	run.Env = append(os.Environ(), "PIXSANDBOX_FAULTS=") // the runner itself has no fault
+	run.Env = cleanEnv("PIXSANDBOX_FAULTS=") // the runner itself has no fault
 	out, err := run.CombinedOutput()
 	code = run.ProcessState.ExitCode()
 	if err != nil && code < 0 {
 		t.Fatalf("pixsandbox conform: %v\n%s", err, out)
 	}
 	return junitFailures(t, junit), code, string(out)
+}
+
+// cleanEnv is the environment without any PIXSANDBOX_* variable of the caller
+// (make test points PIXSANDBOX_CONFORMANCE_* reports at its own run's files; a
+// PIXSANDBOX_ADMIN_TOKEN would guard the control plane), plus extra.
+func cleanEnv(extra ...string) []string {
+	env := extra
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PIXSANDBOX_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // junitFailures returns the names of the failed test cases of a JUnit report.
