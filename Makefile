@@ -38,6 +38,7 @@ test-e2e: ## the web console's end-to-end test in headless Chromium (installs De
 	@test -n "$$PIXSANDBOX_CHROMIUM" || command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
 	@mkdir -p $(REPORTS)
+	$(GO) vet -race -tags e2e ./cmd/pixsandbox/
 	PIXSANDBOX_E2E_ARTIFACTS=$(REPORTS)/e2e $(GO) test -race -tags e2e -run TestConsoleE2E -count=1 ./cmd/pixsandbox/
 
 unit: ## every test without -race (quicker)
@@ -53,11 +54,11 @@ openapi-lint: ## validate docs/openapi.yaml (OpenAPI 3.1 schema) and its agreeme
 	$(GO) test -race -count=1 -run 'TestOpenAPI' ./simulator/httpapi/
 
 # vet builds with -race, as make test does, so one build of the dependencies
-# serves both (a cold build cache compiles them once, not twice).
+# serves both (a cold build cache compiles them once, not twice). The e2e tag
+# (chromedp) is vetted by test-e2e, which builds it anyway.
 vet:
 	$(GO) vet -race ./...
 	$(GO) vet -race -tags faults ./simulator/... ./cmd/pixsandbox/
-	$(GO) vet -race -tags e2e ./cmd/pixsandbox/
 
 # The dependency rules of docs/architecture.md: the domain is pure, the transport
 # never reaches the core or the store, the conformance suite is an independent oracle.
