@@ -13,7 +13,8 @@ import (
 
 // TestConformance runs the whole conformance suite against this binary's serve
 // command in-process, on a virtual clock, with the control plane. `make test`
-// writes its JUnit report through PIXSANDBOX_CONFORMANCE_JUNIT_REPORT.
+// writes its JUnit report and the coverage report through
+// PIXSANDBOX_CONFORMANCE_JUNIT_REPORT and PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT.
 func TestConformance(t *testing.T) {
 	m := NewMain(io.Discard, io.Discard)
 	m.Config.Addr, m.Config.InMemory, m.Config.Clock, m.Config.LogLevel = "127.0.0.1:0", true, "virtual", "error"
@@ -23,6 +24,7 @@ func TestConformance(t *testing.T) {
 	defer m.Close()
 	framework.Run(t, framework.Config{
 		Target: m.URL(), ControlPlane: "on", WebhookListen: "127.0.0.1:0", SettleTimeout: 5 * time.Second, AllowReset: true,
-		JUnitReport: os.Getenv("PIXSANDBOX_CONFORMANCE_JUNIT_REPORT"),
+		JUnitReport:    os.Getenv("PIXSANDBOX_CONFORMANCE_JUNIT_REPORT"),
+		CoverageReport: os.Getenv("PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT"),
 	})
 }
