@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path"
@@ -25,33 +24,20 @@ var consoleContentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 }
 
-func get(tb testing.TB, url string, headers map[string]string) (*http.Response, []byte) {
+func get(tb testing.TB, url string, headers map[string]string) (result, []byte) {
 	tb.Helper()
 	return send(tb, http.MethodGet, url, headers)
 }
 
-func send(tb testing.TB, method, url string, headers map[string]string) (*http.Response, []byte) {
+// send is doRaw (server_test.go) for the console's bodiless requests, failing
+// on any 5xx.
+func send(tb testing.TB, method, url string, headers map[string]string) (result, []byte) {
 	tb.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		tb.Fatal(err)
+	r := doRaw(tb, method, url, nil, headers)
+	if r.status >= 500 {
+		tb.Fatalf("%s %s = %d: %s", method, url, r.status, r.raw)
 	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if resp.StatusCode >= 500 {
-		tb.Fatalf("%s %s = %d: %s", method, url, resp.StatusCode, raw)
-	}
-	return resp, raw
+	return r, r.raw
 }
 
 // consoleFilesOnDisk lists the console's files (the embedded directory).
@@ -74,12 +60,12 @@ func consoleFilesOnDisk(tb testing.TB) []string {
 	return names
 }
 
-func checkMinimal404(t *testing.T, resp *http.Response, raw []byte) {
+func checkMinimal404(t *testing.T, resp result, raw []byte) {
 	t.Helper()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Fatalf("status %d, want 404: %s", resp.StatusCode, raw)
+	if resp.status != http.StatusNotFound {
+		t.Fatalf("status %d, want 404: %s", resp.status, raw)
 	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("404 Content-Type %q, want JSON", ct)
 	}
 	var body map[string]any
@@ -91,23 +77,23 @@ func checkMinimal404(t *testing.T, resp *http.Response, raw []byte) {
 func TestConsole_Page(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	resp, raw := get(t, env.URL+"/_sandbox/console", nil)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /_sandbox/console = %d: %s", resp.StatusCode, raw)
+	if resp.status != http.StatusOK {
+		t.Fatalf("GET /_sandbox/console = %d: %s", resp.status, raw)
 	}
 	for k, want := range map[string]string{
 		"Content-Type":           "text/html; charset=utf-8",
 		"X-Content-Type-Options": "nosniff",
 		"Cache-Control":          "no-cache",
 	} {
-		if got := resp.Header.Get(k); got != want {
+		if got := resp.header.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "img-src 'self' data:") {
+	if csp := resp.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "img-src 'self' data:") {
 		t.Errorf("Content-Security-Policy = %q", csp)
 	}
-	if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("ETag") == "" {
-		t.Errorf("missing X-Request-Id or ETag: %v", resp.Header)
+	if resp.header.Get("X-Request-Id") == "" || resp.header.Get("ETag") == "" {
+		t.Errorf("missing X-Request-Id or ETag: %v", resp.header)
 	}
 	onDisk, err := os.ReadFile(filepath.Join("console", "index.html"))
 	if err != nil {
@@ -118,9 +104,9 @@ func TestConsole_Page(t *testing.T) {
 	}
 
 	// A repeat with the ETag is answered 304 with no body.
-	resp2, raw2 := get(t, env.URL+"/_sandbox/console", map[string]string{"If-None-Match": resp.Header.Get("ETag")})
-	if resp2.StatusCode != http.StatusNotModified || len(raw2) != 0 {
-		t.Errorf("If-None-Match: %d %q, want 304 and no body", resp2.StatusCode, raw2)
+	resp2, raw2 := get(t, env.URL+"/_sandbox/console", map[string]string{"If-None-Match": resp.header.Get("ETag")})
+	if resp2.status != http.StatusNotModified || len(raw2) != 0 {
+		t.Errorf("If-None-Match: %d %q, want 304 and no body", resp2.status, raw2)
 	}
 
 	// Every script and style sheet the page names is served.
@@ -129,8 +115,8 @@ func TestConsole_Page(t *testing.T) {
 		t.Fatalf("the page names %d assets, want its script and style sheet", len(refs))
 	}
 	for _, m := range refs {
-		if r, body := get(t, env.URL+m[1], nil); r.StatusCode != http.StatusOK {
-			t.Errorf("the page names %s, which answers %d: %s", m[1], r.StatusCode, body)
+		if r, body := get(t, env.URL+m[1], nil); r.status != http.StatusOK {
+			t.Errorf("the page names %s, which answers %d: %s", m[1], r.status, body)
 		}
 	}
 }
@@ -145,11 +131,11 @@ func TestConsole_Assets(t *testing.T) {
 			continue
 		}
 		resp, raw := get(t, env.URL+"/_sandbox/console/"+name, nil)
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET /_sandbox/console/%s = %d: %s", name, resp.StatusCode, raw)
+		if resp.status != http.StatusOK {
+			t.Errorf("GET /_sandbox/console/%s = %d: %s", name, resp.status, raw)
 			continue
 		}
-		if got := resp.Header.Get("Content-Type"); got != want {
+		if got := resp.header.Get("Content-Type"); got != want {
 			t.Errorf("%s: Content-Type %q, want %q", name, got, want)
 		}
 		onDisk, err := os.ReadFile(filepath.Join("console", name))
@@ -186,8 +172,8 @@ func TestConsole_Unknown(t *testing.T) {
 	}
 	for _, p := range []string{"/_sandbox/console", "/_sandbox/console/app.js"} {
 		resp, raw := send(t, http.MethodPost, env.URL+p, nil)
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("POST %s = %d, want 405: %s", p, resp.StatusCode, raw)
+		if resp.status != http.StatusMethodNotAllowed {
+			t.Errorf("POST %s = %d, want 405: %s", p, resp.status, raw)
 		}
 	}
 }
@@ -203,24 +189,24 @@ func TestConsole_AdminToken(t *testing.T) {
 
 	for _, p := range []string{"/_sandbox/console", "/_sandbox/console/app.js", "/_sandbox/console/style.css"} {
 		for _, h := range []map[string]string{nil, wrong, right} {
-			if resp, raw := get(t, env.URL+p, h); resp.StatusCode != http.StatusOK {
-				t.Errorf("GET %s with %v = %d: %s", p, h, resp.StatusCode, raw)
+			if resp, raw := get(t, env.URL+p, h); resp.status != http.StatusOK {
+				t.Errorf("GET %s with %v = %d: %s", p, h, resp.status, raw)
 			}
 		}
 	}
 	for _, p := range []string{"/_sandbox/accounts", "/_sandbox/clock", "/_sandbox/scenarios", "/_sandbox/webhook-deliveries"} {
 		for _, h := range []map[string]string{nil, wrong} {
-			if resp, raw := get(t, env.URL+p, h); resp.StatusCode != http.StatusUnauthorized {
-				t.Errorf("GET %s with %v = %d, want 401: %s", p, h, resp.StatusCode, raw)
+			if resp, raw := get(t, env.URL+p, h); resp.status != http.StatusUnauthorized {
+				t.Errorf("GET %s with %v = %d, want 401: %s", p, h, resp.status, raw)
 			}
 		}
-		if resp, raw := get(t, env.URL+p, right); resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s with the admin token = %d: %s", p, resp.StatusCode, raw)
+		if resp, raw := get(t, env.URL+p, right); resp.status != http.StatusOK {
+			t.Errorf("GET %s with the admin token = %d: %s", p, resp.status, raw)
 		}
 	}
 	resp, raw := get(t, env.URL+"/_sandbox/console/nope.js", nil)
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("unknown asset without the admin token = %d, want 401 like other /_sandbox paths: %s", resp.StatusCode, raw)
+	if resp.status != http.StatusUnauthorized {
+		t.Errorf("unknown asset without the admin token = %d, want 401 like other /_sandbox paths: %s", resp.status, raw)
 	}
 	resp, raw = get(t, env.URL+"/_sandbox/console/nope.js", right)
 	checkMinimal404(t, resp, raw)

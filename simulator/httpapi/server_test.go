@@ -19,7 +19,20 @@ type result struct {
 	raw    []byte
 }
 
+// do sends a request and decodes its JSON object body.
 func do(tb testing.TB, method, url string, body io.Reader, headers map[string]string) result {
+	tb.Helper()
+	r := doRaw(tb, method, url, body, headers)
+	dec := json.NewDecoder(bytes.NewReader(r.raw))
+	dec.UseNumber()
+	if err := dec.Decode(&r.body); err != nil {
+		tb.Fatalf("%s %s: body is not a JSON object (%v): %s", method, url, err, r.raw)
+	}
+	return r
+}
+
+// doRaw sends a request and reads its body, whatever its type.
+func doRaw(tb testing.TB, method, url string, body io.Reader, headers map[string]string) result {
 	tb.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
@@ -34,13 +47,7 @@ func do(tb testing.TB, method, url string, body io.Reader, headers map[string]st
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := result{status: resp.StatusCode, header: resp.Header, raw: raw}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&r.body); err != nil {
-		tb.Fatalf("%s %s: body is not a JSON object (%v): %s", method, url, err, raw)
-	}
-	return r
+	return result{status: resp.StatusCode, header: resp.Header, raw: raw}
 }
 
 // tokenFor gets a token for fixture account i over HTTP.
