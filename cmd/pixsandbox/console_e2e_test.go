@@ -141,6 +141,21 @@ func TestConsoleE2E(t *testing.T) {
 		t.Errorf("delivery response shown %q, want HTTP 200", resp)
 	}
 
+	// The transaction's history: created PENDING, CONFIRMED, and the webhook
+	// attempt with the target's answer.
+	step("read the transaction's history", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("tab-transactions"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("tx-row-"+txID))),
+		chromedp.Click(chromedp.CSS(tid("tx-row-"+txID))),
+		chromedp.WaitVisible(chromedp.CSS(tid("tx-detail-history"))),
+	)
+	history := text(tid("tx-detail-history"))
+	for _, want := range []string{"created: PENDING", "CONFIRMED", "webhook cash_in attempt 1", "HTTP 200"} {
+		if !strings.Contains(history, want) {
+			t.Errorf("transaction history %q lacks %q", history, want)
+		}
+	}
+
 	// The receiver got the CashIn webhook of this charge.
 	hook, ok := recv.wait(root, 10*time.Second, func(h e2eWebhook) bool { return h.body["transactionId"] == txID })
 	if !ok {

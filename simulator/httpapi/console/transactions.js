@@ -154,8 +154,29 @@ export function transactionsPanel(ctx) {
         h('button', { type: 'button', class: 'link', on: { click: () => { openID = 0; $('tx-detail').hidden = true; } } }, 'close')),
       fields(rows),
       actions,
+      h('h4', {}, 'History'),
+      renderHistory(t, deliveries),
       h('h4', {}, `Webhook deliveries (${deliveries.length})`),
       renderDeliveries(deliveries, ctx, 'tx-detail-deliveries'));
+  }
+
+  // renderHistory is the transaction's life in time order: created PENDING,
+  // its final status (a transaction has three: PENDING, CONFIRMED, ERROR) and
+  // every webhook attempt with the target's answer.
+  function renderHistory(t, deliveries) {
+    const events = [{ at: t.createdAt, what: t.status === 'PENDING' ? 'created: PENDING (still pending)' : 'created: PENDING' }];
+    if (t.processedAt) {
+      events.push({ at: t.processedAt, what: t.errorCode ? `${t.status}: ${t.errorCode}` : t.status });
+    }
+    for (const d of deliveries) {
+      for (const a of d.attempts || []) {
+        const answer = a.statusCode ? `HTTP ${a.statusCode}` : 'no answer';
+        events.push({ at: a.sentAt, what: `webhook ${d.eventType} attempt ${a.number} to ${d.url}: ${answer}` });
+      }
+    }
+    events.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
+    return h('ol', { class: 'history', testid: 'tx-detail-history' },
+      ...events.map((e) => h('li', {}, h('span', { class: 'small muted' }, show(e.at)), ' ', e.what)));
   }
 
   function init() {
