@@ -118,7 +118,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzSandboxMEDRequest simulator/httpapi:FuzzSandboxTransactionRequest \
 		simulator/httpapi:FuzzSandboxDictRequest simulator/httpapi:FuzzSandboxWebhookTargetRequest \
 		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader \
-		simulator/httpapi:FuzzSandboxCheckReceiverRequest; do \
+		simulator/httpapi:FuzzSandboxCheckReceiverRequest simulator/httpapi:FuzzSandboxQRCodeRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
 

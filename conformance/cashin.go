@@ -1,12 +1,9 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"net/http"
 	"strings"
 	"time"
@@ -330,13 +327,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 	*/
 	framework.SpecIt("returns qrCodeImage as a base64 PNG when generateQrCode is true", func(ctx ginkgo.SpecContext) {
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["generateQrCode"] = true }), "")
-		img, err := base64.StdEncoding.DecodeString(stringField(c.r, "qrCodeImage"))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "qrCodeImage is standard base64")
-		gomega.Expect(strings.HasPrefix(string(img), pngSignature)).To(gomega.BeTrue(), "qrCodeImage starts with the PNG signature")
-		cfg, err := png.DecodeConfig(bytes.NewReader(img))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "qrCodeImage decodes as a PNG")
-		gomega.Expect(cfg.Width).To(gomega.BeNumerically(">", 0), "PNG width")
-		gomega.Expect(cfg.Height).To(gomega.BeNumerically(">", 0), "PNG height")
+		expectBase64PNG(stringField(c.r, "qrCodeImage"), "qrCodeImage")
 		expectDynamicBRCode(c.pixCode, "pixCode")
 	})
 

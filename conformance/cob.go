@@ -207,6 +207,32 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 	})
 
 	/*
+		Check: cob/qr-code-image
+		Sandbox: POST /_sandbox/qrcode (the Central Bank route returns no image; G-42)
+		Description: POST /_sandbox/qrcode with a created charge's pixCopiaECola MUST answer 200 with
+		qrCodeImage, standard base64 of a PNG image; the same code with its CRC changed MUST answer
+		400 in the minimal shape, naming pixCode.
+	*/
+	framework.SandboxIt("draws a charge's pixCopiaECola as a QR code through the control plane", func(ctx ginkgo.SpecContext) {
+		r := createCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal), "")
+		code := stringField(r, "pixCopiaECola")
+		q, err := f.Sandbox.Do(ctx, http.MethodPost, "/_sandbox/qrcode", map[string]string{"pixCode": code})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(q).To(framework.HaveStatus(http.StatusOK))
+		expectBase64PNG(stringField(q, "qrCodeImage"), "qrCodeImage")
+
+		bad := code[:len(code)-4] + "0000"
+		if bad == code {
+			bad = code[:len(code)-4] + "FFFF"
+		}
+		q, err = f.Sandbox.Do(ctx, http.MethodPost, "/_sandbox/qrcode", map[string]string{"pixCode": bad})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(q).To(framework.HaveStatus(http.StatusBadRequest))
+		gomega.Expect(q).To(framework.HaveMinimalErrorShape())
+		gomega.Expect(messageText(q)).To(gomega.ContainSubstring("pixCode"))
+	})
+
+	/*
 		Check: cob/txid-invalid
 		Spec: "Endpoints > PUT /cob/{txid}" (txid 26 to 35 characters of [a-zA-Z0-9]); "Errors > Central Bank-compatible routes" (PUT /cob/{txid} 400: txid outside 26..35 alphanumerics); "Errors > Shapes", item 3
 		Description: A valid body PUT to a txid of 25 alphanumerics, of 36 alphanumerics, or of 30

@@ -1,9 +1,13 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -83,4 +87,17 @@ func nonEmptyString() types.GomegaMatcher {
 // stringOrNull matches a JSON string or null.
 func stringOrNull() types.GomegaMatcher {
 	return gomega.Or(gomega.BeNil(), gomega.BeAssignableToTypeOf(""))
+}
+
+// expectBase64PNG checks that field holds standard base64 of a PNG image: the
+// PNG signature, then an image of positive width and height.
+func expectBase64PNG(b64, field string) {
+	ginkgo.GinkgoHelper()
+	img, err := base64.StdEncoding.DecodeString(b64)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s is standard base64", field)
+	gomega.Expect(strings.HasPrefix(string(img), pngSignature)).To(gomega.BeTrue(), "%s starts with the PNG signature", field)
+	cfg, err := png.DecodeConfig(bytes.NewReader(img))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s decodes as a PNG", field)
+	gomega.Expect(cfg.Width).To(gomega.BeNumerically(">", 0), "%s: PNG width", field)
+	gomega.Expect(cfg.Height).To(gomega.BeNumerically(">", 0), "%s: PNG height", field)
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/qrcode"
 )
 
 // Control plane for PIX in: a payer paying charges, and PIX received by key.
@@ -11,7 +12,34 @@ func (s *Server) sandboxPixInRoutes() []*route {
 	return []*route{
 		{name: "sandbox.payments.create", method: http.MethodPost, path: "/_sandbox/payments", success: http.StatusCreated, handle: s.handleSandboxPayment},
 		{name: "sandbox.pixin.create", method: http.MethodPost, path: "/_sandbox/pix-in", success: http.StatusCreated, handle: s.handleSandboxPixIn},
+		{name: "sandbox.qrcode.create", method: http.MethodPost, path: "/_sandbox/qrcode", success: http.StatusOK, handle: s.handleSandboxQRCode},
 	}
+}
+
+// handleSandboxQRCode answers POST /_sandbox/qrcode {"pixCode"}: the QR code
+// image (base64 PNG, as a cash-in charge's qrCodeImage) of a BR Code whose
+// fields and CRC are valid, e.g. a cob's pixCopiaECola, which the Central
+// Bank route returns without an image.
+func (s *Server) handleSandboxQRCode(r *http.Request) (any, error) {
+	var req struct {
+		PixCode *string `json:"pixCode"`
+	}
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	if req.PixCode == nil || *req.PixCode == "" {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "is required: a BR Code (copia e cola)"})
+	}
+	if _, err := pix.ParseBRCode(*req.PixCode); err != nil {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "is not a valid BR Code: " + err.Error()})
+	}
+	img, err := qrcode.Base64PNG(*req.PixCode)
+	if err != nil {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "cannot be drawn as a QR code: " + err.Error()})
+	}
+	return struct {
+		QrCodeImage string `json:"qrCodeImage"`
+	}{img}, nil
 }
 
 // paymentRequest is a payer's payment: the charge by pixCode, txid or

@@ -35,3 +35,31 @@ func FuzzSandboxPaymentRequest(f *testing.F) {
 		fs.serve(t, rq).check(t, rq, minimalErrors, paymentFields...)
 	})
 }
+
+// FuzzSandboxQRCodeRequest fuzzes POST /_sandbox/qrcode: never a 5xx, errors in
+// the minimal shape naming pixCode; a valid BR Code gets its image.
+func FuzzSandboxQRCodeRequest(f *testing.F) {
+	fs := newFuzzServer(f)
+	ci := fuzzRequest{method: http.MethodPost, path: "/api/pix/cash-in", auth: true, header: map[string]string{"Content-Type": "application/json"},
+		body: `{"transaction":{"value":10,"description":"d","externalId":"fuzz-qr"},"payer":{"fullName":"P","document":"52998224725"}}`}
+	a := fs.serve(f, ci)
+	if a.status != http.StatusCreated {
+		f.Fatalf("cash-in = %d %s", a.status, a.raw)
+	}
+	code, _ := a.body["pixCode"].(string)
+	if code == "" {
+		f.Fatalf("cash-in has no pixCode: %s", a.raw)
+	}
+	ok := fs.serve(f, fuzzRequest{method: http.MethodPost, path: "/_sandbox/qrcode", body: `{"pixCode":"` + code + `"}`})
+	if img, _ := ok.body["qrCodeImage"].(string); ok.status != http.StatusOK || img == "" {
+		f.Fatalf("qrcode of a charge's pixCode = %d %s", ok.status, ok.raw)
+	}
+	for _, s := range []string{`{"pixCode":"` + code + `"}`, `{"pixCode":"` + code[:len(code)-1] + `0"}`, `{"pixCode":"00020126"}`,
+		`{"pixCode":""}`, `{"pixCode":1}`, `{"pixCode":null}`, `{}`, ``, `[]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		rq := fuzzRequest{method: http.MethodPost, path: "/_sandbox/qrcode", body: body}
+		fs.serve(t, rq).check(t, rq, minimalErrors, "pixCode")
+	})
+}

@@ -130,7 +130,7 @@ export function chargesPanel(ctx) {
       qr.addEventListener('error', () => ctx.report(new Error('The QR code image returned by the API could not be decoded as a PNG')));
     } else {
       qr = h('div', { class: 'qr placeholder muted small' },
-        c.kind === 'cob' ? 'The cob route returns no QR image: use the copy-paste code.' : 'Created without generateQrCode: no image.');
+        c.kind === 'cob' ? 'No QR image: use the copy-paste code.' : 'Created without generateQrCode: no image.');
     }
     const title = c.kind === 'cash-in'
       ? `Cash-in #${c.transactionId} · ${c.externalId}`
@@ -229,9 +229,11 @@ export function chargesPanel(ctx) {
         solicitacaoPagador: req || undefined,
       };
       const cob = await s.call('PUT', `/cob/${encodeURIComponent(txid)}`, { body, headers: scenarioHeader('cob-scenario') });
+      // The Central Bank route returns no image: the control plane draws one.
+      const qr = await call('POST', '/_sandbox/qrcode', { body: { pixCode: cob.pixCopiaECola } });
       charges().unshift({
         kind: 'cob', txid: cob.txid, status: cob.status, amount: cob.valor.original, pixCode: cob.pixCopiaECola,
-        expirationDate: `${cob.calendario.criacao} + ${cob.calendario.expiracao} s`,
+        qrCodeImage: qr.qrCodeImage, expirationDate: `${cob.calendario.criacao} + ${cob.calendario.expiracao} s`,
       });
       render();
       freshDefaults();
