@@ -569,12 +569,13 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 	/*
 		Check: cash-out/webhook-retries
 		Gap G-30: the retry policy of deliveries is "not shown" (docs/spec-gaps.md); the sandbox retries a failed delivery 5 s and then 30 s later, with a stable webhook-id
-		Sandbox: POST /_sandbox/webhook-targets (cash_out); POST /_sandbox/clock/advance; GET /_sandbox/webhook-deliveries?transactionId=
+		Sandbox: POST /_sandbox/webhook-targets (cash_out); POST /_sandbox/clock/advance; GET /_sandbox/webhook-deliveries?transactionId= and ?afterAttempt=
 		Description: When the cash_out target answers 500, 500 and then 200, the CashOut webhook
 		MUST be attempted three times (at settlement, 5 s and 35 s later on the simulation clock)
 		with the same webhook-id header and the same body, and the delivery log MUST show one
 		delivery, status delivered, with three attempts numbered 1 to 3 answered 500, 500 and 200,
-		whose eventId is that webhook-id.
+		whose eventId is that webhook-id. The account's deliveries after the second attempt's
+		webhookLogId MUST include it; after the third's, not.
 	*/
 	framework.SandboxIt("retries a failed webhook delivery with the same webhook-id and logs every attempt", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
 		f.Webhooks.Respond(http.StatusInternalServerError, http.StatusInternalServerError, http.StatusOK)
@@ -615,6 +616,18 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 			gomega.Expect(a.Number).To(gomega.Equal(i+1), "number of attempt %d", i+1)
 			gomega.Expect(a.StatusCode).To(gomega.Equal([]int{500, 500, 200}[i]), "statusCode of attempt %d", i+1)
 		}
+
+		// The afterAttempt cursor finds the delivery again through its retry,
+		// and not once past its last attempt.
+		acct := framework.DeliveryQuery{AccountID: f.Identity.ID}
+		acct.AfterAttempt = log[0].Attempts[1].WebhookLogID.String()
+		ds, err := f.Sandbox.Deliveries(ctx, acct)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(ds).To(gomega.ContainElement(gomega.HaveField("ID", log[0].ID)), "afterAttempt=<attempt 2> lists the delivery (attempt 3 is newer)")
+		acct.AfterAttempt = log[0].Attempts[2].WebhookLogID.String()
+		ds, err = f.Sandbox.Deliveries(ctx, acct)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(ds).NotTo(gomega.ContainElement(gomega.HaveField("ID", log[0].ID)), "afterAttempt=<attempt 3> omits the delivery")
 	})
 
 	/*

@@ -171,3 +171,15 @@ func (s *Simulator) WebhookDeliveries(ctx context.Context, account pix.AccountID
 	})
 	return out, err
 }
+
+// WebhookDeliveriesAfterAttempt lists the deliveries with an attempt newer
+// than the attempt (webhookLogId) after, oldest such attempt first: a cursor
+// for following deliveries as they happen, retries of old ones included.
+func (s *Simulator) WebhookDeliveriesAfterAttempt(ctx context.Context, account pix.AccountID, after int64, limit int) ([]webhook.Delivery, error) {
+	var out []webhook.Delivery
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		out, err = tx.DeliveriesAfterAttempt(account, after, limit)
+		return err
+	})
+	return out, err
+}

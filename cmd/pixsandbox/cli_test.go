@@ -357,11 +357,15 @@ func TestCLI_Trigger(t *testing.T) {
 func TestCLI_WebhooksTail(t *testing.T) {
 	m := MustRunMain(t, nil)
 	u := m.URL()
-	var got atomic.Int32
+	var got, failNext atomic.Int32
 	var webhookID atomic.Value
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		webhookID.Store(r.Header.Get("Webhook-Id"))
 		got.Add(1)
+		if failNext.CompareAndSwap(1, 0) {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer recv.Close()
@@ -411,6 +415,35 @@ func TestCLI_WebhooksTail(t *testing.T) {
 		if !strings.Contains(line, want) {
 			t.Fatalf("line lacks %q: %s", want, line)
 		}
+	}
+
+	// A delivery refused once, then a newer delivery, then the retry of the
+	// first: the retry is printed too, after the newer one (tail follows
+	// attempt ids, not delivery creation).
+	failNext.Store(1)
+	for i, amount := range []string{"6", "7"} {
+		if st, b := call(t, "POST", u+"/_sandbox/pix-in", `{"key":"emanuel.howell@example.com","amount":`+amount+`}`, nil); st != 201 {
+			t.Fatalf("pix-in: %d %v", st, b)
+		}
+		cliAdvance(t, m, "0s")
+		cliWaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == int32(2+i) })
+	}
+	retried := ""
+	cliWaitFor(t, "tail to print both first attempts", func() bool { return strings.Count(out.String(), "\n") == 3 })
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, " 500 ") {
+			retried = l[strings.Index(l, "webhook-id ")+len("webhook-id "):]
+			retried = strings.Fields(retried)[0]
+		}
+	}
+	if retried == "" {
+		t.Fatalf("no refused attempt printed:\n%s", out.String())
+	}
+	cliAdvance(t, m, "5s") // the first retry of a refused delivery
+	cliWaitFor(t, "tail to print the retry", func() bool { return strings.Count(out.String(), "\n") == 4 })
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if last := lines[3]; !strings.Contains(last, "attempt 2") || !strings.Contains(last, retried) || !strings.Contains(last, " 200 ") {
+		t.Fatalf("the last line is not the retry (attempt 2, 200) of %s:\n%s", retried, out.String())
 	}
 	stop(cancel, done)
 

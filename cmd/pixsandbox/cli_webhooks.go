@@ -28,6 +28,10 @@ Attempts happen when the job runner delivers them: right away in the default
 real-time clock mode, or when the clock moves (pixsandbox clock advance 5s).
 `
 
+// cursorMargin is how many attempt ids below the newest one read each poll of
+// webhooks tail reads again (see the afterAttempt parameter).
+const cursorMargin = 100
+
 // cliDelivery is one delivery of GET /_sandbox/webhook-deliveries.
 type cliDelivery struct {
 	ID            string            `json:"id"`
@@ -114,11 +118,20 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 		from = &t
 	}
 
-	seen := map[string]bool{}
+	// The first poll reads the newest deliveries; later ones follow attempt ids
+	// (afterAttempt), so retries of old deliveries show too. An attempt made
+	// concurrently with a resend may commit just below the newest id read, so
+	// each poll re-reads cursorMargin ids below it and skips those seen.
+	seen := map[int64]bool{}
+	var newest int64
 	first := true
 	lastErr := ""
 	for {
-		list, err := cc.pollDeliveries(ctx, path)
+		p := path
+		if !first {
+			p += "&afterAttempt=" + strconv.FormatInt(max(0, newest-cursorMargin), 10)
+		}
+		list, err := cc.pollDeliveries(ctx, p)
 		switch {
 		case ctx.Err() != nil:
 			return cliExitOK
@@ -136,7 +149,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 				lastErr = ""
 			}
 			var fresh []cliNewAttempt
-			next := make(map[string]bool, len(seen))
+			floor := newest - cursorMargin
 			for i := range list {
 				d := &list[i]
 				for _, raw := range d.Attempts {
@@ -144,11 +157,12 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 					if decodeCLIJSON(raw, &a) != nil {
 						continue
 					}
-					key := d.ID + "#" + strconv.Itoa(a.Number)
-					next[key] = true
-					if seen[key] {
-						continue
+					id, _ := a.WebhookLogID.Int64()
+					if (!first && id <= floor) || seen[id] {
+						continue // printed (or before the start) already
 					}
+					seen[id] = true
+					newest = max(newest, id)
 					t, _ := time.Parse(time.RFC3339Nano, a.SentAt)
 					if first && (from == nil || t.Before(*from)) {
 						continue
@@ -156,9 +170,11 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 					fresh = append(fresh, cliNewAttempt{d: d, a: a, raw: raw, sentAt: t})
 				}
 			}
-			// Deliveries that left the listing (it holds the newest 1000) never
-			// come back, so only keys still listed are kept.
-			seen = next
+			for id := range seen {
+				if id <= newest-cursorMargin {
+					delete(seen, id) // below every later cursor
+				}
+			}
 			sort.SliceStable(fresh, func(i, j int) bool {
 				if !fresh[i].sentAt.Equal(fresh[j].sentAt) {
 					return fresh[i].sentAt.Before(fresh[j].sentAt)

@@ -84,6 +84,9 @@ type DeliveryQuery struct {
 	TransactionID string
 	// Limit bounds how many deliveries are returned.
 	Limit int
+	// AfterAttempt, when set, keeps the deliveries with an attempt whose
+	// webhookLogId is above it, oldest such attempt first (a cursor).
+	AfterAttempt string
 }
 
 // DeliveryAttempt is one HTTP attempt of a webhook delivery.
@@ -143,6 +146,9 @@ func (s *SandboxClient) Deliveries(ctx context.Context, q DeliveryQuery) ([]Webh
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.AfterAttempt != "" {
+		v.Set("afterAttempt", q.AfterAttempt)
 	}
 	path := "/_sandbox/webhook-deliveries"
 	if len(v) > 0 {

@@ -14,13 +14,14 @@ import (
 
 // schemaVersion is the layout of the derived keys. Version 2 added the listing
 // indexes (ix/txacct, ix/txkey, txcnt) and the events-by-transaction index
-// (ix/evttx); a data directory written before them has records without them.
-const schemaVersion = 2
+// (ix/evttx); version 3 the webhook attempts by id (ix/dlvatt). A data
+// directory written before them has records without them.
+const schemaVersion = 3
 
 var schemaKey = []byte("meta/schema")
 
 // derivedPrefixes are the keys rebuilt from the records on an upgrade.
-var derivedPrefixes = [][]byte{[]byte("ix/txacct/"), []byte("ix/txkey/"), []byte("txcnt/"), []byte("ix/evttx/")}
+var derivedPrefixes = [][]byte{[]byte("ix/txacct/"), []byte("ix/txkey/"), []byte("txcnt/"), []byte("ix/evttx/"), []byte(prefixAttempt)}
 
 // reindexBatch is how many records one rebuild transaction indexes.
 const reindexBatch = 500
@@ -73,6 +74,15 @@ func (s *Store) upgrade(ctx context.Context) error {
 		return t.txn.Set(eventTxKey(e), nil)
 	}); err != nil {
 		return fmt.Errorf("store: rebuild event index: %w", err)
+	}
+	if err := reindex(ctx, s, "wh/dlv/", func(t *Tx, b []byte) error {
+		var d webhook.Delivery
+		if err := json.Unmarshal(b, &d); err != nil {
+			return err
+		}
+		return t.indexAttempts(d, 0)
+	}); err != nil {
+		return fmt.Errorf("store: rebuild attempt index: %w", err)
 	}
 	return s.writeSchemaVersion()
 }

@@ -33,6 +33,10 @@ func TestUpgradeRebuildsDerivedKeys(t *testing.T) {
 				return err
 			}
 		}
+		if err := tx.PutDelivery(webhook.Delivery{ID: "dlv_1", EventID: "msg_1", AccountID: 1, TransactionID: 7, CreatedAt: base,
+			Attempts: []webhook.Attempt{{ID: 41, Number: 1}, {ID: 42, Number: 2}}}); err != nil {
+			return err
+		}
 		return tx.PutWebhookEvent(webhook.Event{ID: "msg_1", AccountID: 1, EventType: webhook.EventCashIn, TransactionID: 7, Body: []byte("{}"), CreatedAt: base})
 	}); err != nil {
 		t.Fatal(err)
@@ -51,6 +55,11 @@ func TestUpgradeRebuildsDerivedKeys(t *testing.T) {
 			}
 			ev, err := tx.WebhookEvents(7)
 			events = len(ev)
+			if err != nil {
+				return err
+			}
+			ds, err := tx.DeliveriesAfterAttempt(0, 41, 10) // attempt 42 only
+			events += 10 * len(ds)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -58,7 +67,7 @@ func TestUpgradeRebuildsDerivedKeys(t *testing.T) {
 		return ids, total, events
 	}
 	wantIDs, wantTotal, wantEvents := list(s)
-	if wantTotal == 0 || len(wantIDs) != 10 || wantEvents != 1 {
+	if wantTotal == 0 || len(wantIDs) != 10 || wantEvents != 11 {
 		t.Fatalf("before: %v %d %d", wantIDs, wantTotal, wantEvents)
 	}
 	// Make it an old directory: no version, no derived keys.

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 func mustOpen(tb testing.TB, dir string) *Store {
@@ -192,5 +194,55 @@ func TestStore_Durable(t *testing.T) {
 	}
 	if _, ok, _ := s.GetJob(ctx, "j"); !ok {
 		t.Fatal("job lost across reopen")
+	}
+}
+
+// DeliveriesAfterAttempt follows attempt ids: a retry of an old delivery comes
+// after a newer delivery's first attempt, each delivery once, by account.
+func TestStore_DeliveriesAfterAttempt(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	put := func(d webhook.Delivery) {
+		t.Helper()
+		if err := s.Update(ctx, func(tx storage.Tx) error { return tx.PutDelivery(d) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := func(a pix.AccountID, id int64, limit int) (ids []string) {
+		t.Helper()
+		if err := s.View(ctx, func(tx storage.Tx) error {
+			ds, err := tx.DeliveriesAfterAttempt(a, id, limit)
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	old := webhook.Delivery{ID: "dlv_old", AccountID: 1, CreatedAt: at, Attempts: []webhook.Attempt{{ID: 1, Number: 1}}}
+	put(old)
+	put(webhook.Delivery{ID: "dlv_new", AccountID: 2, CreatedAt: at.Add(time.Minute), Attempts: []webhook.Attempt{{ID: 2, Number: 1}}})
+	old.Attempts = append(old.Attempts, webhook.Attempt{ID: 3, Number: 2}) // a retry of the old one
+	put(old)
+	for _, c := range []struct {
+		acct  pix.AccountID
+		after int64
+		limit int
+		want  string
+	}{
+		{0, 0, 0, "dlv_old dlv_new"}, // dlv_old's first attempt (1) comes first
+		{0, 1, 0, "dlv_new dlv_old"}, // after 1: attempt 2 (new), then the retry 3 (old)
+		{0, 2, 0, "dlv_old"},
+		{0, 3, 0, ""},
+		{1, 1, 0, "dlv_old"},
+		{0, 1, 1, "dlv_new"},
+	} {
+		if got := strings.Join(after(c.acct, c.after, c.limit), " "); got != c.want {
+			t.Errorf("after attempt %d (account %d, limit %d) = %q, want %q", c.after, c.acct, c.limit, got, c.want)
+		}
 	}
 }

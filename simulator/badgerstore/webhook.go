@@ -92,11 +92,15 @@ func (t *Tx) WebhookEvent(id string) (webhook.Event, error) {
 
 // PutDelivery creates or updates a delivery and its indexes.
 func (t *Tx) PutDelivery(d webhook.Delivery) error {
-	ok, err := t.get([]byte("wh/dlv/"+d.ID), new(webhook.Delivery))
+	var prev webhook.Delivery
+	ok, err := t.get([]byte("wh/dlv/"+d.ID), &prev)
 	if err != nil {
 		return err
 	}
 	if err := t.put([]byte("wh/dlv/"+d.ID), d); err != nil {
+		return err
+	}
+	if err := t.indexAttempts(d, len(prev.Attempts)); err != nil {
 		return err
 	}
 	if ok {
@@ -109,6 +113,53 @@ func (t *Tx) PutDelivery(d webhook.Delivery) error {
 		}
 	}
 	return nil
+}
+
+// indexAttempts indexes the attempts of d from the from-th on by attempt id
+// (ix/dlvatt/<attempt id>/<delivery id>), for DeliveriesAfterAttempt.
+func (t *Tx) indexAttempts(d webhook.Delivery, from int) error {
+	for _, a := range d.Attempts[min(from, len(d.Attempts)):] {
+		if err := t.txn.Set(attemptKey(a.ID, d.ID), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const prefixAttempt = "ix/dlvatt/"
+
+func attemptKey(attemptID int64, deliveryID string) []byte {
+	return []byte(prefixAttempt + num(attemptID) + "/" + deliveryID)
+}
+
+// DeliveriesAfterAttempt returns the deliveries with an attempt whose id is
+// above after, in the order of their first such attempt, filtered by account
+// when not zero, at most limit.
+func (t *Tx) DeliveriesAfterAttempt(a pix.AccountID, after int64, limit int) ([]webhook.Delivery, error) {
+	prefix := []byte(prefixAttempt)
+	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var out []webhook.Delivery
+	seen := map[string]bool{}
+	for it.Seek(attemptKey(after+1, "")); it.ValidForPrefix(prefix); it.Next() {
+		id := string(it.Item().Key()[len(prefix)+21:])
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		d, err := t.Delivery(id)
+		if err != nil {
+			return nil, err
+		}
+		if a != 0 && d.AccountID != int64(a) {
+			continue
+		}
+		out = append(out, d)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
 }
 
 // Delivery returns a delivery.

@@ -448,8 +448,20 @@ func (s *Server) handleSandboxDeliveries(r *http.Request) (any, error) {
 			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "limit", Message: "must be 1 to 1000"})
 		}
 	}
-	ds, err := s.sandbox.WebhookDeliveries(r.Context(), acct, txID, limit)
-	if err != nil {
+	var ds []webhook.Delivery
+	if v := r.URL.Query().Get("afterAttempt"); v != "" {
+		after, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil || after < 0:
+			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "afterAttempt", Message: "must be a webhookLogId: a number, 0 or more"})
+		case txID != 0:
+			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "afterAttempt", Message: "cannot be combined with transactionId"})
+		}
+		ds, err = s.sandbox.WebhookDeliveriesAfterAttempt(r.Context(), acct, after, limit)
+		if err != nil {
+			return nil, err
+		}
+	} else if ds, err = s.sandbox.WebhookDeliveries(r.Context(), acct, txID, limit); err != nil {
 		return nil, err
 	}
 	out := make([]deliveryDTO, len(ds))

@@ -78,6 +78,9 @@ func FuzzSandboxWebhookTargetRequest(f *testing.F) {
 	f.Add(uint8(3), "limit=0")
 	f.Add(uint8(3), "transactionId=x")
 	f.Add(uint8(3), "limit=1001&accountId=%zz")
+	f.Add(uint8(3), "afterAttempt=0&accountId=1")
+	f.Add(uint8(3), "afterAttempt=-1")
+	f.Add(uint8(3), "afterAttempt=5&transactionId=1")
 	f.Fuzz(func(t *testing.T, op uint8, s string) {
 		var rq fuzzRequest
 		switch op % 4 {
@@ -90,6 +93,6 @@ func FuzzSandboxWebhookTargetRequest(f *testing.F) {
 		case 3:
 			rq = fuzzRequest{method: http.MethodGet, path: "/_sandbox/webhook-deliveries", query: s}
 		}
-		fs.serve(t, rq).check(t, rq, minimalErrors, "id", "accountId", "url", "eventType", "headers", "secret", "transactionId", "limit")
+		fs.serve(t, rq).check(t, rq, minimalErrors, "id", "accountId", "url", "eventType", "headers", "secret", "transactionId", "limit", "afterAttempt")
 	})
 }

@@ -88,6 +88,7 @@ type Sandbox interface {
 	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
 	DeleteWebhookTarget(ctx context.Context, id int64) error
 	WebhookDeliveries(ctx context.Context, id pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error)
+	WebhookDeliveriesAfterAttempt(ctx context.Context, id pix.AccountID, after int64, limit int) ([]webhook.Delivery, error)
 	Pay(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
 	PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
 	CashInCharge(ctx context.Context, id int64) (pix.Charge, error)

@@ -133,6 +133,10 @@ type Tx interface {
 	// Deliveries returns deliveries newest first, filtered by account and
 	// transaction when not zero, at most limit.
 	Deliveries(account pix.AccountID, transactionID int64, limit int) ([]webhook.Delivery, error)
+	// DeliveriesAfterAttempt returns the deliveries that have an attempt with
+	// an id above after (attempt ids grow with every attempt), in the order of
+	// their first such attempt, filtered by account when not zero, at most limit.
+	DeliveriesAfterAttempt(account pix.AccountID, after int64, limit int) ([]webhook.Delivery, error)
 
 	// Cob returns an account's cob by txid, or ErrNotFound.
 	Cob(account pix.AccountID, txid string) (pix.Cob, error)
