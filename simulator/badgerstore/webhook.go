@@ -139,9 +139,16 @@ func (t *Tx) DeliveriesAfterAttempt(a pix.AccountID, after int64, limit int) ([]
 	prefix := []byte(prefixAttempt)
 	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
+	return t.deliveriesFrom(it, attemptKey(after+1, ""), prefix, a, limit)
+}
+
+// deliveriesFrom loads the deliveries an index names, from start in the
+// iterator's direction (a key is <prefix><20-digit number>/<delivery id>),
+// each once, filtered by account when not zero, at most limit.
+func (t *Tx) deliveriesFrom(it *badger.Iterator, start, prefix []byte, a pix.AccountID, limit int) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
 	seen := map[string]bool{}
-	for it.Seek(attemptKey(after+1, "")); it.ValidForPrefix(prefix); it.Next() {
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
 		id := string(it.Item().Key()[len(prefix)+21:])
 		if seen[id] {
 			continue
@@ -180,21 +187,5 @@ func (t *Tx) Deliveries(a pix.AccountID, txID int64, limit int) ([]webhook.Deliv
 	}
 	it := t.txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
 	defer it.Close()
-	var out []webhook.Delivery
-	for it.Seek(append(append([]byte{}, prefix...), 0xFF)); it.ValidForPrefix(prefix); it.Next() {
-		key := string(it.Item().Key())
-		id := key[len(prefix)+21:]
-		d, err := t.Delivery(id)
-		if err != nil {
-			return nil, err
-		}
-		if a != 0 && d.AccountID != int64(a) {
-			continue
-		}
-		out = append(out, d)
-		if limit > 0 && len(out) >= limit {
-			break
-		}
-	}
-	return out, nil
+	return t.deliveriesFrom(it, append(append([]byte{}, prefix...), 0xFF), prefix, a, limit)
 }
