@@ -20,7 +20,7 @@ import (
 // configuration (settlement delay, MED deadlines, webhook registration).
 // Scheduled jobs, pending webhooks, rate-limit windows and remembered tokens
 // are gone. The job runner is stopped during the reset and clock moves wait
-// for it; a request served meanwhile may fail.
+// for it; the HTTP server keeps requests out meanwhile (httpapi resetMu).
 func (s *Simulator) Reset(ctx context.Context) error {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()

@@ -79,6 +79,10 @@ func (s *Server) wrap(rt *route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
+		if rt.name != routeReset {
+			s.resetMu.RLock()
+			defer s.resetMu.RUnlock()
+		}
 		if !rt.public {
 			id, err := s.authenticate(r)
 			if err != nil {

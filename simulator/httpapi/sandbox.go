@@ -253,9 +253,16 @@ func (s *Server) handleSandboxAccountToken(r *http.Request) (any, error) {
 	return newTokenResponse(t), nil
 }
 
+// routeReset is the name of POST /_sandbox/reset (its row in sandboxRoutes),
+// the one route that does not hold Server.resetMu for reading.
+const routeReset = "sandbox.reset"
+
 // handleSandboxReset answers POST /_sandbox/reset: every record dropped, the
-// fixtures seeded again.
+// fixtures seeded again, once the requests in flight are done; requests that
+// arrive meanwhile wait for it.
 func (s *Server) handleSandboxReset(r *http.Request) (any, error) {
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
 	if err := s.sandbox.Reset(r.Context()); err != nil {
 		return nil, err
 	}

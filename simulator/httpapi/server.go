@@ -11,6 +11,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -128,6 +129,10 @@ type Server struct {
 	adminToken string
 	router     *mux.Router
 	routes     []*route
+	// resetMu keeps requests and POST /_sandbox/reset apart: every route
+	// holds it for reading, the reset for writing, so no request sees the
+	// store half dropped.
+	resetMu sync.RWMutex
 }
 
 // NewServer builds the router from the route table.
