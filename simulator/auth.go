@@ -71,10 +71,11 @@ func (s *Simulator) IssueToken(ctx context.Context, req pix.TokenRequest, sc sce
 		return pix.Token{}, pix.Errorf(pix.KindInvalid, pix.CodePubCertHeaderMissing, "header X-SSL-Client-Cert is required").
 			WithHint("Send the client certificate as URL-encoded PEM in the X-SSL-Client-Cert header.")
 	}
-	cert, err := pix.DecodeCertHeader(req.CertHeader)
+	dc, err := s.certs.decode(req.CertHeader)
 	if err != nil {
 		return pix.Token{}, err
 	}
+	cert := dc.cert
 	if vs := append(req.BodyViolations, req.Validate()...); len(vs) > 0 {
 		return pix.Token{}, pix.Invalid(pix.CodePubRequestBodyInvalid, vs...).
 			WithHint(`Send {"clientId": "<UUID v4>", "clientSecret": "<secret>"} as application/json.`)
@@ -92,7 +93,7 @@ func (s *Simulator) IssueToken(ctx context.Context, req pix.TokenRequest, sc sce
 			"client certificate expired at %s", cert.NotAfter.UTC().Format(timeFormat)).
 			WithHint("Renew the certificate and register the new one.")
 	}
-	fp := pix.Fingerprint(cert.Raw)
+	fp := dc.fingerprint
 	secretHash := sha256.Sum256([]byte(req.ClientSecret))
 	var accountID pix.AccountID
 	err = s.store.View(ctx, func(tx storage.Tx) error {

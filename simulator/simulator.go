@@ -95,6 +95,7 @@ type Simulator struct {
 	limits          rateLimiter
 	registration    registrationSwitch
 	tokens          tokenCache
+	certs           certCache
 	accountLocks    accountLocks
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
