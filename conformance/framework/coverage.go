@@ -75,7 +75,7 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 	rep := CoverageReport{Target: target}
 	for _, it := range coverageItems {
 		ic := ItemCoverage{Kind: it.Kind, Name: it.Name, Section: it.Section, Reason: it.Reason}
-		var matched, skipReasons []string
+		var matched, skipReasons, skipLabels []string
 		if it.Checks != nil {
 			for _, s := range reports {
 				if !s.LeafNodeType.Is(types.NodeTypeIt) || !it.Checks.MatchString(s.FullText()) {
@@ -92,6 +92,11 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 					if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(skipReasons, msg) {
 						skipReasons = append(skipReasons, msg)
 					}
+					for _, l := range s.Labels() {
+						if (l == LabelSandbox || l == LabelSandboxChoice || l == LabelSlow || l == LabelWebhook) && !slices.Contains(skipLabels, l) {
+							skipLabels = append(skipLabels, l)
+						}
+					}
 				}
 			}
 		}
@@ -104,7 +109,11 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 			ic.Status = StatusChecked
 		case len(matched) > 0:
 			ic.Status = StatusSkipped
-			ic.Reason = "every check of it was skipped or filtered out"
+			ic.Reason = "its checks were skipped or filtered out"
+			if len(skipLabels) > 0 {
+				slices.Sort(skipLabels)
+				ic.Reason += "; they are labelled " + strings.Join(skipLabels, ", ")
+			}
 			if len(skipReasons) > 0 {
 				ic.Reason += ": " + strings.Join(skipReasons, "; ")
 			}
