@@ -97,8 +97,11 @@ conformance-local: ## the whole suite in-process against the simulator (what mak
 	PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT=$(REPORTS)/conformance-coverage \
 		$(GO) test -count=1 -race ./cmd/pixsandbox -run TestConformance -v
 
+# A target that fails with "context deadline exceeded" and writes no failing
+# input hit the Go fuzzing coordinator's race at the end of -fuzztime
+# (golang/go#75804, fixed in Go 1.27): reported, not counted as a failure.
 fuzz: ## run every fuzz target for FUZZTIME each
-	@set -e; for t in \
+	@set -e -o pipefail; for t in \
 		simulator/pix:FuzzParseDecimal simulator/pix:FuzzParseDecimal2 simulator/pix:FuzzDecodeCertHeader \
 		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest \
 		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget \
@@ -120,7 +123,12 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader \
 		simulator/httpapi:FuzzSandboxCheckReceiverRequest simulator/httpapi:FuzzSandboxQRCodeRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg; done
+		corpus=./$$pkg/testdata/fuzz/$$name; before=$$(ls $$corpus 2>/dev/null | wc -l || true); log=$$(mktemp); \
+		if $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg 2>&1 | tee $$log; then rm -f $$log; continue; fi; \
+		if [ "$$(ls $$corpus 2>/dev/null | wc -l || true)" = "$$before" ] && grep -q 'context deadline exceeded' $$log; then \
+			echo "== $$name: stopped by the fuzzing coordinator's deadline race (golang/go#75804), no failing input: not a failure"; \
+			rm -f $$log; continue; fi; \
+		rm -f $$log; exit 1; done
 
 soak: ## crash test: SIGKILL the real server 25 times under load, then check nothing acknowledged was lost or duplicated
 	$(GO) run ./cmd/pixsoak -kills 25
