@@ -94,6 +94,30 @@ func cliWaitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// deliveriesPolls is how many GET /_sandbox/webhook-deliveries the server has
+// answered, read from its request counter on /metrics.
+func deliveriesPolls(t *testing.T, base string) int {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(l, "pixsandbox_http_requests_total{") && strings.Contains(l, `route="/_sandbox/webhook-deliveries"`) {
+			f := strings.Fields(l)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			n += int(v)
+		}
+	}
+	return n
+}
+
 // cliTxn reads a transaction through the control plane.
 func cliTxn(t *testing.T, m *Main, ref string) map[string]any {
 	t.Helper()
@@ -406,7 +430,9 @@ func TestCLI_WebhooksTail(t *testing.T) {
 	cliWaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == 1 })
 	id := webhookID.Load().(string)
 	cliWaitFor(t, "tail to print the attempt", func() bool { return strings.Contains(out.String(), id) })
-	time.Sleep(150 * time.Millisecond) // several more polls: the attempt must not be printed again
+	// Several more polls: the attempt must not be printed again.
+	polled := deliveriesPolls(t, u)
+	cliWaitFor(t, "three more polls", func() bool { return deliveriesPolls(t, u) >= polled+3 })
 	line := out.String()
 	if strings.Count(line, id) != 1 || strings.Count(line, "\n") != 1 {
 		t.Fatalf("want the attempt printed once:\n%s", line)

@@ -79,7 +79,10 @@ func (s *Server) wrap(rt *route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		if rt.name != routeReset {
+		if rt.exclusive {
+			s.resetMu.Lock()
+			defer s.resetMu.Unlock()
+		} else {
 			s.resetMu.RLock()
 			defer s.resetMu.RUnlock()
 		}

@@ -20,6 +20,9 @@ type route struct {
 	success int
 	public  bool // no bearer token (token endpoint, health, control plane)
 	sandbox bool // /_sandbox: the admin token applies when configured
+	// exclusive routes run alone: the wrapper holds Server.resetMu for
+	// writing around them, and for reading around every other route.
+	exclusive bool
 	// overrides maps codes to statuses where the spec departs from the kind's default.
 	overrides map[pix.Code]int
 	// handle serves the route; nil answers 501 once authenticated.

@@ -23,7 +23,7 @@ func (s *Server) sandboxRoutes() []*route {
 		{name: "sandbox.accounts.list", method: http.MethodGet, path: "/_sandbox/accounts", success: http.StatusOK, handle: s.handleSandboxAccountList},
 		{name: "sandbox.accounts.get", method: http.MethodGet, path: "/_sandbox/accounts/{id}", success: http.StatusOK, handle: s.handleSandboxAccountGet},
 		{name: "sandbox.accounts.token", method: http.MethodPost, path: "/_sandbox/accounts/{id}/token", success: http.StatusCreated, handle: s.handleSandboxAccountToken},
-		{name: "sandbox.reset", method: http.MethodPost, path: "/_sandbox/reset", success: http.StatusOK, handle: s.handleSandboxReset},
+		{name: "sandbox.reset", method: http.MethodPost, path: "/_sandbox/reset", success: http.StatusOK, handle: s.handleSandboxReset, exclusive: true},
 		{name: "sandbox.certificates.create", method: http.MethodPost, path: "/_sandbox/accounts/{id}/certificates", success: http.StatusCreated, handle: s.handleSandboxCertificateCreate},
 		{name: "sandbox.jobs.create", method: http.MethodPost, path: "/_sandbox/jobs", success: http.StatusCreated, handle: s.handleSandboxJobCreate},
 		{name: "sandbox.jobs.list", method: http.MethodGet, path: "/_sandbox/jobs", success: http.StatusOK, handle: s.handleSandboxJobList},
@@ -253,16 +253,10 @@ func (s *Server) handleSandboxAccountToken(r *http.Request) (any, error) {
 	return newTokenResponse(t), nil
 }
 
-// routeReset is the name of POST /_sandbox/reset (its row in sandboxRoutes),
-// the one route that does not hold Server.resetMu for reading.
-const routeReset = "sandbox.reset"
-
 // handleSandboxReset answers POST /_sandbox/reset: every record dropped, the
-// fixtures seeded again, once the requests in flight are done; requests that
-// arrive meanwhile wait for it.
+// fixtures seeded again. The route is exclusive: it runs once the requests in
+// flight are done, and requests that arrive meanwhile wait for it.
 func (s *Server) handleSandboxReset(r *http.Request) (any, error) {
-	s.resetMu.Lock()
-	defer s.resetMu.Unlock()
 	if err := s.sandbox.Reset(r.Context()); err != nil {
 		return nil, err
 	}

@@ -129,9 +129,9 @@ type Server struct {
 	adminToken string
 	router     *mux.Router
 	routes     []*route
-	// resetMu keeps requests and POST /_sandbox/reset apart: every route
-	// holds it for reading, the reset for writing, so no request sees the
-	// store half dropped.
+	// resetMu keeps requests apart from an exclusive route (POST
+	// /_sandbox/reset): routes hold it for reading, exclusive ones for
+	// writing, so no request sees the store half dropped.
 	resetMu sync.RWMutex
 }
 
