@@ -224,14 +224,14 @@ func TestSimulator_Authenticate(t *testing.T) {
 	}
 
 	// Expiry on the simulation clock: valid until iat+1800, not at or after it.
-	if _, err := env.Sim.AdvanceClock(ctx, 1799*time.Second); err != nil {
+	if _, err := env.Sim.AdvanceClock(ctx, 1799*time.Second, pix.ClockWaitWebhooks); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.Sim.Authenticate(ctx, tok.AccessToken); err != nil {
 		t.Fatalf("after 1799 s: %v", err)
 	}
 	// The token is now among the verified ones: the same window applies to it.
-	if _, err := env.Sim.AdvanceClock(ctx, time.Second); err != nil {
+	if _, err := env.Sim.AdvanceClock(ctx, time.Second, pix.ClockWaitWebhooks); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.Sim.Authenticate(ctx, tok.AccessToken); !pix.Match(&pix.Error{Kind: pix.KindUnauthorized, Message: "token expired"}, err) {
@@ -320,14 +320,14 @@ func TestSimulator_ClockMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := env.Sim.AdvanceClock(ctx, 9*time.Second)
+	rep, err := env.Sim.AdvanceClock(ctx, 9*time.Second, pix.ClockWaitWebhooks)
 	if err != nil || rep.JobsRun != 0 {
 		t.Fatalf("advance 9 s = %+v, %v", rep, err)
 	}
 	if got, _ := env.Sim.Job(ctx, j.ID); got.Status != pix.JobScheduled || got.Note != "ten" {
 		t.Fatalf("after 9 s job = %+v", got)
 	}
-	rep, err = env.Sim.AdvanceClock(ctx, time.Second)
+	rep, err = env.Sim.AdvanceClock(ctx, time.Second, pix.ClockWaitWebhooks)
 	if err != nil || rep.JobsRun != 1 {
 		t.Fatalf("advance 1 s = %+v, %v", rep, err)
 	}
@@ -335,14 +335,14 @@ func TestSimulator_ClockMoves(t *testing.T) {
 	if got.Status != pix.JobDone || !got.RanAt.Equal(fixtures.Epoch.Add(10*time.Second)) {
 		t.Fatalf("after 10 s job = %+v", got)
 	}
-	if _, err := env.Sim.SetClock(ctx, fixtures.Epoch); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+	if _, err := env.Sim.SetClock(ctx, fixtures.Epoch, pix.ClockWaitWebhooks); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
 		t.Fatalf("backwards SetClock err = %v", err)
 	}
 	target := fixtures.Epoch.Add(72 * time.Hour)
-	if rep, err := env.Sim.SetClock(ctx, target); err != nil || !rep.Now.Equal(target) {
+	if rep, err := env.Sim.SetClock(ctx, target, pix.ClockWaitWebhooks); err != nil || !rep.Now.Equal(target) {
 		t.Fatalf("SetClock = %+v, %v", rep, err)
 	}
-	if _, err := env.Sim.AdvanceClock(ctx, -time.Second); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+	if _, err := env.Sim.AdvanceClock(ctx, -time.Second, pix.ClockWaitWebhooks); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
 		t.Fatalf("negative advance err = %v", err)
 	}
 	if _, err := env.Sim.Job(ctx, "nope"); !pix.Match(&pix.Error{Kind: pix.KindNotFound}, err) {
@@ -355,13 +355,13 @@ func TestSimulator_ClockMoves(t *testing.T) {
 func TestSimulator_ClockLimit(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	ctx := context.Background()
-	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime.Add(time.Second)); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime.Add(time.Second), pix.ClockWaitWebhooks); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
 		t.Fatalf("SetClock past the limit: %v", err)
 	}
-	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime); err != nil {
+	if _, err := env.Sim.SetClock(ctx, pix.MaxClockTime, pix.ClockWaitWebhooks); err != nil {
 		t.Fatalf("SetClock to the limit: %v", err)
 	}
-	if _, err := env.Sim.AdvanceClock(ctx, time.Second); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+	if _, err := env.Sim.AdvanceClock(ctx, time.Second, pix.ClockWaitWebhooks); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
 		t.Fatalf("AdvanceClock past the limit: %v", err)
 	}
 }

@@ -26,7 +26,7 @@ func BenchmarkAdvance1000Jobs(b *testing.B) {
 			}
 		}
 		b.StartTimer()
-		rep, err := env.Sim.AdvanceClock(ctx, time.Hour)
+		rep, err := env.Sim.AdvanceClock(ctx, time.Hour, pix.ClockWaitWebhooks)
 		if err != nil || rep.JobsRun != 1000 {
 			b.Fatalf("advance: %+v, %v", rep, err)
 		}

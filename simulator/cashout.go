@@ -37,7 +37,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		return pix.Transaction{}, err
 	}
 	var out pix.Transaction
-	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
 			return notFound(err, "account %d not found", id)

@@ -60,7 +60,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 	if err != nil {
 		return pix.Cob{}, err
 	}
-	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := tx.Cob(id, c.TxID); err == nil {
 			return pix.Errorf(pix.KindConflict, pix.CodeInvalidRequest, "txid %s already exists", c.TxID)
 		} else if !errors.Is(err, storage.ErrNotFound) {
@@ -161,7 +161,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 	}
 	var t pix.Transaction
 	var ch pix.Charge
-	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
 			return err

@@ -73,7 +73,7 @@ func (s *Simulator) ClockNow() pix.ClockReport {
 
 // AdvanceClock moves the clock forward by d, running every job that falls due on
 // the way in due order; it returns when they have run.
-func (s *Simulator) AdvanceClock(ctx context.Context, d time.Duration) (pix.ClockReport, error) {
+func (s *Simulator) AdvanceClock(ctx context.Context, d time.Duration, wait pix.ClockWait) (pix.ClockReport, error) {
 	if d < 0 {
 		return pix.ClockReport{}, pix.Errorf(pix.KindInvalid, pix.CodeInvalidRequest, "seconds must not be negative")
 	}
@@ -83,12 +83,12 @@ func (s *Simulator) AdvanceClock(ctx context.Context, d time.Duration) (pix.Cloc
 	if target.After(pix.MaxClockTime) {
 		return pix.ClockReport{}, beyondClockLimit("seconds")
 	}
-	return s.moveClockLocked(ctx, target)
+	return s.moveClockLocked(ctx, target, wait)
 }
 
 // SetClock moves the clock forward to t, like AdvanceClock. Moving backwards is
 // refused: jobs already run and tokens already issued would lose their meaning.
-func (s *Simulator) SetClock(ctx context.Context, t time.Time) (pix.ClockReport, error) {
+func (s *Simulator) SetClock(ctx context.Context, t time.Time, wait pix.ClockWait) (pix.ClockReport, error) {
 	s.clockMu.Lock()
 	defer s.clockMu.Unlock()
 	if now := s.clock.Now(); t.Before(now) {
@@ -99,7 +99,7 @@ func (s *Simulator) SetClock(ctx context.Context, t time.Time) (pix.ClockReport,
 	if t.After(pix.MaxClockTime) {
 		return pix.ClockReport{}, beyondClockLimit("now")
 	}
-	return s.moveClockLocked(ctx, t)
+	return s.moveClockLocked(ctx, t, wait)
 }
 
 // beyondClockLimit refuses a move past pix.MaxClockTime (a later time could
@@ -110,17 +110,26 @@ func beyondClockLimit(field string) error {
 }
 
 // moveClockLocked moves the clock to target. The caller must hold s.clockMu.
-func (s *Simulator) moveClockLocked(ctx context.Context, target time.Time) (pix.ClockReport, error) {
+// The state-changing jobs due on the way run in due order; webhook attempts go
+// to the worker pool, and the move waits for them only with ClockWaitWebhooks.
+func (s *Simulator) moveClockLocked(ctx context.Context, target time.Time, wait pix.ClockWait) (pix.ClockReport, error) {
 	if err := s.saveClock(ctx, target); err != nil {
 		return pix.ClockReport{}, err
 	}
-	ran, err := s.agenda.AdvanceTo(ctx, target)
+	var each func(context.Context) error
+	if wait == pix.ClockWaitWebhooks {
+		each = s.pool.Wait
+	}
+	ran, err := s.agenda.AdvanceToEach(ctx, target, each)
 	if errors.Is(err, clock.ErrBackwards) {
 		// A real clock passed target while the move was under way: run what is due.
 		ran, err = s.agenda.RunDue(ctx)
 	}
+	if err == nil && wait == pix.ClockWaitWebhooks {
+		err = s.WaitWebhooks(ctx)
+	}
 	if err != nil {
 		return pix.ClockReport{}, err
 	}
-	return pix.ClockReport{Now: s.clock.Now(), Mode: string(s.clock.Mode()), JobsRun: ran}, nil
+	return pix.ClockReport{Now: s.clock.Now(), Mode: string(s.clock.Mode()), JobsRun: ran, WebhooksPending: s.pool.Pending()}, nil
 }

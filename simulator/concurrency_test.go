@@ -59,7 +59,7 @@ func (p *pixOut) ticker(step time.Duration, max int, watch ...pix.AccountID) (st
 				return
 			default:
 			}
-			if _, err := p.env.Sim.AdvanceClock(p.ctx, step); err != nil {
+			if _, err := p.env.Sim.AdvanceClock(p.ctx, step, pix.ClockWaitWebhooks); err != nil {
 				p.t.Errorf("advance: %v", err)
 				return
 			}
@@ -461,7 +461,7 @@ func TestSplits_QueuedWhileRunFinishes(t *testing.T) {
 
 	reached, release := st.arm()
 	advanced := make(chan error)
-	go func() { _, err := sim.AdvanceClock(ctx, time.Minute); advanced <- err }()
+	go func() { _, err := sim.AdvanceClock(ctx, time.Minute, pix.ClockWaitWebhooks); advanced <- err }()
 	<-reached // the run paid the first split and committed
 	second := pay("run-2")
 	close(release)

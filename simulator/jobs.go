@@ -85,6 +85,22 @@ func (s *Simulator) PendingJobs(ctx context.Context, limit int) ([]pix.JobReport
 	return out, nil
 }
 
+// JobBacklog reports the jobs already due and not yet run, and the webhook
+// attempts under way: how far the runner is behind the clock.
+func (s *Simulator) JobBacklog(ctx context.Context) (pix.JobBacklog, error) {
+	now := s.clock.Now()
+	due, err := s.store.DueJobs(ctx, now, pix.MaxBacklogCount)
+	if err != nil {
+		return pix.JobBacklog{}, err
+	}
+	b := pix.JobBacklog{Due: len(due), WebhooksPending: s.pool.Pending()}
+	if len(due) > 0 {
+		b.OldestDue = due[0].Due
+		b.Lag = max(0, now.Sub(b.OldestDue))
+	}
+	return b, nil
+}
+
 func jobReport(j agenda.Job, st pix.JobStatus, ranAt time.Time) pix.JobReport {
 	r := pix.JobReport{ID: j.ID, Kind: j.Kind, Due: j.Due, Status: st, RanAt: ranAt}
 	if j.Kind == jobMarker {

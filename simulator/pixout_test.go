@@ -87,7 +87,7 @@ func (p *pixOut) balance(id pix.AccountID) pix.Balance {
 
 func (p *pixOut) advance(d time.Duration) {
 	p.t.Helper()
-	if _, err := p.env.Sim.AdvanceClock(p.ctx, d); err != nil {
+	if _, err := p.env.Sim.AdvanceClock(p.ctx, d, pix.ClockWaitWebhooks); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -319,7 +319,7 @@ func TestCashOut_Limits(t *testing.T) {
 	// Night: 20:00 in São Paulo is 23:00 UTC; the epoch is 12:00 UTC.
 	set(pix.Limits{Night: 1_000_00})
 	night := time.Date(2026, 3, 2, 23, 30, 0, 0, time.UTC)
-	if _, err := p.env.Sim.SetClock(p.ctx, night); err != nil {
+	if _, err := p.env.Sim.SetClock(p.ctx, night, pix.ClockWaitWebhooks); err != nil {
 		t.Fatal(err)
 	}
 	if c := try("600"); c != "" {
@@ -328,7 +328,7 @@ func TestCashOut_Limits(t *testing.T) {
 	if c := try("400.01"); c != pix.CodePixNightLimitExceeded {
 		t.Fatalf("night: %q", c)
 	}
-	if _, err := p.env.Sim.SetClock(p.ctx, night.Add(13*time.Hour)); err != nil { // 09:30 next day in São Paulo
+	if _, err := p.env.Sim.SetClock(p.ctx, night.Add(13*time.Hour), pix.ClockWaitWebhooks); err != nil { // 09:30 next day in São Paulo
 		t.Fatal(err)
 	}
 	if c := try("999"); c != "" {

@@ -23,8 +23,9 @@ const jobRefundSettle = "refund.settle"
 func refundJobID(r pix.Refund) string { return "refund-" + itoa(r.OriginalTransactionID) + "-" + r.ID }
 
 // refundedCounter is the running total refunded of a PIX. Every refund of the PIX
-// reads and writes it in its transaction, so concurrent refunds conflict and one
-// of them sees the other's amount: the sum rule holds under concurrency.
+// reads and writes it in its transaction; the store applies transactions one
+// after another, so each refund sees the amounts of those before it: the sum
+// rule holds under concurrency.
 func refundedCounter(original int64) string { return "refunded/" + itoa(original) }
 
 // CreateRefund refunds a received PIX, through either route: one model, one sum

@@ -28,6 +28,7 @@ func (s *Simulator) Reset(ctx context.Context) error {
 		s.agenda.Stop()
 		defer s.agenda.Start(s.runCtx)
 	}
+	s.pool.Stop() // attempts under way belong to records about to be dropped
 	s.clockMu.Lock()
 	defer s.clockMu.Unlock()
 

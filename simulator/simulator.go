@@ -50,6 +50,10 @@ type Config struct {
 	// Webhooks performs webhook deliveries; nil uses a webhook.Dispatcher with its
 	// defaults (10 s timeout, no redirects).
 	Webhooks *webhook.Dispatcher
+	// WebhookWorkers and WebhookPerTarget bound the attempts made at once, in
+	// all and for one target URL; zero takes webhook.DefaultWorkers and
+	// webhook.DefaultPerTarget.
+	WebhookWorkers, WebhookPerTarget int
 	// MEDTimeline sets the MED deadlines; zero fields take pix.DefaultMEDTimeline's.
 	MEDTimeline pix.MEDTimeline
 	// WebhookRegistration enables POST/GET /api/webhooks (the spec says they are
@@ -91,12 +95,12 @@ type Simulator struct {
 	banks           banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
+	pool            *webhook.Pool
 	medDeadlines    pix.MEDTimeline
 	limits          rateLimiter
 	registration    registrationSwitch
 	tokens          tokenCache
 	certs           certCache
-	accountLocks    accountLocks
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 
@@ -144,6 +148,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if s.dispatcher == nil {
 		s.dispatcher = &webhook.Dispatcher{}
 	}
+	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
 	banks, err := loadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
@@ -208,20 +213,26 @@ func (s *Simulator) reseed(ctx context.Context, seed uint64) error {
 }
 
 // Start runs scheduled jobs in the background: at once those that fell due while
-// the simulator was stopped, then each as it falls due.
+// the simulator was stopped (webhook attempts a stop cut short among them),
+// then each as it falls due.
 func (s *Simulator) Start(ctx context.Context) {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
 	s.runCtx = ctx
+	if err := s.recoverInFlight(ctx); err != nil {
+		s.log.Error("webhook: scheduling the attempts left in flight", "error", err)
+	}
 	s.agenda.Start(ctx)
 }
 
-// Stop stops running scheduled jobs and waits for a running one to finish.
+// Stop stops running scheduled jobs and webhook attempts, and waits for those
+// running to return. Attempts cut short stay in flight in the store.
 func (s *Simulator) Stop() {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
 	s.runCtx = nil
 	s.agenda.Stop()
+	s.pool.Stop()
 }
 
 // Clock returns the simulation clock, the only source of "now".

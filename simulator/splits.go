@@ -61,7 +61,7 @@ func (s *Simulator) startSplits(tx storage.Tx, charge pix.Transaction, ch pix.Ch
 	// the agenda not yet done with it) is paid by the next run. A one-shot run
 	// found pending here could be that finishing run, and the split would wait
 	// for a run that never comes.
-	if j, ok, err := s.store.GetJob(context.Background(), splitsRunJobID(a.ID)); err != nil {
+	if j, ok, err := tx.Job(splitsRunJobID(a.ID)); err != nil {
 		return err
 	} else if ok && j.Cron == spec {
 		return nil

@@ -31,7 +31,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	if sc.IsNone() {
 		sc = s.keyScenario(ctx, in.PixKey, scenarios.OpTransfer)
 	}
-	err = s.updateAccount(ctx, id, func(tx storage.Tx) error {
+	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		replayed = false
 		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && !faults.On(faults.DictNoIdempotency) {
 			if rec.Fingerprint != fingerprint {

@@ -50,57 +50,105 @@ func (s *Simulator) scheduleDelivery(tx storage.Tx, d webhook.Delivery, due time
 	return tx.PutJob(agenda.Job{ID: deliverJobID(d.ID), Kind: jobDeliver, Due: due, Payload: []byte(d.ID)})
 }
 
-// deliverJob makes the next attempt of a delivery. The HTTP call happens outside
-// any store transaction; its result is recorded in one, and a retry is scheduled
-// there by the delivery's policy, at the attempt's simulation time plus the wait.
+// deliverJob hands the next attempt of a delivery to the worker pool, off the
+// job runner: a receiver that is slow or hangs delays nothing but its own
+// deliveries. The job completes in the transaction that marks the delivery in
+// flight; the attempt's result is recorded in another (recordAttempt), which
+// schedules the retry by the delivery's policy at the attempt's simulation
+// time plus the wait. A delivery still in flight when the simulator stops is
+// attempted again on its next start (recoverInFlight).
 func (s *Simulator) deliverJob(ctx context.Context, now time.Time, j agenda.Job) error {
 	id := string(j.Payload)
 	var d webhook.Delivery
 	var ev webhook.Event
-	var attemptID int64
 	err := s.store.Update(ctx, func(tx storage.Tx) (err error) {
-		if d, err = tx.Delivery(id); err != nil {
+		if err := tx.CompleteJob(j, now); err != nil {
 			return err
 		}
-		if d.Status.Final() {
+		if d, err = tx.Delivery(id); errors.Is(err, storage.ErrNotFound) {
 			return nil
+		} else if err != nil || d.Status.Final() || d.InFlight != 0 {
+			return err
 		}
 		if ev, err = tx.WebhookEvent(d.EventID); err != nil {
 			return err
 		}
-		attemptID, err = tx.NextID("webhook-attempt")
-		return err
+		if d.InFlight, err = tx.NextID("webhook-attempt"); err != nil {
+			return err
+		}
+		return tx.PutDelivery(d)
 	})
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && d.Status.Final()) {
-		return nil
-	}
-	if err != nil {
+	if err != nil || d.ID == "" || ev.ID == "" {
 		return err
 	}
-	a := s.dispatcher.Send(ctx, d, ev.ID, ev.Body, attemptID, len(d.Attempts)+1, now)
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		// The job's bookkeeping commits with the attempt; a retry below
-		// schedules the job's next version.
-		if err := tx.CompleteJob(j, now); err != nil {
-			return err
+	s.pool.Submit(d.URL, func(actx context.Context) { s.attempt(actx, d, ev, now) })
+	return nil
+}
+
+// attempt makes the attempt of d marked in flight and records its result. An
+// attempt cut by a stop is left in flight, to be made again.
+func (s *Simulator) attempt(ctx context.Context, d webhook.Delivery, ev webhook.Event, now time.Time) {
+	a := s.dispatcher.Send(ctx, d, ev.ID, ev.Body, d.InFlight, len(d.Attempts)+1, now)
+	if ctx.Err() != nil {
+		return
+	}
+	err := s.store.Update(context.WithoutCancel(ctx), func(tx storage.Tx) error {
+		cur, err := tx.Delivery(d.ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil // dropped by a reset meanwhile
 		}
-		cur, err := tx.Delivery(id)
-		if err != nil {
-			return err
-		}
-		if cur.Status.Final() || len(cur.Attempts) != len(d.Attempts) {
-			return nil // another run recorded this attempt
+		if err != nil || cur.InFlight != d.InFlight {
+			return err // recorded already
 		}
 		next := cur.Record(a, webhook.DefaultPolicy)
+		next.InFlight = 0
 		if next.Status == webhook.StatusRetrying {
 			return s.scheduleDelivery(tx, next, next.NextAttemptAt)
 		}
 		return tx.PutDelivery(next)
 	})
-	if err == nil {
-		s.agenda.Wake()
+	if err != nil {
+		s.log.Error("webhook: recording an attempt", "delivery", d.ID, "error", err)
+		return
 	}
-	return err
+	s.agenda.Wake()
+}
+
+// recoverInFlight schedules again, due now, every attempt left in flight by
+// a stop: at least once, with the same webhook-id.
+func (s *Simulator) recoverInFlight(ctx context.Context) error {
+	now := s.clock.Now()
+	return s.store.Update(ctx, func(tx storage.Tx) error {
+		ds, err := tx.InFlightDeliveries()
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			d.InFlight = 0
+			if err := s.scheduleDelivery(tx, d, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WaitWebhooks returns when every webhook attempt due by the clock's now has
+// been made and recorded: it waits for the worker pool, runs the jobs that
+// fell due meanwhile (retries due by now), and again until nothing is left.
+func (s *Simulator) WaitWebhooks(ctx context.Context) error {
+	for {
+		if err := s.pool.Wait(ctx); err != nil {
+			return err
+		}
+		ran, err := s.agenda.RunDue(ctx)
+		if err != nil {
+			return err
+		}
+		if ran == 0 && s.pool.Pending() == 0 {
+			return nil
+		}
+	}
 }
 
 // WebhookTargets lists an account's webhook targets (control plane).

@@ -48,6 +48,8 @@ type options struct {
 	perfDir     string
 	quietWait   time.Duration
 	startups    int
+	// backlogDuration is how long the backlog row sends cash-outs.
+	backlogDuration time.Duration
 }
 
 func main() {
@@ -67,6 +69,7 @@ func main() {
 	flag.StringVar(&o.perfDir, "perf", "", "record a perf profile of the server during each route into this directory (needs perf)")
 	flag.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each measurement, wait up to this long for the machine to be under 10% busy (other processes skew the figures)")
 	flag.IntVar(&o.startups, "startups", 5, "cold starts on fresh data dirs to measure start-up (the median is reported)")
+	flag.DurationVar(&o.backlogDuration, "backlog-duration", 30*time.Second, "how long the backlog row sends cash-outs at full speed")
 	flag.Parse()
 	// On Ctrl-C or SIGTERM, stop what was started before exiting.
 	sigs := make(chan os.Signal, 1)
@@ -202,6 +205,28 @@ func run(o options) error {
 		results = append(results, r)
 		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P99), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
 	}
+	var engine []engineResult
+	for _, row := range []struct {
+		name string
+		run  func(options, machine, string, string, *fixtureSet, int) ([]engineResult, error)
+	}{{"backlog", runBacklogRow}, {"isolation", runIsolationRows}} {
+		if !selected(o.routes, row.name) {
+			continue
+		}
+		rs, err := row.run(o, m, tmp, base, f, srv.Process.Pid)
+		if err != nil {
+			return fmt.Errorf("%s: %w", row.name, err)
+		}
+		for _, r := range rs {
+			if r.wrk != nil {
+				results = append(results, *r.wrk)
+				fmt.Printf("  %-16s %8.0f req/s  p99 %-9s errors %d  server CPU/req %s\n", r.Name, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq))
+			} else {
+				fmt.Printf("  %-16s %s (%s)\n", r.Name, r.Value, r.Target)
+			}
+		}
+		engine = append(engine, rs...)
+	}
 	var peak int64
 	for _, r := range results {
 		peak = max(peak, r.PeakRSS)
@@ -235,7 +260,7 @@ func run(o options) error {
 	stop(ceil)
 	fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s other processes' CPU %.0f%%\n", cr.Name, cr.ReqPerSec, fmtDur(cr.P50), fmtDur(cr.P99), cr.Errors, fmtDur(cr.CPUPerReq), 100*cr.OtherCPU)
 
-	report := table(m, o, startup, idleRSS, peak, inv, results, cr)
+	report := table(m, o, startup, idleRSS, peak, inv, results, cr) + engineTable(engine, cr)
 	fmt.Println()
 	fmt.Print(report)
 	if o.out != "" {
@@ -472,11 +497,13 @@ func selected(filter, name string) bool {
 
 // fixtureSet is what the routes need: credentials and tokens.
 type fixtureSet struct {
-	certHeader   string // X-SSL-Client-Cert of fixture account 1
-	tokenBody    string // its token request body
-	token        string // a token of fixture account 1
-	writeTokens  []string
-	listingToken string
+	certHeader  string // X-SSL-Client-Cert of fixture account 1
+	tokenBody   string // its token request body
+	token       string // a token of fixture account 1
+	writeTokens []string
+	// writeAccounts are the ids of the accounts of writeTokens.
+	writeAccounts []int64
+	listingToken  string
 }
 
 type accountsFile struct {
@@ -548,6 +575,7 @@ func setupFixtures(base string, n int) (*fixtureSet, error) {
 			return nil, fmt.Errorf("account %d token: %w", acc.ID, err)
 		}
 		f.writeTokens = append(f.writeTokens, tok)
+		f.writeAccounts = append(f.writeAccounts, acc.ID)
 	}
 	f.listingToken = f.writeTokens[0]
 	return f, nil
@@ -917,19 +945,19 @@ func routes(f *fixtureSet) []route {
 			preflight: check("GET", "/api/balance", f.token, "", 200),
 		},
 		{
-			name: "cash-out", label: "POST /api/pix/cash-out", target: "≥ 5,000/s, p99 < 10 ms",
+			name: "cash-out", label: "POST /api/pix/cash-out", target: "≥ 0.08 of the ceiling, p99 < 25 ms",
 			note:      fmt.Sprintf("durable; %d accounts", len(w)),
 			script:    rotatingScript("POST", "/api/pix/cash-out", cashOutBody, "co", w),
 			preflight: check("POST", "/api/pix/cash-out", w[0], fmt.Sprintf(cashOutBody, "pre", 0, 0), 201),
 		},
 		{
-			name: "cash-out-1acct", label: "POST /api/pix/cash-out", target: "p99 < 10 ms",
+			name: "cash-out-1acct", label: "POST /api/pix/cash-out", target: "≥ 0.08 of the ceiling, p99 < 25 ms",
 			note:      "durable; one account",
 			script:    rotatingScript("POST", "/api/pix/cash-out", cashOutBody, "c1", w[:1]),
 			preflight: check("POST", "/api/pix/cash-out", w[0], fmt.Sprintf(cashOutBody, "pre1", 0, 0), 201),
 		},
 		{
-			name: "put-cob", label: "PUT /cob/{txid}", target: "≥ 15,000/s, p99 < 10 ms",
+			name: "put-cob", label: "PUT /cob/{txid}", target: "≥ 0.12 of the ceiling, p99 < 25 ms",
 			note:      fmt.Sprintf("durable; %d accounts", len(w)),
 			script:    rotatingScript("PUT", "/cob/%s", cobBody, "lc", w),
 			preflight: check("PUT", "/cob/preflight0000000000000000000", w[0], cobBody, 201),
@@ -979,13 +1007,16 @@ func table(m machine, o options, startup time.Duration, idle, peak int64, inv st
 	for _, r := range rs {
 		ratio := r.ReqPerSec / ceil.ReqPerSec
 		ok := r.P99 < 10*time.Millisecond && r.Errors == 0
+		write := r.P99 < 25*time.Millisecond && r.Errors == 0
 		switch r.Name {
 		case "balance", "api-balance":
 			ok = ok && ratio >= 0.5
-		case "cash-out":
-			ok = ok && r.ReqPerSec >= 5000
+		case "cash-out", "cash-out-1acct":
+			ok = write && ratio >= 0.08
 		case "put-cob":
-			ok = ok && r.ReqPerSec >= 15000
+			ok = write && ratio >= 0.12
+		case "backlog-cash-out", "isolation-a":
+			continue // in the engine table
 		}
 		label := r.Route
 		if r.Note != "" {

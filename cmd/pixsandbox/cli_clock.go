@@ -14,27 +14,34 @@ import (
 
 const clockUsage = `Usage:
   pixsandbox clock show
-  pixsandbox clock advance DURATION
-  pixsandbox clock set TIME
+  pixsandbox clock advance [--wait-webhooks] DURATION
+  pixsandbox clock set [--wait-webhooks] TIME
 
 Reads or moves the simulation clock. advance moves it forward by DURATION:
 a Go duration (90s, 30m, 1h30m, 0s), a number of days (7d, 1d12h) or a bare
 number of seconds (90). set moves it forward to TIME, RFC 3339 with a zone
 (2026-03-09T12:00:00Z); the clock never moves back, so an earlier TIME is
 refused by the server. A move runs every job that falls due on the way
-(settlements, expiries, webhook attempts, MED steps) before it answers.
-Prints the simulation time, the clock's mode and, for a move, the jobs run.
+(settlements, expiries, MED steps) before it answers; the webhook attempts
+due on the way are handed to the server's worker pool and go on after the
+answer. With --wait-webhooks the move also waits for them, at each instant
+on the way (so retries happen at their own simulation times), and answers
+once every attempt due by the new time is made.
+Prints the simulation time, the clock's mode and, for a move, the jobs run
+and the webhook attempts still under way.
 `
 
 // cliClockAnswer is the answer of the clock routes.
 type cliClockAnswer struct {
-	Now     string `json:"now"`
-	Mode    string `json:"mode"`
-	JobsRun *int   `json:"jobsRun"`
+	Now             string `json:"now"`
+	Mode            string `json:"mode"`
+	JobsRun         *int   `json:"jobsRun"`
+	WebhooksPending *int   `json:"webhooksPending"`
 }
 
 func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "clock", clockUsage)
+	waitWebhooks := cc.fs.Bool("wait-webhooks", false, "a move also waits for the webhook attempts due on the way")
 	pos, code, done := cc.parse(args)
 	if done {
 		return code
@@ -58,7 +65,7 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		if err != nil {
 			return cc.usageError("%v", err)
 		}
-		method, path, body = http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d.String()}
+		method, path, body = http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d.String(), "wait": moveWait(*waitWebhooks)}
 	case "set":
 		if len(rest) != 1 {
 			return cc.usageError("clock set takes one TIME, e.g. 2026-03-09T12:00:00Z")
@@ -66,7 +73,7 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		if _, err := time.Parse(time.RFC3339Nano, rest[0]); err != nil {
 			return cc.usageError("TIME %q must be RFC 3339 with a zone, e.g. 2026-03-09T12:00:00Z", rest[0])
 		}
-		method, path, body = http.MethodPost, "/_sandbox/clock", map[string]string{"now": rest[0]}
+		method, path, body = http.MethodPost, "/_sandbox/clock", map[string]string{"now": rest[0], "wait": moveWait(*waitWebhooks)}
 	default:
 		return cc.usageError("unknown clock subcommand %q: say show, advance or set", sub)
 	}
@@ -81,10 +88,29 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	}
 	cc.printf("now %s (%s clock)", c.Now, c.Mode)
 	if c.JobsRun != nil {
-		cc.printf(", %d jobs run", *c.JobsRun)
+		cc.printf(", %s run", plural(*c.JobsRun, "job"))
+	}
+	if c.WebhooksPending != nil && *c.WebhooksPending > 0 {
+		cc.printf(", %s under way", plural(*c.WebhooksPending, "webhook attempt"))
 	}
 	cc.printf("\n")
 	return cliExitOK
+}
+
+// moveWait is the "wait" of a clock move.
+func moveWait(webhooks bool) string {
+	if webhooks {
+		return "webhooks"
+	}
+	return "jobs"
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // cliDays is a number of days, optionally followed by a Go duration: 7d, 1.5d, 1d12h.

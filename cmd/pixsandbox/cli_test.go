@@ -240,7 +240,7 @@ func TestCLI_Clock(t *testing.T) {
 	if st, _ := call(t, "POST", u+"/_sandbox/jobs", `{"seconds":60}`, nil); st != 201 {
 		t.Fatal("job")
 	}
-	if r := cliRun(t, "clock", "advance", "90m", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T13:30:00Z (virtual clock), 1 jobs run\n" {
+	if r := cliRun(t, "clock", "advance", "90m", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T13:30:00Z (virtual clock), 1 job run\n" {
 		t.Fatalf("advance 90m: %q", r.stdout)
 	}
 	if r := cliRun(t, "clock", "--url", u, "advance", "1d").must(t, 0); !strings.Contains(r.stdout, "now 2026-03-03T13:30:00Z") {

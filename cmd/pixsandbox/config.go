@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // Config is the serve command's configuration: defaults, then PIXSANDBOX_*
@@ -36,6 +37,13 @@ type Config struct {
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
+	// WebhookTimeout bounds one webhook attempt (wall time).
+	WebhookTimeout time.Duration
+	// WebhookWorkers and WebhookPerTarget bound the webhook attempts made at
+	// once, in all and for one target URL.
+	WebhookWorkers, WebhookPerTarget int
+	// Sync syncs every batch of writes to disk before acknowledging it.
+	Sync bool
 }
 
 // DefaultConfig returns the defaults of `pixsandbox serve`.
@@ -55,6 +63,10 @@ func DefaultConfig() Config {
 		MEDRefund:       24 * time.Hour,
 
 		WebhookRegistration: "disabled",
+		WebhookTimeout:      webhook.DefaultTimeout,
+		WebhookWorkers:      webhook.DefaultWorkers,
+		WebhookPerTarget:    webhook.DefaultPerTarget,
+		Sync:                true,
 	}
 }
 
@@ -89,6 +101,10 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MEDRefund, "med-refund", c.MEDRefund, "simulation time from a MED's approval to its refund")
 	fs.StringVar(&c.WebhookRegistration, "webhook-registration", c.WebhookRegistration, "POST/GET /api/webhooks: disabled (as the spec says they currently are) or enabled (the intended shape)")
 	fs.BoolVar(&c.WebhookDenyPrivate, "webhook-deny-private", c.WebhookDenyPrivate, "refuse webhook targets at private, loopback, link-local and metadata addresses (checked on the dialed IP)")
+	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", c.WebhookTimeout, "bound of one webhook attempt, from sending to reading the answer (wall time)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once, in all")
+	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL (a receiver that hangs holds only these)")
+	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -131,6 +147,12 @@ func (c Config) Validate() error {
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))
+	}
+	if c.WebhookTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--webhook-timeout must be positive, not %s", c.WebhookTimeout))
+	}
+	if c.WebhookWorkers < 1 || c.WebhookPerTarget < 1 || c.WebhookPerTarget > c.WebhookWorkers {
+		errs = append(errs, fmt.Errorf("--webhook-workers (%d) and --webhook-per-target (%d) must be at least 1, and per target at most the workers", c.WebhookWorkers, c.WebhookPerTarget))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -186,4 +187,116 @@ func TestCrash_PendingSettlesAfterRestart(t *testing.T) {
 	if _, inv := c.do(t, "GET", "/_sandbox/invariants", "", nil); inv["ok"] != true {
 		t.Fatalf("invariants: %v", inv)
 	}
+}
+
+// TestCrash_KillMidBatch: SIGKILL while eight clients keep cash-outs in flight
+// (the writer commits them in batches, some refused among them). After a
+// restart every acknowledged cash-out is there exactly once, nothing refused
+// is, and the ledger invariants hold: no batch was half applied.
+func TestCrash_KillMidBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	c := startChild(t, dir)
+	set, _ := fixtures.Embedded()
+	a := set.Accounts[0]
+	pemBytes, _ := set.ReadFile(a.Certificate)
+	st, tok := c.do(t, "POST", "/api/auth/token", `{"clientId":"`+a.ClientID+`","clientSecret":"`+a.ClientSecret+`"}`,
+		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
+	if st != 201 {
+		t.Fatalf("token: %d %v", st, tok)
+	}
+	bearer := "Bearer " + tok["access_token"].(string)
+	var key, doc string
+	for _, k := range set.DICT() {
+		if k.Scenario == "" && k.Type == "EMAIL" {
+			key, doc = k.Key, k.Document
+			break
+		}
+	}
+	var (
+		mu      sync.Mutex
+		acked   []string // 201
+		refused []string // 400
+		stop    = make(chan struct{})
+		wg      sync.WaitGroup
+	)
+	client := &http.Client{Timeout: 30 * time.Second}
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ext := fmt.Sprintf("kill-%d-%d", w, i)
+				value := "1.00"
+				if i%5 == 4 {
+					value = "99999999.00" // above the balance: refused inside the batch
+				}
+				req, _ := http.NewRequest("POST", c.url+"/api/pix/cash-out", strings.NewReader(`{"value":`+value+`,"externalId":"`+ext+`","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", bearer)
+				resp, err := client.Do(req)
+				if err != nil {
+					return // the server was killed
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				switch resp.StatusCode {
+				case http.StatusCreated:
+					acked = append(acked, ext)
+				case http.StatusBadRequest:
+					refused = append(refused, ext)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) { // wall time: load before the kill
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d cash-outs acknowledged before the kill", n)
+		}
+	}
+	c.kill(t) // requests are in flight: some in a batch being applied or synced
+	close(stop)
+	wg.Wait()
+	c = startChild(t, dir)
+	auth := map[string]string{"Authorization": bearer}
+	count := func(ext string) int {
+		t.Helper()
+		st, b := c.do(t, "GET", "/api/transactions?externalId="+ext, "", auth)
+		if st != 200 {
+			t.Fatalf("listing %s: %d %v", ext, st, b)
+		}
+		n, _ := b["metadata"].(map[string]any)["total"].(json.Number).Int64()
+		return int(n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, ext := range acked {
+		if n := count(ext); n != 1 {
+			t.Fatalf("acknowledged cash-out %s is present %d times after the kill", ext, n)
+		}
+	}
+	for _, ext := range refused {
+		if n := count(ext); n != 0 {
+			t.Fatalf("refused cash-out %s is present after the kill", ext)
+		}
+	}
+	if _, inv := c.do(t, "GET", "/_sandbox/invariants", "", nil); inv["ok"] != true {
+		t.Fatalf("invariants after the kill: %v", inv)
+	}
+	t.Logf("%d acknowledged and %d refused before the kill", len(acked), len(refused))
 }

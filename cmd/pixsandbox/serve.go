@@ -90,7 +90,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("create data dir: %w", err)
 		}
 	}
-	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger}); err != nil {
+	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: !m.Config.Sync}); err != nil {
 		return err
 	}
 	m.sim, err = simulator.New(ctx, simulator.Config{
@@ -98,7 +98,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
 		MEDTimeline:         pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
 		WebhookRegistration: m.Config.WebhookRegistration == "enabled",
-		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate},
+		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate, Timeout: m.Config.WebhookTimeout},
+		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget,
 	})
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func (s *soak) drain(ctx context.Context) error {
 		if err := s.waitIdle(ctx); err != nil {
 			return err
 		}
-		out, ok := s.c.call(ctx, request{method: http.MethodPost, path: "/_sandbox/clock/advance", body: map[string]any{"duration": "3h"}}, true)
+		out, ok := s.c.call(ctx, request{method: http.MethodPost, path: "/_sandbox/clock/advance", body: map[string]any{"duration": "3h", "wait": "webhooks"}}, true)
 		if !ok || out.status != http.StatusOK {
 			return fmt.Errorf("final clock advance: %d %s", out.status, truncate(out.raw, 300))
 		}

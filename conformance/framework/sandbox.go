@@ -94,26 +94,28 @@ func (s *SandboxClient) Clock(ctx context.Context) (ClockState, error) {
 }
 
 // Advance moves the simulation clock forward by seconds, running every job
-// that falls due (POST /_sandbox/clock/advance {"seconds":N}).
+// that falls due and waiting for the webhook attempts due on the way
+// (POST /_sandbox/clock/advance {"seconds":N,"wait":"webhooks"}).
 func (s *SandboxClient) Advance(ctx context.Context, seconds int64) (ClockState, error) {
 	var c ClockState
-	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]int64{"seconds": seconds}, http.StatusOK, &c)
+	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": seconds, "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
 }
 
 // AdvanceDuration moves the simulation clock forward by a Go duration text
-// such as "30m" (POST /_sandbox/clock/advance {"duration":d}).
+// such as "30m", as Advance does (POST /_sandbox/clock/advance
+// {"duration":d,"wait":"webhooks"}).
 func (s *SandboxClient) AdvanceDuration(ctx context.Context, d string) (ClockState, error) {
 	var c ClockState
-	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d}, http.StatusOK, &c)
+	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d, "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
 }
 
-// SetClock moves the simulation clock to now, which must not be in its past
-// (POST /_sandbox/clock {"now":RFC3339}).
+// SetClock moves the simulation clock to now, which must not be in its past,
+// as Advance does (POST /_sandbox/clock {"now":RFC3339,"wait":"webhooks"}).
 func (s *SandboxClient) SetClock(ctx context.Context, now time.Time) (ClockState, error) {
 	var c ClockState
-	err := s.call(ctx, http.MethodPost, "/_sandbox/clock", map[string]string{"now": now.UTC().Format(time.RFC3339Nano)}, http.StatusOK, &c)
+	err := s.call(ctx, http.MethodPost, "/_sandbox/clock", map[string]string{"now": now.UTC().Format(time.RFC3339Nano), "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
 }
 

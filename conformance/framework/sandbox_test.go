@@ -81,19 +81,19 @@ func TestSandboxClient(t *testing.T) {
 	if c, err = sb.Advance(ctx, 90); err != nil || c.JobsRun != 2 {
 		t.Fatalf("Advance = %+v, %v", c, err)
 	}
-	if got := fake.last().body; got != `{"seconds":90}` {
+	if got := fake.last().body; got != `{"seconds":90,"wait":"webhooks"}` {
 		t.Errorf("Advance body = %s", got)
 	}
 	if _, err = sb.AdvanceDuration(ctx, "30m"); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.last().body; got != `{"duration":"30m"}` {
+	if got := fake.last().body; got != `{"duration":"30m","wait":"webhooks"}` {
 		t.Errorf("AdvanceDuration body = %s", got)
 	}
 	if _, err = sb.SetClock(ctx, time.Date(2025, 1, 1, 10, 0, 0, 0, time.FixedZone("BRT", -3*3600))); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.last().body; got != `{"now":"2025-01-01T13:00:00Z"}` {
+	if got := fake.last().body; got != `{"now":"2025-01-01T13:00:00Z","wait":"webhooks"}` {
 		t.Errorf("SetClock body = %s", got)
 	}
 

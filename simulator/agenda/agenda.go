@@ -199,7 +199,7 @@ func (a *Agenda) Advance(ctx context.Context, d time.Duration) (ran int, err err
 	}
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	return a.advanceLocked(ctx, a.clk.Now().Add(d))
+	return a.advanceLocked(ctx, a.clk.Now().Add(d), nil)
 }
 
 // AdvanceTo moves the clock forward to t, running due jobs as Advance does.
@@ -210,13 +210,27 @@ func (a *Agenda) AdvanceTo(ctx context.Context, t time.Time) (ran int, err error
 	if t.Before(a.clk.Now()) {
 		return 0, clock.ErrBackwards
 	}
-	return a.advanceLocked(ctx, t)
+	return a.advanceLocked(ctx, t, nil)
+}
+
+// AdvanceToEach is AdvanceTo that calls each after every group of jobs it
+// runs (see runUntilLocked), before it looks for the next: a caller whose
+// handlers hand work elsewhere (webhook attempts to a worker pool) waits
+// there for it, so the work that schedules in turn runs at its own due time.
+// An error from each stops the advance.
+func (a *Agenda) AdvanceToEach(ctx context.Context, t time.Time, each func(context.Context) error) (ran int, err error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	if t.Before(a.clk.Now()) {
+		return 0, clock.ErrBackwards
+	}
+	return a.advanceLocked(ctx, t, each)
 }
 
 // advanceLocked runs the jobs due up to target, then moves the clock there.
 // The caller must hold a.runMu.
-func (a *Agenda) advanceLocked(ctx context.Context, target time.Time) (int, error) {
-	ran, err := a.runUntilLocked(ctx, target, true)
+func (a *Agenda) advanceLocked(ctx context.Context, target time.Time, each func(context.Context) error) (int, error) {
+	ran, err := a.runUntilLocked(ctx, target, true, each)
 	if err == nil {
 		err = a.moveTo(target)
 	}
@@ -230,34 +244,50 @@ func (a *Agenda) advanceLocked(ctx context.Context, target time.Time) (int, erro
 func (a *Agenda) RunDue(ctx context.Context) (ran int, err error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	return a.runUntilLocked(ctx, a.clk.Now(), false)
+	return a.runUntilLocked(ctx, a.clk.Now(), false, nil)
 }
 
-// runUntilLocked runs the earliest pending job while its Due is at or before
-// limit, including jobs that handlers schedule along the way. With moveClock
-// it first sets the clock to each job's Due. The caller must hold a.runMu.
-func (a *Agenda) runUntilLocked(ctx context.Context, limit time.Time, moveClock bool) (int, error) {
+// runUntilLocked runs the pending jobs due at or before limit, in due order,
+// including jobs that handlers schedule along the way, a group at a time
+// (runGroup): every job already overdue together; otherwise, with moveClock,
+// the jobs of the earliest instant, with the clock first set to it. The
+// caller must hold a.runMu. each, when not nil, is called after every group.
+func (a *Agenda) runUntilLocked(ctx context.Context, limit time.Time, moveClock bool, each func(context.Context) error) (int, error) {
 	ran := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return ran, err
 		}
-		j, ok, err := a.store.NextJob(ctx)
+		jobs, err := a.store.DueJobs(ctx, limit, maxGroup)
 		if err != nil {
-			return ran, fmt.Errorf("agenda: next job: %w", err)
+			return ran, fmt.Errorf("agenda: due jobs: %w", err)
 		}
-		if !ok || j.Due.After(limit) {
+		if len(jobs) == 0 {
 			return ran, nil
 		}
 		if moveClock {
-			if err := a.moveTo(j.Due); err != nil {
+			upTo := jobs[0].Due
+			if now := a.clk.Now(); now.After(upTo) {
+				upTo = now
+			}
+			n := 1
+			for n < len(jobs) && !jobs[n].Due.After(upTo) {
+				n++
+			}
+			jobs = jobs[:n]
+			if err := a.moveTo(jobs[n-1].Due); err != nil {
 				return ran, err
 			}
 		}
-		if err := a.run(ctx, j); err != nil {
+		if err := a.runGroup(ctx, jobs); err != nil {
 			return ran, err
 		}
-		ran++
+		ran += len(jobs)
+		if each != nil {
+			if err := each(ctx); err != nil {
+				return ran, err
+			}
+		}
 	}
 }
 

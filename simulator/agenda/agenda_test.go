@@ -29,14 +29,18 @@ type recorder struct {
 	fail func(call int) error
 }
 
-func (r *recorder) handle(ctx context.Context, now time.Time, j agenda.Job) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.runs = append(r.runs, run{id: j.ID, now: now})
-	if r.fail != nil {
-		return r.fail(len(r.runs))
-	}
-	return nil
+// Its record is a write: it goes in turn (agenda.InTurn), as a store's would,
+// so the jobs of a group record in due order.
+func (r *recorder) handle(ctx context.Context, now time.Time, j agenda.Job) (err error) {
+	agenda.InTurn(ctx, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.runs = append(r.runs, run{id: j.ID, now: now})
+		if r.fail != nil {
+			err = r.fail(len(r.runs))
+		}
+	})
+	return err
 }
 
 func (r *recorder) calls() []run {

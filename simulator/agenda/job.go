@@ -45,6 +45,9 @@ type Store interface {
 	// NextJob returns the pending job with the earliest Due, ties broken by
 	// ID; ok is false when no job is pending.
 	NextJob(ctx context.Context) (j Job, ok bool, err error)
+	// DueJobs returns up to limit pending jobs whose Due is at or before
+	// until, in due order (ties by ID).
+	DueJobs(ctx context.Context, until time.Time, limit int) ([]Job, error)
 	// ListJobs returns up to limit pending jobs in due order (ties by ID).
 	// A limit of zero or less means no limit.
 	ListJobs(ctx context.Context, limit int) ([]Job, error)

@@ -102,6 +102,20 @@ func (s *MemStore) ListJobs(ctx context.Context, limit int) ([]Job, error) {
 	return jobs, nil
 }
 
+// DueJobs returns up to limit pending jobs due at or before until, in due
+// order (ties by ID).
+func (s *MemStore) DueJobs(ctx context.Context, until time.Time, limit int) ([]Job, error) {
+	jobs, err := s.ListJobs(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for n < len(jobs) && !jobs[n].Due.After(until) && (limit <= 0 || n < limit) {
+		n++
+	}
+	return jobs[:n], nil
+}
+
 // MarkDone records that j ran at ranAt and deletes the pending job j.ID if it
 // is still the version j.
 func (s *MemStore) MarkDone(ctx context.Context, j Job, ranAt time.Time) error {

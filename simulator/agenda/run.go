@@ -22,17 +22,25 @@ import (
 // handler left it (a deleted job still gets its done record on success). If
 // ctx was cancelled while the handler ran, the job is left pending and runs
 // again later. run returns only store errors. The caller must hold a.runMu.
-func (a *Agenda) run(ctx context.Context, j Job) error {
+func (a *Agenda) run(ctx context.Context, j Job, handled func()) error {
+	return a.runIn(ctx, ctx, j, handled)
+}
+
+// runIn is run with the handler given hctx, a context of ctx that may carry
+// the job's place in its group; handled is called once the handler returned.
+func (a *Agenda) runIn(ctx, hctx context.Context, j Job, handled func()) error {
 	now := a.clk.Now()
 	log := a.log.With("job_id", j.ID, "kind", j.Kind)
 
 	h := a.handler(j.Kind)
 	if h == nil {
+		handled()
 		log.Error("agenda: no handler for job kind; marking it done")
 		return a.markDone(ctx, j, now)
 	}
 
-	herr := call(ctx, h, now, j)
+	herr := call(hctx, h, now, j)
+	handled()
 	if herr != nil && ctx.Err() != nil {
 		log.Warn("agenda: job interrupted; it stays pending", "error", herr)
 		return nil

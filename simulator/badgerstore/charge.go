@@ -31,7 +31,7 @@ func (t *Tx) PutCob(c pix.Cob) error {
 	if err := t.put(cobKey(c.AccountID, c.TxID), c); err != nil {
 		return err
 	}
-	return t.txn.Set([]byte("ix/cobtxid/"+c.TxID+"/"+num(int64(c.AccountID))), nil)
+	return t.set([]byte("ix/cobtxid/"+c.TxID+"/"+num(int64(c.AccountID))), nil)
 }
 
 // CobAccounts returns the accounts holding a cob with this txid.

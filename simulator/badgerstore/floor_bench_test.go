@@ -28,7 +28,7 @@ func BenchmarkDurableCommitFloor(b *testing.B) {
 		for pb.Next() {
 			k := []byte(fmt.Sprintf("bench/%020d", n.Add(1)))
 			if err := s.Update(ctx, func(tx storage.Tx) error {
-				return tx.(*Tx).txn.Set(k, val)
+				return tx.(*Tx).set(k, val)
 			}); err != nil {
 				b.Fatal(err)
 			}

@@ -53,12 +53,38 @@ func TestNextJob_Floor(t *testing.T) {
 		t.Fatal(err)
 	}
 	next("outbox")
-	// A floor raised from a read taken before a concurrent schedule is not
-	// applied: the generation moved.
-	floor, gen := s.floor.read()
-	put("c", 2*time.Second)
-	s.floor.raise(floor+int64(time.Hour), gen)
-	next("outbox")
+	o, _, _ := s.GetJob(ctx, "outbox")
+	if err := s.MarkDone(ctx, o, t0); err != nil {
+		t.Fatal(err)
+	}
+	// A read whose snapshot found b first, while c (earlier than b) was
+	// scheduled: the raise stops at c.
+	_, token := s.floor.begin()
+	put("c", 15*time.Second)
+	s.floor.raise(t0.Add(20*time.Second).UnixNano(), token)
+	next("c")
+	// A read overtaken by another read leaves the floor alone.
+	_, stale := s.floor.begin()
+	_, _ = s.floor.begin()
+	s.floor.raise(t0.Add(time.Hour).UnixNano(), stale)
+	next("c")
+}
+
+// Under a steady flow of scheduled jobs — one committed during every read —
+// the floor still rises to the earliest pending job: a read is bounded only
+// by what was scheduled while it ran.
+func TestNextJob_FloorRisesUnderLoad(t *testing.T) {
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for i := range 20 {
+		_, token := s.floor.begin()
+		s.floor.lower(t0.Add(time.Hour + time.Duration(i)).UnixNano()) // a later job, committed meanwhile
+		s.floor.raise(t0.Add(time.Duration(i)*time.Second).UnixNano(), token)
+	}
+	if want := t0.Add(19 * time.Second).UnixNano(); s.floor.due != want {
+		t.Fatalf("floor %d, want the earliest pending job's due %d", s.floor.due, want)
+	}
 }
 
 // BenchmarkNextJob_AfterManyRun measures NextJob with 20,000 jobs already run

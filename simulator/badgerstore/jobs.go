@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ func (t *Tx) PutJob(j agenda.Job) error {
 	if err := t.put(key, j); err != nil {
 		return err
 	}
-	return t.txn.Set(jobIDKey(j.ID), key)
+	return t.set(jobIDKey(j.ID), key)
 }
 
 // DeleteJob removes the pending job with the given ID, if any.
@@ -48,6 +49,9 @@ func (t *Tx) DeleteJob(id string) error {
 	}
 	return t.del(jobIDKey(id))
 }
+
+// Job returns the pending job with the given id; ok is false when there is none.
+func (t *Tx) Job(id string) (agenda.Job, bool, error) { return t.getJob(id) }
 
 func (t *Tx) getJob(id string) (agenda.Job, bool, error) {
 	item, err := t.txn.Get(jobIDKey(id))
@@ -83,42 +87,55 @@ func (s *Store) GetJob(ctx context.Context, id string) (j agenda.Job, ok bool, e
 }
 
 // jobFloor is a lower bound of the due times of the pending jobs, so that
-// NextJob seeks straight to them instead of walking the deleted keys of every
-// job already run (Badger keeps those until compaction: after thousands of
-// jobs the walk dominated each write). Every pending job is due at or after
-// due. A commit that scheduled jobs lowers it after the commit; NextJob raises
-// it to the job it found only if no job was scheduled since it read it (gen),
-// so a job committed after NextJob's snapshot is never left below the floor.
+// NextJob and DueJobs seek straight to them instead of walking the deleted
+// keys of every job already run (Badger keeps those until compaction: after
+// thousands of jobs the walk dominated each write). Every pending job is due
+// at or after due. A commit that scheduled jobs lowers it after the commit.
+// A read raises it to the earliest job its snapshot holds, or to the earliest
+// due lowered since the read began if that is earlier: a job committed after
+// the snapshot was opened is lowered after the read began (lower runs after
+// the commit, the snapshot is opened after the read), so it is never left
+// below the floor. The floor keeps moving up while jobs are scheduled all
+// the time, as under load.
 type jobFloor struct {
-	mu  sync.Mutex
-	due int64 // UnixNano; 0 is "scan from the start"
-	gen uint64
+	mu   sync.Mutex
+	due  int64 // UnixNano; 0 is "scan from the start"
+	gen  uint64
+	read uint64 // gen of the read under way
+	low  int64  // the earliest due lowered since that read began
 }
 
 func (f *jobFloor) lower(due int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.due = min(f.due, max(due, 0))
+	due = max(due, 0)
+	f.due = min(f.due, due)
+	f.low = min(f.low, due)
 	f.gen++
 }
 
-func (f *jobFloor) read() (int64, uint64) {
+// begin starts a read: it returns the floor to seek from and the read's token.
+func (f *jobFloor) begin() (int64, uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.gen++
+	f.read, f.low = f.gen, math.MaxInt64
 	return f.due, f.gen
 }
 
-func (f *jobFloor) raise(due int64, gen uint64) {
+// raise ends the read token: the earliest pending job its snapshot found is
+// due at due. A read overtaken by another read leaves the floor alone.
+func (f *jobFloor) raise(due int64, token uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.gen == gen && due > f.due {
-		f.due = due
+	if f.read == token {
+		f.due = max(f.due, min(due, f.low))
 	}
 }
 
 // NextJob implements agenda.Store.
 func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) {
-	floor, gen := s.floor.read()
+	floor, gen := s.floor.begin()
 	err = s.view(ctx, func(t *Tx) error {
 		prefix := []byte(prefixJob)
 		it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: false, Prefix: prefix})
@@ -135,6 +152,34 @@ func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) 
 	}
 	s.floor.raise(j.Due.UnixNano(), gen)
 	return j, true, nil
+}
+
+// DueJobs implements agenda.Store, from the floor like NextJob.
+func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agenda.Job, error) {
+	floor, gen := s.floor.begin()
+	var out []agenda.Job
+	err := s.view(ctx, func(t *Tx) error {
+		prefix := []byte(prefixJob)
+		end := until.UnixNano()
+		it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+		defer it.Close()
+		for it.Seek([]byte(prefixJob + num(floor))); it.ValidForPrefix(prefix) && (limit <= 0 || len(out) < limit); it.Next() {
+			var j agenda.Job
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &j) }); err != nil {
+				return err
+			}
+			if j.Due.UnixNano() > end {
+				break
+			}
+			out = append(out, j)
+		}
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	s.floor.raise(out[0].Due.UnixNano(), gen)
+	return out, nil
 }
 
 // ListJobs implements agenda.Store.
@@ -158,6 +203,21 @@ func (s *Store) ListJobs(ctx context.Context, limit int) ([]agenda.Job, error) {
 // the job is no longer pending and its run is already recorded (the handler
 // called CompleteJob), it writes nothing, so the commit costs no sync.
 func (s *Store) MarkDone(ctx context.Context, j agenda.Job, ranAt time.Time) error {
+	// Read first: a job whose handler completed it needs nothing written,
+	// and a read does not wait for the writer's next batch.
+	var recorded bool
+	err := s.view(ctx, func(t *Tx) error {
+		if _, ok, err := t.getJob(j.ID); err != nil || ok {
+			return err
+		}
+		var rec doneRecord
+		found, err := t.get(jobDoneKey(j.ID), &rec)
+		recorded = found && agenda.SameJob(rec.Job, j)
+		return err
+	})
+	if err != nil || recorded {
+		return err
+	}
 	return s.update(ctx, func(t *Tx) error {
 		if _, ok, err := t.getJob(j.ID); err != nil || ok {
 			if err != nil {

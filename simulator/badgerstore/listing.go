@@ -114,7 +114,7 @@ func (t *Tx) count(tx pix.Transaction, delta int64) error {
 			return err
 		}
 		c[statusIndex(tx.Status)][typeIndex(tx.Kind.ListingType())] += delta
-		if err := t.txn.Set(key, c.encode()); err != nil {
+		if err := t.set(key, c.encode()); err != nil {
 			return err
 		}
 	}

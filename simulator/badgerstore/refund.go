@@ -83,7 +83,7 @@ func (t *Tx) PutMED(m pix.MED) error {
 	if err := t.put([]byte("med/"+num(m.ID)), m); err != nil {
 		return err
 	}
-	return t.txn.Set([]byte("ix/medacct/"+num(int64(m.AccountID))+"/"+num(m.CreatedAt.UnixNano())+"/"+num(m.ID)), nil)
+	return t.set([]byte("ix/medacct/"+num(int64(m.AccountID))+"/"+num(m.CreatedAt.UnixNano())+"/"+num(m.ID)), nil)
 }
 
 // MEDs calls fn with an account's MEDs in creation order until fn returns false.

@@ -71,7 +71,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 		if err := json.Unmarshal(b, &e); err != nil {
 			return err
 		}
-		return t.txn.Set(eventTxKey(e), nil)
+		return t.set(eventTxKey(e), nil)
 	}); err != nil {
 		return fmt.Errorf("store: rebuild event index: %w", err)
 	}

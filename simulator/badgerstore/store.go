@@ -6,16 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
-
-// maxConflictRetries bounds the retries of a transaction that conflicts with
-// concurrent ones.
-const maxConflictRetries = 1000
 
 // Options configure Open.
 type Options struct {
@@ -23,28 +18,35 @@ type Options struct {
 	Dir string
 	// Logger receives Badger's warnings and errors; nil discards them.
 	Logger *slog.Logger
+	// NoSync commits without syncing to disk (--sync=false): a killed
+	// process loses nothing (the writes are in the page cache), a power loss
+	// may lose the last acknowledged writes. For throwaway runs only.
+	NoSync bool
 }
 
 // Store is a storage.Store over Badger.
 type Store struct {
-	db    *badger.DB
-	seqs  *sequences
-	floor jobFloor
-	snaps snapshots
+	db     *badger.DB
+	seqs   *sequences
+	floor  jobFloor
+	snaps  snapshots
+	writer *writer
 }
 
 var _ storage.Store = (*Store)(nil)
 
-// Open opens (creating when needed) the database. With a directory, writes are
-// synced to disk before a transaction commits (SyncWrites), so whatever the
-// simulator acknowledged survives a crash.
+// Open opens (creating when needed) the database and starts its writer. With a
+// directory, writes are synced to disk before a batch commits (SyncWrites), so
+// whatever the simulator acknowledged survives a crash. The writer is the only
+// writer of records, so Badger's conflict detection is off.
 func Open(o Options) (*Store, error) {
 	var opts badger.Options
 	if o.Dir == "" {
 		opts = badger.DefaultOptions("").WithInMemory(true)
 	} else {
-		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(true)
+		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(!o.NoSync)
 	}
+	opts = opts.WithDetectConflicts(false)
 	opts = opts.WithLogger(badgerLogger{o.Logger}).WithLoggingLevel(badger.WARNING)
 	// Small tables and caches: a sandbox holds little data and should start fast.
 	opts = opts.WithMemTableSize(16 << 20).WithValueLogFileSize(64 << 20).
@@ -53,16 +55,20 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
 	}
-	s := &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}}
+	s := &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}, writer: newWriter()}
+	go s.runWriter()
 	if err := s.upgrade(context.Background()); err != nil {
+		s.writer.stop()
 		db.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close returns unused sequence numbers, flushes and closes the database.
+// Close lets the writer finish the operations submitted, returns unused
+// sequence numbers, flushes and closes the database.
 func (s *Store) Close() error {
+	s.writer.stop()
 	err := s.seqs.release()
 	s.snaps.close()
 	if cerr := s.db.Close(); cerr != nil {
@@ -72,12 +78,13 @@ func (s *Store) Close() error {
 }
 
 // Reset drops every key, as in a new data directory (the schema version is
-// written again). Transactions running meanwhile may fail; Badger blocks
-// writes while it drops.
+// written again). It runs on the writer between two batches: operations
+// submitted before it commit first, those after it see the empty store.
 func (s *Store) Reset(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	return s.writer.submit(&op{ctx: ctx, exclusive: s.reset})
+}
+
+func (s *Store) reset() error {
 	if err := s.seqs.release(); err != nil {
 		return fmt.Errorf("store: release sequences: %w", err)
 	}
@@ -89,8 +96,9 @@ func (s *Store) Reset(ctx context.Context) error {
 	return s.writeSchemaVersion()
 }
 
-// Update runs fn in a read-write transaction and commits it, retrying when Badger
-// reports a conflict with a concurrent transaction.
+// Update runs fn as one operation of the writer's next batch (see writer) and
+// returns once the batch is durable. fn may run more than once; only the
+// writes of its last run commit.
 func (s *Store) Update(ctx context.Context, fn func(storage.Tx) error) error {
 	return s.update(ctx, func(t *Tx) error { return fn(t) })
 }
@@ -101,30 +109,10 @@ func (s *Store) View(ctx context.Context, fn func(storage.Tx) error) error {
 }
 
 func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
-	for attempt := 0; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var last *Tx
-		err := s.db.Update(func(txn *badger.Txn) error {
-			last = &Tx{txn: txn, store: s}
-			return fn(last)
-		})
-		s.snaps.committed() // whatever the outcome: a later read must not reuse an older snapshot
-		if err == nil && last.putJobs {
-			s.floor.lower(last.minJobDue) // after the commit: see jobFloor
-		}
-		if !errors.Is(err, badger.ErrConflict) {
-			if errors.Is(err, badger.ErrTxnTooBig) {
-				return fmt.Errorf("store: transaction too big: %w", err)
-			}
-			return err
-		}
-		if attempt >= maxConflictRetries {
-			return fmt.Errorf("store: transaction kept conflicting after %d attempts", attempt)
-		}
-		runtime.Gosched()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	return s.writer.submit(&op{ctx: ctx, fn: fn})
 }
 
 // Tx is one Badger transaction; it implements storage.Tx.
@@ -135,6 +123,10 @@ type Tx struct {
 	// the store's jobFloor once it commits.
 	putJobs   bool
 	minJobDue int64
+	// writes counts the writes attempted and bytes their size, for the
+	// writer (an operation that failed after writing; the batch bound).
+	writes int
+	bytes  int
 }
 
 var _ storage.Tx = (*Tx)(nil)
@@ -166,10 +158,21 @@ func (t *Tx) put(key []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
-	return t.txn.Set(key, b)
+	return t.set(key, b)
 }
 
-func (t *Tx) del(key []byte) error { return t.txn.Delete(key) }
+// set and del are the only writes of a Tx.
+func (t *Tx) set(key, val []byte) error {
+	t.writes++
+	t.bytes += len(key) + len(val)
+	return t.txn.Set(key, val)
+}
+
+func (t *Tx) del(key []byte) error {
+	t.writes++
+	t.bytes += len(key)
+	return t.txn.Delete(key)
+}
 
 func ignoreNotFound(err error) error {
 	if errors.Is(err, badger.ErrKeyNotFound) {

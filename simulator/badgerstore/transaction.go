@@ -118,12 +118,12 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 			return err
 		}
 		if tx.UUID != "" {
-			if err := t.txn.Set(txUUIDKey(tx.UUID), id); err != nil {
+			if err := t.set(txUUIDKey(tx.UUID), id); err != nil {
 				return err
 			}
 		}
 		if tx.ExternalID != "" {
-			if err := t.txn.Set(txExtKey(tx.AccountID, tx.ExternalID), id); err != nil {
+			if err := t.set(txExtKey(tx.AccountID, tx.ExternalID), id); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 		}
 	}
 	if tx.EndToEndID != "" && tx.EndToEndID != prev.EndToEndID {
-		return t.txn.Set(txE2EKey(tx.AccountID, tx.EndToEndID), id)
+		return t.set(txE2EKey(tx.AccountID, tx.EndToEndID), id)
 	}
 	return nil
 }
@@ -149,11 +149,11 @@ func (t *Tx) indexTransaction(tx pix.Transaction) error {
 		return err
 	}
 	if tx.PixKey != "" {
-		if err := t.txn.Set(txKeyIndex(tx), nil); err != nil {
+		if err := t.set(txKeyIndex(tx), nil); err != nil {
 			return err
 		}
 	}
-	return t.txn.Set(txAcctKey(tx), nil)
+	return t.set(txAcctKey(tx), nil)
 }
 
 // Idempotency returns the record of an account's idempotency key.

@@ -46,7 +46,7 @@ func (t *Tx) PutWebhookTarget(tg webhook.Target) error {
 	if err := t.put(targetKey(tg.ID), tg); err != nil {
 		return err
 	}
-	return t.txn.Set(targetIndex(tg), nil)
+	return t.set(targetIndex(tg), nil)
 }
 
 // DeleteWebhookTarget removes a target.
@@ -62,7 +62,7 @@ func (t *Tx) PutWebhookEvent(e webhook.Event) error {
 	if err := t.put([]byte("wh/evt/"+e.ID), e); err != nil {
 		return err
 	}
-	return t.txn.Set(eventTxKey(e), nil)
+	return t.set(eventTxKey(e), nil)
 }
 
 func eventTxKey(e webhook.Event) []byte {
@@ -103,12 +103,22 @@ func (t *Tx) PutDelivery(d webhook.Delivery) error {
 	if err := t.indexAttempts(d, len(prev.Attempts)); err != nil {
 		return err
 	}
+	switch {
+	case d.InFlight != 0 && prev.InFlight == 0:
+		if err := t.set(inFlightKey(d.ID), nil); err != nil {
+			return err
+		}
+	case d.InFlight == 0 && prev.InFlight != 0:
+		if err := t.del(inFlightKey(d.ID)); err != nil {
+			return err
+		}
+	}
 	if ok {
 		return nil
 	}
 	at := num(d.CreatedAt.UnixNano()) + "/" + d.ID
 	for _, k := range []string{"ix/dlvall/" + at, "ix/dlvacct/" + num(d.AccountID) + "/" + at, "ix/dlvtx/" + num(d.TransactionID) + "/" + at} {
-		if err := t.txn.Set([]byte(k), nil); err != nil {
+		if err := t.set([]byte(k), nil); err != nil {
 			return err
 		}
 	}
@@ -119,14 +129,34 @@ func (t *Tx) PutDelivery(d webhook.Delivery) error {
 // (ix/dlvatt/<attempt id>/<delivery id>), for DeliveriesAfterAttempt.
 func (t *Tx) indexAttempts(d webhook.Delivery, from int) error {
 	for _, a := range d.Attempts[min(from, len(d.Attempts)):] {
-		if err := t.txn.Set(attemptKey(a.ID, d.ID), nil); err != nil {
+		if err := t.set(attemptKey(a.ID, d.ID), nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-const prefixAttempt = "ix/dlvatt/"
+const (
+	prefixAttempt  = "ix/dlvatt/"
+	prefixInFlight = "ix/dlvflight/"
+)
+
+func inFlightKey(deliveryID string) []byte { return []byte(prefixInFlight + deliveryID) }
+
+// InFlightDeliveries returns the deliveries with an attempt in flight.
+func (t *Tx) InFlightDeliveries() ([]webhook.Delivery, error) {
+	prefix := []byte(prefixInFlight)
+	var out []webhook.Delivery
+	err := t.scan(prefix, func(key, _ []byte) (bool, error) {
+		d, err := t.Delivery(string(key[len(prefix):]))
+		if err != nil {
+			return true, err
+		}
+		out = append(out, d)
+		return false, nil
+	})
+	return out, err
+}
 
 func attemptKey(attemptID int64, deliveryID string) []byte {
 	return []byte(prefixAttempt + num(attemptID) + "/" + deliveryID)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 // sandboxRoutes is the /_sandbox control plane: it drives what the real world
@@ -45,16 +46,17 @@ func (s *Server) sandboxRoutes() []*route {
 }
 
 type clockDTO struct {
-	Now     string `json:"now"`
-	Mode    string `json:"mode"`
-	JobsRun *int   `json:"jobsRun,omitempty"`
+	Now             string `json:"now"`
+	Mode            string `json:"mode"`
+	JobsRun         *int   `json:"jobsRun,omitempty"`
+	WebhooksPending *int   `json:"webhooksPending,omitempty"`
 }
 
 func newClockDTO(c pix.ClockReport, moved bool) clockDTO {
 	d := clockDTO{Now: c.Now.UTC().Format(time.RFC3339Nano), Mode: c.Mode}
 	if moved {
-		n := c.JobsRun
-		d.JobsRun = &n
+		n, w := c.JobsRun, c.WebhooksPending
+		d.JobsRun, d.WebhooksPending = &n, &w
 	}
 	return d
 }
@@ -93,16 +95,36 @@ func (d delayRequest) parse() (time.Duration, error) {
 	return 0, bad("seconds", `is required: send {"seconds": N} or {"duration": "30m"}`)
 }
 
+// clockWait reads the optional "wait" of a clock move: absent or "jobs", or
+// "webhooks".
+func clockWait(w *string) (pix.ClockWait, error) {
+	switch {
+	case w == nil || *w == "jobs":
+		return pix.ClockWaitJobs, nil
+	case *w == string(pix.ClockWaitWebhooks):
+		return pix.ClockWaitWebhooks, nil
+	}
+	return "", pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "wait", Message: `must be "jobs" (the default) or "webhooks"`})
+}
+
 func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
-	var req delayRequest
+	var req struct {
+		Seconds  *number `json:"seconds"`
+		Duration *string `json:"duration"`
+		Wait     *string `json:"wait"`
+	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err
 	}
-	d, err := req.parse()
+	d, err := delayRequest{Seconds: req.Seconds, Duration: req.Duration}.parse()
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.sandbox.AdvanceClock(r.Context(), d)
+	wait, err := clockWait(req.Wait)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.sandbox.AdvanceClock(r.Context(), d, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +133,8 @@ func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
 
 func (s *Server) handleSandboxClockSet(r *http.Request) (any, error) {
 	var req struct {
-		Now *string `json:"now"`
+		Now  *string `json:"now"`
+		Wait *string `json:"wait"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err
@@ -123,7 +146,11 @@ func (s *Server) handleSandboxClockSet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.sandbox.SetClock(r.Context(), t)
+	wait, err := clockWait(req.Wait)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.sandbox.SetClock(r.Context(), t, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +397,24 @@ func (s *Server) handleSandboxJobList(r *http.Request) (any, error) {
 	for i, j := range jobs {
 		out[i] = newJobDTO(j)
 	}
-	return map[string]any{"data": out}, nil
+	b, err := s.sandbox.JobBacklog(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	backlog := backlogDTO{Due: b.Due, LagSeconds: b.Lag.Seconds(), WebhooksPending: b.WebhooksPending}
+	if !b.OldestDue.IsZero() {
+		t := wire.Time(b.OldestDue)
+		backlog.OldestDue = &t
+	}
+	return map[string]any{"data": out, "backlog": backlog}, nil
+}
+
+// backlogDTO is how far the job runner is behind the simulation clock.
+type backlogDTO struct {
+	Due             int     `json:"due"`
+	OldestDue       *string `json:"oldestDue"`
+	LagSeconds      float64 `json:"lagSeconds"`
+	WebhooksPending int     `json:"webhooksPending"`
 }
 
 func (s *Server) handleSandboxJobGet(r *http.Request) (any, error) {

@@ -64,8 +64,8 @@ type Services interface {
 // Sandbox is what the /_sandbox control plane needs from the application core.
 type Sandbox interface {
 	ClockNow() pix.ClockReport
-	AdvanceClock(ctx context.Context, d time.Duration) (pix.ClockReport, error)
-	SetClock(ctx context.Context, t time.Time) (pix.ClockReport, error)
+	AdvanceClock(ctx context.Context, d time.Duration, wait pix.ClockWait) (pix.ClockReport, error)
+	SetClock(ctx context.Context, t time.Time, wait pix.ClockWait) (pix.ClockReport, error)
 	CreateAccount(ctx context.Context, in pix.NewAccount) (pix.CreatedAccount, error)
 	AddCertificate(ctx context.Context, id pix.AccountID, in pix.NewCertificate) (pix.IssuedCertificate, error)
 	Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error)
@@ -75,6 +75,7 @@ type Sandbox interface {
 	ScheduleMarker(ctx context.Context, delay time.Duration, note string) (pix.JobReport, error)
 	Job(ctx context.Context, id string) (pix.JobReport, error)
 	PendingJobs(ctx context.Context, limit int) ([]pix.JobReport, error)
+	JobBacklog(ctx context.Context) (pix.JobBacklog, error)
 	CheckInvariants(ctx context.Context) (pix.InvariantReport, error)
 
 	Transaction(ctx context.Context, ref string) (pix.Transaction, error)

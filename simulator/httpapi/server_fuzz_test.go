@@ -78,7 +78,7 @@ func (fs *fuzzServer) serve(t testing.TB, rq fuzzRequest) fuzzAnswer {
 		t.Fatalf("%s %q?%q: status %d, body not a JSON object: %q", rq.method, rq.path, rq.query, a.status, a.raw)
 	}
 	if a.status == http.StatusTooManyRequests {
-		if _, err := fs.env.Sim.AdvanceClock(context.Background(), 61*time.Second); err != nil {
+		if _, err := fs.env.Sim.AdvanceClock(context.Background(), 61*time.Second, pix.ClockWaitWebhooks); err != nil {
 			t.Fatalf("advance past the rate window: %v", err)
 		}
 	}

@@ -55,7 +55,7 @@ func TestListings_EveryKind(t *testing.T) {
 		}
 	}
 	advance := func(d time.Duration) {
-		if _, err := sim.AdvanceClock(ctx, d); err != nil {
+		if _, err := sim.AdvanceClock(ctx, d, pix.ClockWaitWebhooks); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -244,7 +244,7 @@ func TestResendAndRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim.AdvanceClock(ctx, 0)
+	sim.AdvanceClock(ctx, 0, pix.ClockWaitWebhooks)
 	// By number, by end-to-end id, to the registered target and to a one-off URL: the same event id.
 	for _, c := range []struct{ ident, body string }{{fmt.Sprint(res.TransactionID), ""}, {res.EndToEndID, `{"url":"` + recv.URL + `/once"}`}} {
 		var body io.Reader
@@ -271,13 +271,13 @@ func TestResendAndRegistration(t *testing.T) {
 	}
 	// No URL: a transaction whose type has no target and no body url → 400.
 	res2, _ := sim.PixIn(ctx, pix.Payment{Key: a.Account.PixKeys[1].Key, Amount: "1"})
-	sim.AdvanceClock(ctx, 0)
+	sim.AdvanceClock(ctx, 0, pix.ClockWaitWebhooks)
 	sim.DeleteWebhookTarget(ctx, 1)
 	if r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res2.TransactionID), nil, h); r.status != 400 {
 		t.Fatalf("no URL: %d %s", r.status, r.raw)
 	}
 	// The 61st resend within a simulated minute answers 429; after 60 s it works again.
-	sim.AdvanceClock(ctx, time.Minute-time.Duration(sim.Clock().Now().Second())*time.Second)
+	sim.AdvanceClock(ctx, time.Minute-time.Duration(sim.Clock().Now().Second())*time.Second, pix.ClockWaitWebhooks)
 	body := `{"url":"` + recv.URL + `"}`
 	for i := 1; i <= 61; i++ {
 		r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h)
@@ -289,7 +289,7 @@ func TestResendAndRegistration(t *testing.T) {
 			t.Fatalf("resend %d: %d %s", i, r.status, r.raw)
 		}
 	}
-	sim.AdvanceClock(ctx, 60*time.Second)
+	sim.AdvanceClock(ctx, 60*time.Second, pix.ClockWaitWebhooks)
 	h["Authorization"] = "Bearer " + refreshToken(t, env, a)
 	if r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h); r.status != 200 {
 		t.Fatalf("after 60 s: %d %s", r.status, r.raw)

@@ -10,7 +10,25 @@ type ClockReport struct {
 	Now     time.Time
 	Mode    string // "real" or "virtual"
 	JobsRun int    // jobs run by the move that produced this report
+	// WebhooksPending counts the webhook attempts still under way (or
+	// queued) when the move answered.
+	WebhooksPending int
 }
+
+// ClockWait says what a clock move waits for besides the state-changing jobs
+// it runs on the way.
+type ClockWait string
+
+// Clock move waits.
+const (
+	// ClockWaitJobs answers once the jobs have run; webhook attempts they
+	// started go on in the background.
+	ClockWaitJobs ClockWait = ""
+	// ClockWaitWebhooks also waits, at each instant on the way, for the
+	// webhook attempts due then, so retries run at their own simulation
+	// times, and answers once every attempt due by the new time is made.
+	ClockWaitWebhooks ClockWait = "webhooks"
+)
 
 // MaxClockTime is the latest time the simulation clock may be moved to. Every
 // timestamp the simulator stores or renders is RFC 3339, which ends with year
@@ -27,6 +45,21 @@ const (
 	JobScheduled JobStatus = "scheduled"
 	JobDone      JobStatus = "done"
 )
+
+// JobBacklog is how far the job runner is behind the simulation clock.
+type JobBacklog struct {
+	Due       int       // pending jobs due at or before now (counted up to MaxBacklogCount)
+	OldestDue time.Time // the earliest due time of those; zero when none
+	// Lag is now minus OldestDue: how far behind the runner is, in
+	// simulation time.
+	Lag time.Duration
+	// WebhooksPending counts the webhook attempts running or queued in the
+	// worker pool.
+	WebhooksPending int
+}
+
+// MaxBacklogCount bounds the count of JobBacklog.Due.
+const MaxBacklogCount = 1_000_000
 
 // JobReport is a scheduled or finished job.
 type JobReport struct {

@@ -20,9 +20,11 @@ import (
 // ErrNotFound reports a record that does not exist.
 var ErrNotFound = errors.New("storage: not found")
 
-// Store runs transactions. Update retries fn when the transaction conflicts with a
-// concurrent one, so fn must be free of side effects outside the Tx. A nil error
-// from Update means the writes are durable.
+// Store runs transactions. Update applies fn's transaction after every
+// transaction acknowledged before it was called, and may run fn more than once
+// (only the writes of its last run commit), so fn must be free of side effects
+// outside the Tx. fn must not call Update or Reset itself. A nil error from
+// Update means the writes are durable.
 type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
@@ -133,6 +135,8 @@ type Tx interface {
 	// Deliveries returns deliveries newest first, filtered by account and
 	// transaction when not zero, at most limit.
 	Deliveries(account pix.AccountID, transactionID int64, limit int) ([]webhook.Delivery, error)
+	// InFlightDeliveries returns the deliveries whose InFlight is set.
+	InFlightDeliveries() ([]webhook.Delivery, error)
 	// DeliveriesAfterAttempt returns the deliveries that have an attempt with
 	// an id above after (attempt ids grow with every attempt), in the order of
 	// their first such attempt, filtered by account when not zero, at most limit.
@@ -184,6 +188,9 @@ type Tx interface {
 	// PutJob schedules a job in this transaction (the transactional outbox): the job
 	// exists only if the transaction commits. Call agenda.Wake after commit.
 	PutJob(j agenda.Job) error
+	// Job returns the pending job with the given id as this transaction sees
+	// it; ok is false when there is none.
+	Job(id string) (j agenda.Job, ok bool, err error)
 	// DeleteJob removes a job in this transaction.
 	DeleteJob(id string) error
 	// CompleteJob records in this transaction that job j ran at ranAt and

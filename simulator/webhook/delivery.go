@@ -47,6 +47,10 @@ type Delivery struct {
 	Attempts      []Attempt // oldest first
 	NextAttemptAt time.Time // simulation time the next attempt is due; zero once Status is final
 	CreatedAt     time.Time // simulation time
+	// InFlight is the id of the attempt handed to the worker pool and not
+	// yet recorded; 0 when none. A delivery left in flight by a stop is
+	// attempted again on the next start.
+	InFlight int64 `json:",omitempty"`
 }
 
 // Attempt is one HTTP request of a delivery and its outcome. It backs the

@@ -1,0 +1,249 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+)
+
+// Batch bounds. A batch takes every operation waiting when it starts, up to
+// maxBatchOps, and is cut short once its writes pass maxBatchBytes (the rest
+// wait for the next batch). Badger refuses a transaction above 15% of the
+// memtable (ErrTxnTooBig): with 16 MiB memtables that is 2.4 MiB, so one
+// batch at the bound still leaves room for one large operation.
+const (
+	maxBatchOps   = 512
+	maxBatchBytes = 1 << 20
+)
+
+// ErrClosed is returned for an operation submitted after Close.
+var ErrClosed = errors.New("store: closed")
+
+// writer is the store's single writer. Every read-write transaction is an
+// operation submitted to it; one goroutine takes whatever operations are
+// waiting, runs them one after another in one Badger transaction (each sees
+// the writes of those before it) and commits them together: one sync for the
+// whole batch, then every caller of the batch is answered. Since nothing else
+// writes records, operations never conflict, and nothing needs to lock.
+//
+// An operation that fails contributes no writes and does not affect the others
+// of its batch. Most failures (business refusals) happen before an operation
+// writes anything, and cost nothing more. An operation that fails after
+// writing leaves writes in the shared Badger transaction that cannot be taken
+// out one by one, so the transaction is discarded and the operations that had
+// succeeded before it run again in a fresh one: operations are free of side
+// effects outside their Tx (the contract of storage.Store.Update), so running
+// one again is safe.
+type writer struct {
+	ops  chan *op
+	quit chan struct{}
+	done chan struct{}
+
+	mu     sync.RWMutex // guards closed against submissions racing Close
+	closed bool
+}
+
+// op is one operation and where its answer goes.
+type op struct {
+	ctx context.Context
+	fn  func(*Tx) error
+	// exclusive, when set, runs alone between batches instead of fn (Reset).
+	exclusive func() error
+	ran       bool // fn succeeded once: a replay runs it regardless of ctx
+	err       error
+	answered  chan struct{}
+}
+
+func (o *op) answer(err error) {
+	o.err = err
+	close(o.answered)
+}
+
+func newWriter() *writer {
+	return &writer{ops: make(chan *op, maxBatchOps), quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+// submit hands o to the writer, in turn when o is the first write of a job
+// of a group (agenda.InTurn), and waits for its answer. Once the writer has
+// taken an operation, the caller waits for the outcome even if its context
+// ends meanwhile: an operation that committed is never reported as failed.
+func (w *writer) submit(o *op) error {
+	o.answered = make(chan struct{})
+	var err error
+	agenda.InTurn(o.ctx, func() { err = w.enqueue(o) })
+	if err != nil {
+		return err
+	}
+	<-o.answered
+	return o.err
+}
+
+func (w *writer) enqueue(o *op) error {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		return ErrClosed
+	}
+	select {
+	case w.ops <- o:
+		return nil
+	case <-o.ctx.Done():
+		return o.ctx.Err()
+	}
+}
+
+// stop lets the writer finish the operations already submitted, refuses new
+// ones and waits for the writer to exit.
+func (w *writer) stop() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		<-w.done
+		return
+	}
+	w.closed = true
+	close(w.quit)
+	w.mu.Unlock()
+	<-w.done
+}
+
+// run is the writer goroutine.
+func (s *Store) runWriter() {
+	w := s.writer
+	defer close(w.done)
+	batch := make([]*op, 0, maxBatchOps)
+	for {
+		var first *op
+		select {
+		case first = <-w.ops:
+		case <-w.quit:
+			// Submissions stopped before quit closed: drain what was sent.
+			for {
+				select {
+				case o := <-w.ops:
+					s.applyBatch(append(batch[:0], o))
+				default:
+					return
+				}
+			}
+		}
+		batch = append(batch[:0], first)
+	collect:
+		for len(batch) < maxBatchOps {
+			select {
+			case o := <-w.ops:
+				batch = append(batch, o)
+			default:
+				break collect
+			}
+		}
+		s.applyBatch(batch)
+		clear(batch)
+	}
+}
+
+// applyBatch runs the operations of a batch in order, exclusive ones alone.
+func (s *Store) applyBatch(batch []*op) {
+	for len(batch) > 0 {
+		if batch[0].exclusive != nil {
+			batch[0].answer(batch[0].exclusive())
+			batch = batch[1:]
+			continue
+		}
+		n := 1
+		for n < len(batch) && batch[n].exclusive == nil {
+			n++
+		}
+		pending := batch[:n]
+		for len(pending) > 0 {
+			pending = s.round(pending)
+		}
+		batch = batch[n:]
+	}
+}
+
+// round runs ops in order in one Badger transaction, commits the ones that
+// succeeded and answers them, and returns the operations left for another
+// round: those after a cut (the batch grew past maxBatchBytes, or an
+// operation did not fit), or, after an operation failed with writes, the
+// ones that had succeeded before it (to run again without its writes) and
+// those after it.
+func (s *Store) round(ops []*op) []*op {
+	txn := s.db.NewTransaction(true)
+	t := &Tx{txn: txn, store: s}
+	ok := make([]*op, 0, len(ops))
+	for i, o := range ops {
+		if !o.ran && o.ctx.Err() != nil {
+			o.answer(o.ctx.Err())
+			continue
+		}
+		writes := t.writes
+		err := call(o.fn, t)
+		switch {
+		case err == nil:
+			o.ran = true
+			ok = append(ok, o)
+			if t.bytes >= maxBatchBytes && i+1 < len(ops) {
+				s.commit(t, ok)
+				return ops[i+1:]
+			}
+			continue
+		case t.writes == writes:
+			o.answer(err) // failed before writing: nothing to take back
+			continue
+		}
+		// o failed after writing: its writes are mixed into the transaction.
+		txn.Discard()
+		if errors.Is(err, badger.ErrTxnTooBig) && len(ok) > 0 {
+			// Too big to join this batch: the others commit first (again,
+			// in a fresh transaction), then o heads the next round, alone
+			// if need be.
+			for again := ok; len(again) > 0; {
+				again = s.round(again)
+			}
+			return ops[i:]
+		}
+		if errors.Is(err, badger.ErrTxnTooBig) {
+			err = fmt.Errorf("store: transaction too big: %w", err)
+		}
+		o.answer(err)
+		return append(ok, ops[i+1:]...)
+	}
+	s.commit(t, ok)
+	return nil
+}
+
+// commit commits t and answers the operations that wrote into it. The commit
+// count moves before any answer, so a read that starts after an answer sees
+// the batch (snapshots), and the job floor is lowered after the commit
+// (jobFloor).
+func (s *Store) commit(t *Tx, ok []*op) {
+	err := t.txn.Commit()
+	s.snaps.committed()
+	if err == nil && t.putJobs {
+		s.floor.lower(t.minJobDue)
+	}
+	if err != nil {
+		err = fmt.Errorf("store: commit: %w", err)
+	}
+	for _, o := range ok {
+		o.answer(err)
+	}
+}
+
+// call runs fn on t, turning a panic into an error: the writer serves every
+// caller and must survive any one of them.
+func call(fn func(*Tx) error, t *Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: operation panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn(t)
+}

@@ -1,0 +1,234 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// holdWriter submits an operation that blocks the writer until release is
+// called, so the operations submitted meanwhile form the next batch.
+func holdWriter(t *testing.T, s *Store) (release func()) {
+	t.Helper()
+	started, gate := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Update(context.Background(), func(tx storage.Tx) error {
+			close(started)
+			<-gate
+			return tx.PutMeta("hold", 1)
+		})
+	}()
+	<-started
+	return func() {
+		close(gate)
+		if err := <-done; err != nil {
+			t.Errorf("holding operation: %v", err)
+		}
+	}
+}
+
+// waitQueued waits until n operations wait for the writer.
+func waitQueued(s *Store, n int) {
+	for len(s.writer.ops) < n {
+		runtime.Gosched()
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func meta(t *testing.T, s *Store, key string) (int, bool) {
+	t.Helper()
+	var v int
+	var ok bool
+	err := s.View(context.Background(), func(tx storage.Tx) (err error) {
+		ok, err = tx.Meta(key, &v)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, ok
+}
+
+// One batch, one commit: operations submitted while the writer is busy are
+// committed together, each answered, each visible once answered.
+func TestWriter_GroupCommit(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	release := holdWriter(t, s)
+	before := s.snaps.commits.Load()
+
+	const n = 64
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Update(context.Background(), func(tx storage.Tx) error {
+				return tx.PutMeta("k"+itoa(i), i)
+			})
+		}()
+	}
+	waitQueued(s, n)
+	release()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("op %d: %v", i, err)
+		}
+		if v, ok := meta(t, s, "k"+itoa(i)); !ok || v != i {
+			t.Fatalf("k%d = %d, %v after its answer", i, v, ok)
+		}
+	}
+	// The holding operation's batch and the batch of the 64.
+	if commits := s.snaps.commits.Load() - before; commits != 2 {
+		t.Fatalf("%d commits for the held batch and 64 queued operations, want 2", commits)
+	}
+}
+
+// A failing operation leaves no trace and does not fail its neighbours, both
+// when it fails before writing and when it fails after writing (the batch
+// runs again without it), and when it panics.
+func TestWriter_FailureIsolated(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	release := holdWriter(t, s)
+
+	errRefused := errors.New("refused")
+	type result struct {
+		name string
+		err  error
+	}
+	ops := []struct {
+		name string
+		fn   func(storage.Tx) error
+	}{
+		{"a", func(tx storage.Tx) error { return tx.PutMeta("a", 1) }},
+		{"clean", func(tx storage.Tx) error { return errRefused }},
+		{"b", func(tx storage.Tx) error { return tx.PutMeta("b", 2) }},
+		{"dirty", func(tx storage.Tx) error {
+			if err := tx.PutMeta("dirty", 3); err != nil {
+				return err
+			}
+			if err := tx.PutMeta("a", 99); err != nil { // overwrites an earlier op's key
+				return err
+			}
+			return errRefused
+		}},
+		{"c", func(tx storage.Tx) error {
+			// sees the writes of the earlier successful ops, never the failed one's
+			var a int
+			if _, err := tx.Meta("a", &a); err != nil {
+				return err
+			}
+			return tx.PutMeta("c", a+10)
+		}},
+		{"panic", func(tx storage.Tx) error {
+			_ = tx.PutMeta("panic", 4)
+			panic("boom")
+		}},
+		{"d", func(tx storage.Tx) error { return tx.PutMeta("d", 5) }},
+	}
+	results := make(chan result, len(ops))
+	for i, o := range ops {
+		go func() {
+			results <- result{o.name, s.Update(context.Background(), o.fn)}
+		}()
+		waitQueued(s, i+1) // keep the submission order
+	}
+	release()
+	got := map[string]error{}
+	for range ops {
+		r := <-results
+		got[r.name] = r.err
+	}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		if got[name] != nil {
+			t.Errorf("op %s failed beside failing neighbours: %v", name, got[name])
+		}
+	}
+	if !errors.Is(got["clean"], errRefused) || !errors.Is(got["dirty"], errRefused) {
+		t.Errorf("failing ops answered %v and %v, want their own errors", got["clean"], got["dirty"])
+	}
+	if got["panic"] == nil || !strings.Contains(got["panic"].Error(), "boom") {
+		t.Errorf("panicking op answered %v", got["panic"])
+	}
+	want := map[string]int{"a": 1, "b": 2, "c": 11, "d": 5}
+	for k, v := range want {
+		if g, ok := meta(t, s, k); !ok || g != v {
+			t.Errorf("%s = %d (present %v), want %d", k, g, ok, v)
+		}
+	}
+	for _, k := range []string{"dirty", "panic"} {
+		if _, ok := meta(t, s, k); ok {
+			t.Errorf("a failed operation's write %q committed", k)
+		}
+	}
+}
+
+// An operation too big to share a batch commits alone; one too big for any
+// transaction fails alone.
+func TestWriter_TooBig(t *testing.T) {
+	s := mustOpen(t, "")
+	defer s.Close()
+	release := holdWriter(t, s)
+	big := func(n int) func(storage.Tx) error {
+		return func(tx storage.Tx) error {
+			v := strings.Repeat("x", 64<<10)
+			for i := range n {
+				if err := tx.PutMeta("big/"+itoa(n)+"/"+itoa(i), v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	fns := []func(storage.Tx) error{
+		big(20), // 1.3 MB: fits a transaction, not beside the next
+		big(20),
+		big(200), // 13 MB: fits no transaction
+		func(tx storage.Tx) error { return tx.PutMeta("small", 1) },
+	}
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.Update(context.Background(), fn) }()
+		waitQueued(s, i+1)
+	}
+	release()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || errs[3] != nil {
+		t.Fatalf("operations that fit failed: %v", errs)
+	}
+	if errs[2] == nil || !strings.Contains(errs[2].Error(), "too big") {
+		t.Fatalf("oversized operation answered %v, want too big", errs[2])
+	}
+	if _, ok := meta(t, s, "small"); !ok {
+		t.Fatal("the small operation after an oversized one did not commit")
+	}
+}
+
+func TestWriter_ClosedAndCancelled(t *testing.T) {
+	s := mustOpen(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	if err := s.Update(ctx, func(storage.Tx) error { ran = true; return nil }); !errors.Is(err, context.Canceled) || ran {
+		t.Fatalf("cancelled before submission: err %v, ran %v", err, ran)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(context.Background(), func(storage.Tx) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v, want ErrClosed", err)
+	}
+}
