@@ -98,6 +98,34 @@ func (c *child) do(t *testing.T, method, path, body string, h map[string]string)
 	return resp.StatusCode, m
 }
 
+// fixtureBearer returns the Authorization value of a token of fixture account 1.
+func (c *child) fixtureBearer(t *testing.T) string {
+	t.Helper()
+	set, _ := fixtures.Embedded()
+	a := set.Accounts[0]
+	pemBytes, _ := set.ReadFile(a.Certificate)
+	st, tok := c.do(t, "POST", "/api/auth/token", `{"clientId":"`+a.ClientID+`","clientSecret":"`+a.ClientSecret+`"}`,
+		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
+	if st != 201 {
+		t.Fatalf("token: %d %v", st, tok)
+	}
+	return "Bearer " + tok["access_token"].(string)
+}
+
+// externalEmailKey is an email key of the DICT fixtures held outside the
+// sandbox, with its holder's document.
+func externalEmailKey(t *testing.T) (key, document string) {
+	t.Helper()
+	set, _ := fixtures.Embedded()
+	for _, k := range set.DICT() {
+		if k.Scenario == "" && k.Type == "EMAIL" {
+			return k.Key, k.Document
+		}
+	}
+	t.Fatal("no external email key in the fixtures")
+	return "", ""
+}
+
 // TestCrash_PendingSettlesAfterRestart: SIGKILL between acceptance and
 // settlement; after a restart on the same data dir the transfer and the cash-out
 // settle and their webhooks are delivered.
@@ -118,25 +146,11 @@ func TestCrash_PendingSettlesAfterRestart(t *testing.T) {
 	defer receiver.Close()
 
 	c := startChild(t, dir)
-	set, _ := fixtures.Embedded()
-	a := set.Accounts[0]
-	pemBytes, _ := set.ReadFile(a.Certificate)
-	st, tok := c.do(t, "POST", "/api/auth/token", `{"clientId":"`+a.ClientID+`","clientSecret":"`+a.ClientSecret+`"}`,
-		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
-	if st != 201 {
-		t.Fatalf("token: %d %v", st, tok)
-	}
-	auth := map[string]string{"Authorization": "Bearer " + tok["access_token"].(string)}
+	auth := map[string]string{"Authorization": c.fixtureBearer(t)}
 	if st, b := c.do(t, "POST", "/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_out","url":"`+receiver.URL+`"}`, nil); st != 201 {
 		t.Fatalf("target: %d %v", st, b)
 	}
-	var key, doc string
-	for _, k := range set.DICT() {
-		if k.Scenario == "" && k.Type == "EMAIL" {
-			key, doc = k.Key, k.Document
-			break
-		}
-	}
+	key, doc := externalEmailKey(t)
 	auth["x-idempotency-key"] = uuid.NewString()
 	st, tr := c.do(t, "POST", "/dict/pix", `{"pixKey":"`+key+`","payment":{"currency":"BRL","amount":25}}`, auth)
 	if st != 200 {
@@ -199,22 +213,8 @@ func TestCrash_KillMidBatch(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := startChild(t, dir)
-	set, _ := fixtures.Embedded()
-	a := set.Accounts[0]
-	pemBytes, _ := set.ReadFile(a.Certificate)
-	st, tok := c.do(t, "POST", "/api/auth/token", `{"clientId":"`+a.ClientID+`","clientSecret":"`+a.ClientSecret+`"}`,
-		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
-	if st != 201 {
-		t.Fatalf("token: %d %v", st, tok)
-	}
-	bearer := "Bearer " + tok["access_token"].(string)
-	var key, doc string
-	for _, k := range set.DICT() {
-		if k.Scenario == "" && k.Type == "EMAIL" {
-			key, doc = k.Key, k.Document
-			break
-		}
-	}
+	bearer := c.fixtureBearer(t)
+	key, doc := externalEmailKey(t)
 	var (
 		mu      sync.Mutex
 		acked   []string // 201
