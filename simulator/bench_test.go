@@ -3,6 +3,7 @@ package simulator_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,4 +58,58 @@ func BenchmarkCreateCashOut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCreateCobParallel measures PUT /cob's core from 64 concurrent
+// callers on a data dir with SyncWrites: the writer commits them in batches,
+// so the per-operation figure is the operation's own work plus its share of a
+// sync. Run it on one core to match the load run: -cpu 1.
+func BenchmarkCreateCobParallel(b *testing.B) {
+	ctx := context.Background()
+	env := simulatortest.New(b, simulatortest.Options{Dir: b.TempDir()})
+	a, err := env.Sim.CreateAccount(ctx, pix.NewAccount{Balance: pix.MaxCents})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n atomic.Int64
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := pix.CobRequest{TxID: fmt.Sprintf("benchcob%027d", n.Add(1)), Expiracao: "3600", Original: "25.00"}
+			if _, err := env.Sim.CreateCob(ctx, a.Account.ID, req, scenarios.None); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCreateCashOutParallel is BenchmarkCreateCashOut from 64 concurrent
+// callers over 8 accounts: batched commits, as under load.
+func BenchmarkCreateCashOutParallel(b *testing.B) {
+	ctx := context.Background()
+	env := simulatortest.New(b, simulatortest.Options{Dir: b.TempDir()})
+	var ids []pix.AccountID
+	for range 8 {
+		a, err := env.Sim.CreateAccount(ctx, pix.NewAccount{Balance: pix.MaxCents})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := env.Sim.SetAccountSettings(ctx, a.Account.ID, pix.Settings{}); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, a.Account.ID)
+	}
+	var n atomic.Int64
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			req := pix.CashOutRequest{Value: "1", ExternalID: fmt.Sprint("bench-", i), Key: "someone@example.org", KeyType: "EMAIL", Name: "N", Document: "52998224725"}
+			if _, err := env.Sim.CreateCashOut(ctx, ids[i%int64(len(ids))], req, scenarios.None); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -82,8 +82,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 	if err != nil {
 		return pix.Transaction{}, err
 	}
-	s.agenda.Wake()
-	return out, nil
+	return out, nil // the store wakes the agenda for the settlement (agenda.Notifier)
 }
 
 // hold reserves a pending transaction's amount plus fee: available → blocked.

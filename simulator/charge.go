@@ -90,8 +90,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 	if err != nil {
 		return pix.Cob{}, err
 	}
-	s.agenda.Wake()
-	return c, nil
+	return c, nil // the store wakes the agenda when the expiry is due before its next look
 }
 
 // Cob returns an account's cob (GET /cob/{txid}).
@@ -201,8 +200,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 	if err != nil {
 		return pix.Transaction{}, pix.Charge{}, err
 	}
-	s.agenda.Wake()
-	return t, ch, nil
+	return t, ch, nil // the store wakes the agenda when the expiry is due before its next look
 }
 
 // CashInCharge returns a cash-in charge by its transaction (control plane).

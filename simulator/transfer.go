@@ -87,8 +87,5 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	if err != nil {
 		return pix.Transaction{}, false, err
 	}
-	if !replayed {
-		s.agenda.Wake()
-	}
-	return t, replayed, nil
+	return t, replayed, nil // the store wakes the agenda for the settlement (agenda.Notifier)
 }

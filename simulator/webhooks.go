@@ -109,9 +109,9 @@ func (s *Simulator) attempt(ctx context.Context, d webhook.Delivery, ev webhook.
 	})
 	if err != nil {
 		s.log.Error("webhook: recording an attempt", "delivery", d.ID, "error", err)
-		return
 	}
-	s.agenda.Wake()
+	// A retry is a job: the store wakes the agenda when it is due before
+	// the runner's next look (agenda.Notifier).
 }
 
 // recoverInFlight schedules again, due now, every attempt left in flight by

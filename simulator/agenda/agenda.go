@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	_ "time/tzdata" // CRON_TZ= specs must load on hosts without a zoneinfo database.
 
@@ -37,6 +39,10 @@ type Agenda struct {
 	// wake carries Wake signals to the runner; its buffer of one coalesces
 	// them and keeps Wake from blocking.
 	wake chan struct{}
+	// nextWake is when the runner will look at the store next on its own
+	// (UnixNano): a job scheduled earlier needs a Wake (WakeFor).
+	// math.MaxInt64 while it runs jobs or has nothing scheduled.
+	nextWake atomic.Int64
 
 	lifeMu sync.Mutex
 	cancel context.CancelFunc // non-nil while the runner is started
@@ -49,12 +55,40 @@ func New(store Store, clk clock.Settable, logger *slog.Logger) *Agenda {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Agenda{
+	a := &Agenda{
 		store:    store,
 		clk:      clk,
 		log:      logger,
 		handlers: make(map[string]Handler),
 		wake:     make(chan struct{}, 1),
+	}
+	a.nextWake.Store(math.MaxInt64)
+	if n, ok := store.(Notifier); ok {
+		n.NotifyScheduled(a.WakeFor)
+	}
+	return a
+}
+
+// Notifier is a Store that reports the jobs it commits: after each commit
+// that scheduled jobs it calls fn with the earliest due time among them.
+// An agenda over such a store wakes its runner only when that job is due
+// before the runner would look again.
+type Notifier interface {
+	NotifyScheduled(fn func(due time.Time))
+}
+
+// WakeFor wakes the runner if a job due at due could otherwise wait: with a
+// real clock, if due is before the runner's next look at the store; with a
+// virtual clock, if it is already due (later ones run when time is advanced).
+func (a *Agenda) WakeFor(due time.Time) {
+	if a.clk.Mode() == clock.ModeReal {
+		if due.UnixNano() < a.nextWake.Load() {
+			a.Wake()
+		}
+		return
+	}
+	if !due.After(a.clk.Now()) {
+		a.Wake()
 	}
 }
 

@@ -2,6 +2,7 @@ package agenda
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
@@ -86,6 +87,7 @@ func (a *Agenda) loop(ctx context.Context) {
 // step runs the due jobs and says how long to sleep before the next step;
 // sleep is false when only a Wake or Stop should end the wait.
 func (a *Agenda) step(ctx context.Context) (wait time.Duration, sleep bool) {
+	a.nextWake.Store(math.MaxInt64) // while it runs, every new job wakes it again
 	if _, err := a.RunDue(ctx); err != nil {
 		if ctx.Err() == nil {
 			a.log.Error("agenda: running due jobs", "error", err)
@@ -105,6 +107,7 @@ func (a *Agenda) step(ctx context.Context) (wait time.Duration, sleep bool) {
 	if !ok {
 		return 0, false
 	}
+	a.nextWake.Store(j.Due.UnixNano())
 	wait = j.Due.Sub(a.clk.Now())
 	return max(0, min(wait, maxSleep)), true
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -31,6 +33,7 @@ type Store struct {
 	floor  jobFloor
 	snaps  snapshots
 	writer *writer
+	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
 }
 
 var _ storage.Store = (*Store)(nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -228,6 +229,9 @@ func (s *Store) commit(t *Tx, ok []*op) {
 	s.snaps.committed()
 	if err == nil && t.putJobs {
 		s.floor.lower(t.minJobDue)
+		if fn := s.onJobs.Load(); fn != nil {
+			(*fn)(time.Unix(0, t.minJobDue).UTC())
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("store: commit: %w", err)
@@ -236,6 +240,10 @@ func (s *Store) commit(t *Tx, ok []*op) {
 		o.answer(err)
 	}
 }
+
+// NotifyScheduled implements agenda.Notifier: fn is called after each commit
+// that scheduled jobs, with the earliest due time among them.
+func (s *Store) NotifyScheduled(fn func(due time.Time)) { s.onJobs.Store(&fn) }
 
 // call runs fn on t, turning a panic into an error: the writer serves every
 // caller and must survive any one of them.
