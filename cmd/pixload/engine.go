@@ -341,10 +341,10 @@ func engineTable(rs []engineResult, ceil result) string {
 	fmt.Fprintf(&b, "\n| engine under load | value | ratio to ceiling | other CPU | target | result |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range rs {
 		if r.wrk != nil {
-			ratio := r.wrk.ReqPerSec / ceil.ReqPerSec
+			ratio, ok := verdict(*r.wrk, ceil)
 			pass := "—"
 			if r.Target != "—" {
-				pass = passFail(ratio >= 0.08 && r.wrk.P99 < 25*time.Millisecond && r.wrk.Errors == 0)
+				pass = passFail(ok)
 			}
 			fmt.Fprintf(&b, "| %s | %.0f req/s, p99 %s, %d errors, %s server CPU/req | %.2f | %.0f%% | %s | %s |\n", r.Label, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq), ratio, 100*r.wrk.OtherCPU, r.Target, pass)
 			continue

@@ -1,0 +1,176 @@
+package main
+
+// The machine: cores, pinning, and the CPU the other processes use.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type machine struct {
+	serverCPU, wrkCPU string
+	threads           int
+	nproc             int
+	model             string
+}
+
+func detectMachine(o options) machine {
+	m := machine{nproc: runtime.NumCPU(), model: "unknown CPU"}
+	if out, err := exec.Command("nproc").Output(); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			m.nproc = n
+		}
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	cores := allowedCPUs()
+	_, tsErr := exec.LookPath("taskset")
+	if o.pin && len(cores) >= 2 && tsErr == nil {
+		m.serverCPU = strconv.Itoa(cores[0])
+		rest := make([]string, 0, len(cores)-1)
+		for _, c := range cores[1:] {
+			rest = append(rest, strconv.Itoa(c))
+		}
+		// With many cores, give the server half of them and wrk the rest.
+		if len(cores) >= 4 {
+			half := len(cores) / 2
+			m.serverCPU = joinInts(cores[:half])
+			rest = strings.Split(joinInts(cores[half:]), ",")
+		}
+		m.wrkCPU = strings.Join(rest, ",")
+		m.threads = len(rest)
+	} else {
+		m.threads = max(1, m.nproc/2)
+	}
+	if o.threads > 0 {
+		m.threads = o.threads
+	}
+	return m
+}
+
+// allowedCPUs lists the CPUs this process may run on (Cpus_allowed_list).
+func allowedCPUs() []int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			var cpus []int
+			for _, part := range strings.Split(strings.TrimSpace(v), ",") {
+				lo, hi, isRange := strings.Cut(part, "-")
+				a, err1 := strconv.Atoi(lo)
+				b := a
+				var err2 error
+				if isRange {
+					b, err2 = strconv.Atoi(hi)
+				}
+				if err1 != nil || err2 != nil {
+					return nil
+				}
+				for c := a; c <= b; c++ {
+					cpus = append(cpus, c)
+				}
+			}
+			return cpus
+		}
+	}
+	return nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return "any"
+	}
+	return s
+}
+
+// cpuTicks returns the busy and total jiffies of all CPUs from /proc/stat.
+func cpuTicks() (busy, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseUint(v, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
+}
+
+// waitQuiet waits up to limit for a half-second in which the machine is less
+// than 10% busy.
+func waitQuiet(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for {
+		b0, t0 := cpuTicks()
+		time.Sleep(500 * time.Millisecond)
+		b1, t1 := cpuTicks()
+		if t1 <= t0 || float64(b1-b0)/float64(t1-t0) < 0.10 || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// procTicks returns utime+stime of pid in jiffies.
+func procTicks(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+2:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseUint(f[11], 10, 64)
+	st, _ := strconv.ParseUint(f[12], 10, 64)
+	return u + st
+}
+
+// sampleRSS records the peak VmRSS of pid until stop is closed.
+func sampleRSS(pid int, stop <-chan struct{}) <-chan int64 {
+	out := make(chan int64, 1)
+	go func() {
+		var peak int64
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			peak = max(peak, rss(pid))
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
