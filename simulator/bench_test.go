@@ -82,6 +82,15 @@ func BenchmarkCreateCobParallel(b *testing.B) {
 			}
 		}
 	})
+	reportBatches(b, env)
+}
+
+// reportBatches reports the writer's mean batch over the run.
+func reportBatches(b *testing.B, env *simulatortest.Env) {
+	st := env.Store.WriterStats()
+	if st.Commits > 0 {
+		b.ReportMetric(float64(st.Operations)/float64(st.Commits), "ops/batch")
+	}
 }
 
 // BenchmarkCreateCashOutParallel is BenchmarkCreateCashOut from 64 concurrent
@@ -112,4 +121,5 @@ func BenchmarkCreateCashOutParallel(b *testing.B) {
 			}
 		}
 	})
+	reportBatches(b, env)
 }

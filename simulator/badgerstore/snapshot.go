@@ -68,6 +68,21 @@ func (s *snapshots) release(sn *snapshot) {
 // committed records a commit; called before the writer returns.
 func (s *snapshots) committed() { s.commits.Add(1) }
 
+// refresh opens the snapshot of the commit just counted, so that readers
+// find it ready. The writer calls it after each commit and before answering:
+// no commit of its own is then under way, so opening the Badger transaction
+// does not wait (a Badger read transaction opened while a commit is being
+// written waits for that commit's sync), and readers never open one
+// themselves while the next batch syncs: reads do not wait behind writes.
+func (s *snapshots) refresh(db *badger.DB) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.cur; c != nil && c.readers == 0 {
+		c.txn.Discard()
+	}
+	s.cur = &snapshot{txn: db.NewTransaction(false), commits: s.commits.Load()}
+}
+
 // close discards the current snapshot, if idle; called before the database
 // closes.
 func (s *snapshots) close() {

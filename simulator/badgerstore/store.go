@@ -95,8 +95,10 @@ func (s *Store) reset() error {
 		return fmt.Errorf("store: drop all: %w", err)
 	}
 	s.floor.lower(0)
+	err := s.writeSchemaVersion()
 	s.snaps.committed()
-	return s.writeSchemaVersion()
+	s.snaps.refresh(s.db)
+	return err
 }
 
 // Update runs fn as one operation of the writer's next batch (see writer) and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -45,6 +46,8 @@ type writer struct {
 	ops  chan *op
 	quit chan struct{}
 	done chan struct{}
+
+	commits, committed atomic.Int64 // batch commits, and the operations they carried
 
 	mu     sync.RWMutex // guards closed against submissions racing Close
 	closed bool
@@ -227,6 +230,9 @@ func (s *Store) round(ops []*op) []*op {
 func (s *Store) commit(t *Tx, ok []*op) {
 	err := t.txn.Commit()
 	s.snaps.committed()
+	s.snaps.refresh(s.db)
+	s.writer.commits.Add(1)
+	s.writer.committed.Add(int64(len(ok)))
 	if err == nil && t.putJobs {
 		s.floor.lower(t.minJobDue)
 		if fn := s.onJobs.Load(); fn != nil {
@@ -239,6 +245,15 @@ func (s *Store) commit(t *Tx, ok []*op) {
 	for _, o := range ok {
 		o.answer(err)
 	}
+}
+
+// WriterStats counts the writer's batch commits and the operations they
+// carried since the store opened: their ratio is the mean batch.
+type WriterStats struct{ Commits, Operations int64 }
+
+// WriterStats returns the writer's counts so far.
+func (s *Store) WriterStats() WriterStats {
+	return WriterStats{Commits: s.writer.commits.Load(), Operations: s.writer.committed.Load()}
 }
 
 // NotifyScheduled implements agenda.Notifier: fn is called after each commit

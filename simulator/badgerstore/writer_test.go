@@ -232,3 +232,29 @@ func TestWriter_ClosedAndCancelled(t *testing.T) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}
 }
+
+// The writer opens the snapshot of each commit before it answers, so a read
+// after an acknowledged write uses it and never opens a Badger transaction of
+// its own (one opened while the next batch is being synced would wait for that
+// sync): reads do not wait behind writes.
+func TestWriter_ReadersFindTheSnapshotReady(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	for i := range 3 {
+		if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("k", i) }); err != nil {
+			t.Fatal(err)
+		}
+		s.snaps.mu.Lock()
+		ready := s.snaps.cur
+		s.snaps.mu.Unlock()
+		if v, ok := meta(t, s, "k"); !ok || v != i {
+			t.Fatalf("read after write %d: %d %v", i, v, ok)
+		}
+		s.snaps.mu.Lock()
+		used := s.snaps.cur
+		s.snaps.mu.Unlock()
+		if ready == nil || used != ready {
+			t.Fatalf("write %d: the read opened its own snapshot instead of the writer's", i)
+		}
+	}
+}
