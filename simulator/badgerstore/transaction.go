@@ -29,6 +29,11 @@ func txAcctKey(t pix.Transaction) []byte {
 	return []byte("ix/txacct/" + num(int64(t.AccountID)) + "/" + num(t.CreatedAt.UnixNano()) + "/" + num(t.ID))
 }
 
+// sequenceLease is how many numbers Badger leases at a time. A lease is a
+// synced commit of its own, made on the writer's goroutine, so it is large:
+// one per thousand numbers. A crash leaves the rest of the lease as a gap.
+const sequenceLease = 1000
+
 // sequences hands out numbers of named sequences without transaction conflicts
 // (Badger leases them in blocks; a crash leaves a gap).
 type sequences struct {
@@ -43,7 +48,7 @@ func (s *sequences) next(name string) (int64, error) {
 	seq, ok := s.seqs[name]
 	if !ok {
 		var err error
-		if seq, err = s.db.GetSequence([]byte("meta/seq/"+name), 100); err != nil {
+		if seq, err = s.db.GetSequence([]byte("meta/seq/"+name), sequenceLease); err != nil {
 			return 0, err
 		}
 		s.seqs[name] = seq
