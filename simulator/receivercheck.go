@@ -228,7 +228,9 @@ func (c *checker) send(ctx context.Context, o outgoing) pix.ReceiverDelivery {
 	}
 	d.Secret = c.cfg.Secret
 	c.attempt++
-	a := c.dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
+	dp := c.dp
+	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
+	a := dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
 	out := pix.ReceiverDelivery{
 		WebhookID: ev.ID, EventType: o.eventType, Payload: o.payload, Attempt: o.attempt,
 		SentAt: sentAt.UTC(), WebhookTimestamp: o.signedAt.Unix(),

@@ -34,7 +34,8 @@ type Config struct {
 	// advanced). ClockStart is the virtual clock's first instant on a new data dir.
 	ClockMode  clock.Mode
 	ClockStart time.Time
-	// Wall is the wall clock used by the real-mode clock; nil means time.Now.
+	// Wall is the wall clock used by the real-mode clock and by webhook
+	// deliveries to date their webhook-timestamp; nil means time.Now.
 	Wall func() time.Time
 
 	// Seed drives the fake data generator (names, documents, keys of new accounts).
@@ -143,6 +144,13 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.dispatcher = cfg.Webhooks
 	if s.dispatcher == nil {
 		s.dispatcher = &webhook.Dispatcher{}
+	}
+	if s.dispatcher.Wall == nil && cfg.Wall != nil {
+		// webhook-timestamp is wall time in every clock mode; the same wall
+		// clock as the real-mode clock, so a test can move both.
+		dp := *s.dispatcher
+		dp.Wall = cfg.Wall
+		s.dispatcher = &dp
 	}
 	banks, err := loadBanks(cfg.Fixtures)
 	if err != nil {
