@@ -56,6 +56,10 @@ type Config struct {
 	// WebhookRegistration enables POST/GET /api/webhooks (the spec says they are
 	// currently disabled, which is the default).
 	WebhookRegistration bool
+	// CashInWebhook is the default shape of a cash-in charge's webhook
+	// (accounts may choose another in their settings): "" means
+	// pix.CashInWebhookReceive, the V2 envelope the spec asks for.
+	CashInWebhook pix.CashInWebhook
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -93,6 +97,7 @@ type Simulator struct {
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
 	medDeadlines    pix.MEDTimeline
+	cashInWebhook   pix.CashInWebhook
 	limits          rateLimiter
 	registration    registrationSwitch
 	tokens          tokenCache
@@ -141,6 +146,13 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
 	}
 	s.registration.on.Store(cfg.WebhookRegistration)
+	s.cashInWebhook = cfg.CashInWebhook
+	if !s.cashInWebhook.Valid() {
+		if s.cashInWebhook != "" {
+			return nil, fmt.Errorf("simulator: cash-in webhook shape %q is not RECEIVE or CashIn", cfg.CashInWebhook)
+		}
+		s.cashInWebhook = pix.CashInWebhookReceive
+	}
 	s.dispatcher = cfg.Webhooks
 	if s.dispatcher == nil {
 		s.dispatcher = &webhook.Dispatcher{}

@@ -32,6 +32,7 @@ var SplitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
 // Split is one share of a received charge, paid out to a key on confirmation.
 type Split struct {
 	PixKey     string // as the DICT knows it
+	PixKeySent string // as the client sent it
 	PixKeyType string
 	Name       string
 	Document   string
@@ -145,7 +146,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 			sum += s.Amount(amount)
 		}
 		if sum > amount {
-			vs = append(vs, Violation{Field: "splits", Message: "sum " + sum.Decimal2() + " is above the transaction amount " + amount.Decimal2()})
+			vs = append(vs, Violation{Field: "splits", Message: "must sum to at most the transaction amount " + amount.Decimal2() + ", not " + sum.Decimal2()})
 		}
 	}
 	badAmount := !missing["transaction.value"] && (amountErr != nil || amount < 1)
@@ -172,7 +173,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 
 func (r SplitRequest) validate(f string) (Split, []Violation) {
 	vs, missing := requiredViolations(prefixed(f, r.Missing))
-	s := Split{PixKeyType: r.PixKeyType, Name: r.Name, Document: r.Document, Type: SplitType(r.Type), Immediate: r.Immediate}
+	s := Split{PixKeyType: r.PixKeyType, PixKeySent: r.PixKey, Name: r.Name, Document: r.Document, Type: SplitType(r.Type), Immediate: r.Immediate}
 	if !missing[f+".pixKey"] {
 		if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > MaxSplitText {
 			vs = append(vs, Violation{Field: f + ".pixKey", Message: "is required, at most 255 characters"})

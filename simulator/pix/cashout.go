@@ -25,6 +25,7 @@ type CashOut struct {
 	ExternalID  string
 	Description string
 	Key         string // as the DICT knows it
+	KeySent     string // details.key exactly as the client sent it
 	KeyType     CashOutKeyType
 	Name        string
 	Document    string
@@ -101,7 +102,7 @@ func (r CashOutRequest) Validate() (CashOut, error) {
 	if len(vs) > 0 {
 		return CashOut{}, Invalid(CodeHTTPError, vs...)
 	}
-	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
+	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeySent: r.Key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
 }
 
 var cashOutKeyRule = map[CashOutKeyType]string{
