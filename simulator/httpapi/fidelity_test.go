@@ -58,3 +58,18 @@ func TestSandboxSettings_CashInWebhook(t *testing.T) {
 		t.Fatalf("defaults: %s", a.raw)
 	}
 }
+
+// TestWebhooksCreate_EveryInvalidField: with registration enabled, a wrong
+// JSON type and bad values of the other fields answer one 400 listing all.
+func TestWebhooksCreate_EveryInvalidField(t *testing.T) {
+	fs := newFuzzServer(t)
+	fs.serve(t, fuzzRequest{method: "PUT", path: "/_sandbox/webhook-registration", body: `{"mode":"enabled"}`})
+	rq := fuzzRequest{method: "POST", path: "/api/webhooks", auth: true, header: map[string]string{"Content-Type": "application/json"},
+		body: `{"url":5,"eventType":"nope"}`}
+	a := fs.serve(t, rq)
+	a.check(t, rq, minimalErrors, "url", "eventType")
+	msg, _ := a.body["message"].(string)
+	if a.status != http.StatusBadRequest || !strings.HasPrefix(msg, "url must be a string, not number; eventType must be one of") {
+		t.Fatalf("%d %s", a.status, a.raw)
+	}
+}
