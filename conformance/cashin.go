@@ -102,6 +102,16 @@ func acceptCashIn(ctx context.Context, f *framework.Framework, m map[string]any,
 	return cashInCharge{id: stringField(r, "transactionId"), correlationID: stringField(r, "correlationId"), pixCode: stringField(r, "pixCode"), r: r}
 }
 
+// setCashInWebhook chooses the shape of an account's cash-in charge webhooks
+// (Gap G-38): "RECEIVE", "CashIn" or "default".
+func setCashInWebhook(ctx context.Context, f *framework.Framework, accountID, shape string) {
+	ginkgo.GinkgoHelper()
+	r, err := f.Sandbox.Do(ctx, http.MethodPut, "/_sandbox/accounts/"+accountID+"/settings", map[string]any{"cashInWebhook": shape})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
+	gomega.Expect(r).To(framework.HaveJSONField("cashInWebhook", shape))
+}
+
 // expectDynamicBRCode checks that s is a valid BR Code of a dynamic charge:
 // BeValidBRCode, and a location URL in 26-25.
 func expectDynamicBRCode(s, what string) {
@@ -434,17 +444,20 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 
 	/*
 		Check: cash-in/provider-minimum
-		Spec: "Errors > Cash-out and cash-in codes", PROVIDER_EXPIRATION_BELOW_MINIMUM (expirationTime below the account provider minimum)
-		Gap G-33: per-provider minimum expiration values are "not shown" (docs/spec-gaps.md); the sandbox's default minimum is 60 s, reported in details.minimumExpirationTime
-		Description: A cash-in with expirationTime 45 (within 30..604800) MUST be answered 400 with
-		PROVIDER_EXPIRATION_BELOW_MINIMUM (in code or errorCode) in the extended shape and
-		details.minimumExpirationTime 60; one with expirationTime 60 MUST be accepted.
+		Spec: "Endpoints > POST /api/pix/cash-in" (transaction.expirationTime: min 30); "Limits" (expirationTime 30 to 604800 seconds)
+		Gap G-33: per-provider minimum expiration values are "not shown" (docs/spec-gaps.md); the sandbox's default minimum is the contract's floor of 30 s
+		Description: With the account's default settings, a cash-in with expirationTime 30 (the
+		contract's floor) MUST be accepted (201) with expirationDate 30 seconds after generateTime,
+		and one with expirationTime 29 MUST be answered 400 HTTP_ERROR naming
+		transaction.expirationTime.
 	*/
-	framework.SandboxChoiceIt("rejects an expirationTime below the default provider minimum of 60 s with 400 PROVIDER_EXPIRATION_BELOW_MINIMUM", func(ctx ginkgo.SpecContext) {
-		r := postCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 45 }), "")
-		expectCashOutError(r, "PROVIDER_EXPIRATION_BELOW_MINIMUM")
-		gomega.Expect(r).To(framework.HaveJSONField("details.minimumExpirationTime", 60))
-		acceptCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 60 }), "")
+	framework.SandboxChoiceIt("accepts expirationTime 30, the contract's floor, with the default provider minimum", func(ctx ginkgo.SpecContext) {
+		r := postCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 30 }), "")
+		gomega.Expect(r).To(framework.HaveStatus(http.StatusCreated))
+		expectLifetime(r, 30*time.Second)
+		r = postCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 29 }), "")
+		expectCashOutError(r, "HTTP_ERROR")
+		expectMessageNames(r, "transaction.expirationTime")
 	})
 
 	/*
@@ -455,7 +468,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		299 MUST be answered 400 with PROVIDER_EXPIRATION_BELOW_MINIMUM in the extended shape and
 		details.minimumExpirationTime 300, and one with expirationTime 300 MUST be accepted.
 	*/
-	framework.SandboxIt("rejects an expirationTime below the minimum set in the account settings", func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("rejects an expirationTime below the minimum set in the account settings with 400 PROVIDER_EXPIRATION_BELOW_MINIMUM", func(ctx ginkgo.SpecContext) {
 		putSettings(ctx, f, framework.SettingsUpdate{MinExpirationTime: 300})
 		r := postCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 299 }), "")
 		expectCashOutError(r, "PROVIDER_EXPIRATION_BELOW_MINIMUM")
@@ -516,15 +529,15 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 
 	/*
 		Check: cash-in/paid
-		Spec: "States and transitions > Cash-in charge" (PENDING → CONFIRMED when the payer pays: webhook sent); "Events > Other emissions" (POST /api/pix/cash-in: a webhook when the charge is paid); "What the service does", balance effects (PIX in: available increases)
-		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments {pixCode} (Gap G-40); GET /_sandbox/transactions/{id}
+		Spec: "States and transitions > Cash-in charge" (PENDING → CONFIRMED when the payer pays: webhook sent); "Events > Other emissions" (POST /api/pix/cash-in: a webhook when the charge is paid); "What the service does", balance effects (PIX in: available increases and a RECEIVE webhook with status LIQUIDATED is sent); "Versioning" (webhook payloads are the V2 envelope)
+		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments {pixCode} (Gap G-40); GET /_sandbox/transactions/{id} (txId)
 		Description: Paying a charge of 25.00 by its pixCode with a cash-in fee of 0.50 MUST be
 		answered 201 with amount 25.00, feeAmount 0.50 and finalAmount 24.50; the charge MUST then
 		be CONFIRMED with fee 0.50, available MUST have grown by 24.50 (value − fee) with blocked
-		unchanged, and the cash_in target MUST receive a CashIn webhook with status CONFIRMED for the
-		charge's transactionId.
+		unchanged, and the cash_in target MUST receive a RECEIVE webhook with data.status LIQUIDATED
+		whose data.txId is the charge's.
 	*/
-	framework.SandboxIt("confirms a charge paid by its pixCode, credits value − fee and sends a CashIn webhook", framework.Webhook, func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("confirms a charge paid by its pixCode, credits value − fee and sends a RECEIVE webhook", framework.Webhook, func(ctx ginkgo.SpecContext) {
 		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00"), "")
@@ -540,16 +553,17 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		gomega.Expect(tx.Fee).To(gomega.Equal(json.Number("0.50")), "fee of the charge")
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available + 2450, Blocked: before.Blocked}, "after the payment")
 
-		d := awaitWebhook(ctx, f, f.Webhooks, false, "transactionId", c.id)
-		gomega.Expect(d).To(framework.HaveJSONField("status", "CONFIRMED"))
+		d := awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", tx.TxID)
+		gomega.Expect(d).To(framework.HaveJSONField("type", "RECEIVE"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.status", "LIQUIDATED"))
 	})
 
 	/*
 		Check: cash-in/webhook-shape
-		Gap G-38: the cash_in payload shape is "not shown" (docs/spec-gaps.md); the sandbox mirrors the CashOut payload with event CashIn and movementType CREDIT
-		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments {transactionId, payer}
-		Description: Once a charge of 25.00 with two additionalInfo pairs is paid (cash-in fee
-		0.50), its CashIn webhook MUST carry event CashIn, status CONFIRMED, transactionType PIX,
+		Gap G-38: the flat cash_in payload is an option (docs/spec-gaps.md; the default is V2 RECEIVE); it mirrors the CashOut payload with event CashIn and movementType CREDIT
+		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50, "cashInWebhook":"CashIn"}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments {transactionId, payer}
+		Description: With the account's cashInWebhook setting CashIn, once a charge of 25.00 with two
+		additionalInfo pairs is paid (cash-in fee 0.50), its CashIn webhook MUST carry event CashIn, status CONFIRMED, transactionType PIX,
 		movementType CREDIT, transactionId equal to the charge's (numeric text), externalId,
 		correlationId, endToEndId equal to the payment's (Central Bank form), feeAmount 0.50,
 		originalAmount 25.00 and finalAmount 24.50 as JSON numbers, processingDate in ISO 8601,
@@ -560,6 +574,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 	*/
 	framework.SandboxIt("sends the CashIn webhook with every field of the sandbox's payload", framework.SandboxChoice, framework.Webhook, func(ctx ginkgo.SpecContext) {
 		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		setCashInWebhook(ctx, f, f.Identity.ID, "CashIn")
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		info := map[string]any{"order": "A-1", "channel": "conformance"}
 		m := cashInRequest(f, "25.00", func(m, _, _ map[string]any) { m["additionalInfo"] = info })
@@ -610,14 +625,15 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 
 	/*
 		Check: cash-in/expired
-		Gap G-37: the state of a cash-in charge after expiry is "not shown" (docs/spec-gaps.md); the sandbox ends it in ERROR with PAYMENT_EXPIRED, sends a CashIn webhook with status ERROR and refuses later payments (409)
-		Sandbox: POST /_sandbox/clock/advance; GET /_sandbox/transactions/{id}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments
-		Description: A charge with expirationTime 60 MUST still be PENDING 59 seconds later and MUST
+		Gap G-37: the state of a cash-in charge after expiry is "not shown" (docs/spec-gaps.md); the sandbox ends it in ERROR with PAYMENT_EXPIRED, sends a CashIn webhook with status ERROR (with the flat shape; RECEIVE with status ERROR by default, Gap G-38) and refuses later payments (409)
+		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInWebhook":"CashIn"}; POST /_sandbox/clock/advance; GET /_sandbox/transactions/{id}; POST /_sandbox/webhook-targets (cash_in); POST /_sandbox/payments
+		Description: With the account's cashInWebhook setting CashIn, a charge with expirationTime 60 MUST still be PENDING 59 seconds later and MUST
 		be ERROR with errorCode PAYMENT_EXPIRED 60 seconds after creation; a CashIn webhook with
 		status ERROR, errorCode PAYMENT_EXPIRED, a non-empty errorMessage and endToEndId null MUST
 		follow; a payment then MUST be refused with 409 and available MUST not change.
 	*/
 	framework.SandboxIt("ends a charge unpaid at expirationDate in ERROR PAYMENT_EXPIRED", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+		setCashInWebhook(ctx, f, f.Identity.ID, "CashIn")
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		m := cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 60 })
 		c := acceptCashIn(ctx, f, m, "")
@@ -690,8 +706,8 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		Sandbox: a second account from POST /_sandbox/accounts; GET /_sandbox/transactions/{id} (txId); POST /_sandbox/webhook-targets (cash_out for the payer, cash_in for the receiver); POST /_sandbox/clock/advance
 		Description: A transfer of 25.00 from the spec's account to the EVP key of another sandbox
 		account, with txId the txid of that account's PENDING charge of 25.00, MUST once settled
-		confirm the charge, send the receiver's cash_in target a CashIn webhook with status
-		CONFIRMED for the charge, raise the receiver's available by 25.00 (its cash-in fee 0.00) and
+		confirm the charge, send the receiver's cash_in target a RECEIVE webhook with data.status
+		LIQUIDATED and data.txId the charge's, raise the receiver's available by 25.00 (its cash-in fee 0.00) and
 		leave the payer's available lower by 25.00 with blocked back to its value.
 	*/
 	framework.SandboxIt("confirms a charge paid by another sandbox account's POST /dict/pix naming its txid", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
@@ -714,9 +730,9 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		acceptTransfer(ctx, f, idem, transferBody(evpKey(receiver), "25.00", func(m map[string]any) { m["txId"] = txid }), "")
 		out := awaitWebhook(ctx, f, f.Webhooks, true, "data.idempotencyKey", idem)
 		gomega.Expect(out).To(framework.HaveJSONField("data.status", "LIQUIDATED"))
-		in := awaitWebhook(ctx, f, inboxIn, false, "transactionId", id)
-		gomega.Expect(in).To(framework.HaveJSONField("event", "CashIn"))
-		gomega.Expect(in).To(framework.HaveJSONField("status", "CONFIRMED"))
+		in := awaitWebhook(ctx, f, inboxIn, false, "data.txId", txid)
+		gomega.Expect(in).To(framework.HaveJSONField("type", "RECEIVE"))
+		gomega.Expect(in).To(framework.HaveJSONField("data.status", "LIQUIDATED"))
 		gomega.Expect(transaction(ctx, f, id).Status).To(gomega.Equal("CONFIRMED"))
 		expectBalance(f.BalanceOf(ctx, receiverToken), framework.Balance{Available: 10000 + 2500, Blocked: 0}, "of the receiving account")
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - 2500, Blocked: before.Blocked}, "of the paying account")

@@ -507,19 +507,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		one of 20.00 MUST be accepted. Afterwards the clock is moved on to 09:00 in São Paulo.
 	*/
 	framework.SandboxIt("rejects a value above the night limit at 20:30 in São Paulo with 400 PIX_NIGHT_LIMIT_EXCEEDED", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		clk, err := f.Sandbox.Clock(ctx)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		now := clk.Now.UTC()
-		night := time.Date(now.Year(), now.Month(), now.Day(), 23, 30, 0, 0, time.UTC)
-		if !night.After(now) {
-			night = night.AddDate(0, 0, 1)
-		}
-		_, err = f.Sandbox.SetClock(ctx, night)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
-			_, err := f.Sandbox.SetClock(ctx, night.Add(12*time.Hour+30*time.Minute)) // 12:00Z, 09:00 in São Paulo
-			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "moving the clock on to the next morning")
-		})
+		clockToSaoPauloNight(ctx, f)
 
 		putSettings(ctx, f, framework.SettingsUpdate{NightLimit: "20.00"})
 		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "20.01"), ""), "PIX_NIGHT_LIMIT_EXCEEDED")

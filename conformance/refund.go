@@ -793,20 +793,20 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 
 	/*
 		Check: refund/to-sandbox-payer
-		Spec: "States and transitions > Refund (devolucao)" (DEVOLVIDO: REFUND webhook); "Events > Registration event types" (refund_out: refund received)
-		Gap G-49: when the payer is a sandbox account it receives the refund as REFUND_OUT (a credit) and the REFUND envelope with creditDebitType CREDIT on its refund_out targets
+		Spec: "States and transitions > Refund (devolucao)" (DEVOLVIDO: REFUND webhook); "Events > Registration event types" (refund_out: refund received); "Events > Envelope V2", REFUND row (creditDebitType DEBIT)
+		Gap G-49: when the payer is a sandbox account it receives the refund as REFUND_OUT (a credit) and the REFUND envelope, creditDebitType DEBIT as the contract's row fixes it, on its refund_out targets
 		Sandbox: a second account from POST /_sandbox/accounts (the payer) paying the spec's EVP key with POST /dict/pix; POST /_sandbox/webhook-targets (cash_in for the spec's account, refund_out for the payer); POST /_sandbox/clock/advance
 		Description: A refund of 10.00 of a PIX of 25.00 that another sandbox account sent MUST,
 		once DEVOLVIDO, raise that account's available by 10.00 (75.00 → 85.00), record it there
 		as a REFUND_OUT transaction, CONFIRMED, of 10.00 (the transaction of its refund_out
 		delivery in GET /_sandbox/webhook-deliveries), and send its refund_out target a REFUND
-		envelope with data.creditDebitType CREDIT, data.refundId the refund's id, data.endToEndId
+		envelope with data.creditDebitType DEBIT, data.refundId the refund's id, data.endToEndId
 		the PIX's, payment.amount "25.00", a refunds[] entry for the rtrId of payment.amount 10.00,
 		and data.id the number of that REFUND_OUT transaction: as in every other envelope, data.id
 		names a transaction of the account notified (RECEIVE names the receiver's, the refund_in
 		REFUND the refunder's REFUND_IN), never another account's.
 	*/
-	framework.SandboxIt("returns a refund of a PIX from another sandbox account to it, with a REFUND webhook of creditDebitType CREDIT", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("returns a refund of a PIX from another sandbox account to it, with a REFUND webhook of creditDebitType DEBIT", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
 		payer, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		payerToken := f.TokenFor(ctx, framework.IdentityOf(payer))
@@ -831,7 +831,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 
 		d := awaitWebhook(ctx, f, inboxOut, false, "data.refundId", id)
 		gomega.Expect(d).To(framework.HaveJSONField("type", "REFUND"))
-		gomega.Expect(d).To(framework.HaveJSONField("data.creditDebitType", "CREDIT"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.creditDebitType", "DEBIT"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.status", "REFUNDED"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.endToEndId", p.e2e))
 		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", "25.00"))

@@ -416,15 +416,22 @@ var _ = ginkgo.Describe("POST /api/resend-webhook/{transactionIdentifier}", fram
 
 	/*
 		Check: webhooks/resend-no-webhook-yet
-		Gap G-55: a transaction that has sent no webhook yet (a pending cash-out) is 404
+		Gap G-55: a transaction of the account that has sent no webhook yet (a pending cash-out) exists, so it is not 404: 400 with a message saying no webhook has been sent yet
 		Sandbox: none beyond the public routes (no clock move: the cash-out stays pending)
-		Description: Resending a cash-out that is still pending, by its externalId with the body
-		url of the receiver, MUST be answered 404, and nothing MUST reach the receiver.
+		Description: Resending a cash-out that is still pending, with the body url of the receiver,
+		by its externalId and by the transactionId its response gave, MUST each be answered 400 in
+		the minimal error shape with a message that names transactionIdentifier and says no webhook
+		has been sent yet, and nothing MUST reach the receiver.
 	*/
-	framework.SandboxIt("answers 404 to a transaction that has sent no webhook yet", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("answers 400 to a transaction that has sent no webhook yet", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
 		m := cashOutRequest(f, "1.00")
-		acceptCashOut(ctx, f, m, "")
-		gomega.Expect(resendAs(ctx, f, f.Token(ctx), externalID(m), resendBody(f.Webhooks.URL()))).To(framework.HaveStatus(http.StatusNotFound))
+		id := acceptCashOut(ctx, f, m, "")
+		for _, ident := range []string{externalID(m), id} {
+			r := resendAs(ctx, f, f.Token(ctx), ident, resendBody(f.Webhooks.URL()))
+			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest), "identifier %s", ident)
+			gomega.Expect(r).To(framework.HaveMinimalErrorShape())
+			gomega.Expect(r).To(framework.HaveJSONField("message", gomega.And(gomega.HavePrefix("transactionIdentifier "), gomega.ContainSubstring("no cash_out webhook yet"))), "identifier %s", ident)
+		}
 		gomega.Expect(f.Webhooks.Deliveries()).To(gomega.BeEmpty(), "deliveries to the receiver")
 	})
 

@@ -94,12 +94,18 @@ func reportBatches(b *testing.B, env *simulatortest.Env) {
 }
 
 // BenchmarkCreateCashOutParallel is BenchmarkCreateCashOut from 64 concurrent
-// callers over 8 accounts: batched commits, as under load.
+// callers over 8 accounts, and over one: batched commits, as under load.
 func BenchmarkCreateCashOutParallel(b *testing.B) {
+	for _, n := range []int{8, 1} {
+		b.Run(fmt.Sprintf("accounts=%d", n), func(b *testing.B) { benchCashOuts(b, n) })
+	}
+}
+
+func benchCashOuts(b *testing.B, accounts int) {
 	ctx := context.Background()
 	env := simulatortest.New(b, simulatortest.Options{Dir: b.TempDir()})
 	var ids []pix.AccountID
-	for range 8 {
+	for range accounts {
 		a, err := env.Sim.CreateAccount(ctx, pix.NewAccount{Balance: pix.MaxCents})
 		if err != nil {
 			b.Fatal(err)

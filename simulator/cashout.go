@@ -60,7 +60,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		t := pix.Transaction{
 			ID: txID, UUID: uuid.NewString(), AccountID: id, Kind: pix.TxCashOut, Status: pix.TxStatusPending,
 			Amount: in.Amount, Fee: st.Fee, ExternalID: in.ExternalID, Description: in.Description,
-			PixKey: in.Key, KeyType: string(in.KeyType), Document: in.Document,
+			PixKey: in.Key, PixKeySent: in.KeySent, KeyType: string(in.KeyType), Document: in.Document,
 			Counterpart: pix.Counterpart{Name: in.Name, Document: in.Document},
 			CreatedAt:   now, Scenario: sc.Name,
 		}

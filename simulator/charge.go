@@ -275,7 +275,7 @@ func (s *Simulator) cashInExpireJob(ctx context.Context, now time.Time, j agenda
 		if err := tx.PutTransaction(t); err != nil {
 			return err
 		}
-		return s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, newCashInPayload(t, ch), now)
+		return s.emitCashIn(tx, t, ch, now)
 	})
 }
 

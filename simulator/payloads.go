@@ -49,14 +49,18 @@ type transferData struct {
 	ErrorMessage          string    `json:"errorMessage,omitempty"`
 }
 
-// receiveData is the RECEIVE envelope's data.
+// receiveData is the RECEIVE envelope's data. Gap G-38: a cash-in charge that
+// expired unpaid sends status "ERROR" with errorCode and errorMessage and a
+// null endToEndId, as a failed TRANSFER does (Gap G-28).
 type receiveData struct {
 	ID            int64     `json:"id"`
 	TxID          *string   `json:"txId"`
 	Status        string    `json:"status"`
 	Payment       v2Payment `json:"payment"`
-	EndToEndID    string    `json:"endToEndId"`
+	EndToEndID    *string   `json:"endToEndId"`
 	DebtorAccount v2Party   `json:"debtorAccount"`
+	ErrorCode     string    `json:"errorCode,omitempty"`
+	ErrorMessage  string    `json:"errorMessage,omitempty"`
 }
 
 // movement is what the CashOut and CashIn payloads share (spec "Resources >
@@ -116,8 +120,15 @@ type cashOutBank struct {
 	AccountNumber *string `json:"accountNumber"`
 }
 
+// newCashOutPayload builds the CashOut webhook of a cash-out or split; pixKey
+// is the key as the client sent it (11987654321 stays 11987654321, an EVP
+// keeps its form, an email its case), not as the DICT knows it.
 func newCashOutPayload(t pix.Transaction) cashOutPayload {
-	return cashOutPayload{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: t.PixKey}
+	key := t.PixKeySent
+	if key == "" {
+		key = t.PixKey
+	}
+	return cashOutPayload{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: key}
 }
 
 func newTransferPayload(t pix.Transaction) v2Envelope {
@@ -135,10 +146,37 @@ func newTransferPayload(t pix.Transaction) v2Envelope {
 }
 
 func receivePayload(t pix.Transaction) v2Envelope {
-	return v2Envelope{Type: "RECEIVE", Data: receiveData{
+	d := receiveData{
 		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
-		EndToEndID: t.EndToEndID, DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
-	}}
+		EndToEndID: wire.Optional(t.EndToEndID), DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
+	}
+	if t.Status == pix.TxStatusError {
+		d.Status, d.ErrorCode, d.ErrorMessage = "ERROR", string(t.ErrorCode), t.ErrorMessage
+	}
+	return v2Envelope{Type: "RECEIVE", Data: d}
+}
+
+// emitCashIn sends the outcome webhook of a cash-in charge (paid or expired)
+// to the account's cash_in targets, in the shape the account's settings or
+// the server's default choose (Gap G-38): V2 RECEIVE, whose data.id is the
+// charge's transactionId and txId the charge's txid, or the flat CashIn.
+func (s *Simulator) emitCashIn(tx storage.Tx, t pix.Transaction, ch pix.Charge, now time.Time) error {
+	shape := s.cashInWebhook
+	a, err := tx.Account(t.AccountID)
+	if err != nil {
+		return err
+	}
+	st, err := settingsOf(tx, a)
+	if err != nil {
+		return err
+	}
+	if st.CashInWebhook.Valid() {
+		shape = st.CashInWebhook
+	}
+	if shape == pix.CashInWebhookCashIn {
+		return s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, newCashInPayload(t, ch), now)
+	}
+	return s.emit(tx, t.AccountID, webhookEventCashIn, "RECEIVE", t.ID, receivePayload(t), now)
 }
 
 // emitPixOut sends the outcome webhook of a PIX out to the account's cash_out
@@ -180,7 +218,8 @@ func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
 // lists every settled refund of the PIX (status LIQUIDATED); a refund that ended
 // NAO_REALIZADO is sent with status "ERROR", its refunds[] entry status "ERROR"
 // and motivo; a sandbox payer's refund_out targets get the same envelope with
-// creditDebitType CREDIT and the one refund it received.
+// the one refund it received. creditDebitType is DEBIT on both sides, as the
+// contract's REFUND row fixes it.
 type refundData struct {
 	ID              int64      `json:"id"`
 	TxID            *string    `json:"txId"`
@@ -216,10 +255,11 @@ func newV2Refund(r pix.Refund, status string) v2Refund {
 // newRefundPayload builds the REFUND envelope of refund r of the PIX o for the
 // transaction id (the refunder's REFUND_IN, or the payer's REFUND_OUT); all,
 // when given, is every refund of o (the refunding side's view).
-func newRefundPayload(o pix.Transaction, r pix.Refund, creditDebit string, all []pix.Refund, id int64) v2Envelope {
+func newRefundPayload(o pix.Transaction, r pix.Refund, all []pix.Refund, id int64) v2Envelope {
 	d := refundData{ID: id, TxID: wire.Optional(o.TxID), Status: "REFUNDED",
 		Payment: v2Payment{Amount: o.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: o.EndToEndID,
-		CreditDebitType: creditDebit, RefundID: r.ID, RtrID: r.RtrID, Nature: string(r.Nature), Refunds: []v2Refund{}}
+		CreditDebitType: "DEBIT", // spec "Events > Envelope V2", REFUND row, on both sides
+		RefundID:        r.ID, RtrID: r.RtrID, Nature: string(r.Nature), Refunds: []v2Refund{}}
 	if r.Status == pix.RefundStatusNaoRealizado {
 		d.Status, d.Motivo = "ERROR", wire.Optional(r.Motivo)
 		d.Refunds = append(d.Refunds, newV2Refund(r, "ERROR"))

@@ -311,7 +311,7 @@ func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Ce
 	if err := tx.DeleteJob(cashInExpireJobID(t.ID)); err != nil {
 		return pix.Transaction{}, err
 	}
-	if err := s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, newCashInPayload(t, ch), now); err != nil {
+	if err := s.emitCashIn(tx, t, ch, now); err != nil {
 		return pix.Transaction{}, err
 	}
 	if err := s.openMEDForCharge(tx, ch.Scenario, t, now); err != nil {

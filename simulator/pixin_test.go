@@ -131,7 +131,9 @@ func TestCob_ChangeableAmountAndValidation(t *testing.T) {
 func TestCashIn_LifecycleAndExpiry(t *testing.T) {
 	p := newPixOut(t)
 	a := p.account(0)
-	if _, err := p.env.Sim.SetAccountSettings(p.ctx, a.Account.ID, pix.Settings{CashInFee: 99}); err != nil {
+	// The flat CashIn payload, chosen in the account's settings (Gap G-38);
+	// TestCashIn_ReceiveWebhook covers the default, V2 RECEIVE.
+	if _, err := p.env.Sim.SetAccountSettings(p.ctx, a.Account.ID, pix.Settings{CashInFee: 99, CashInWebhook: pix.CashInWebhookCashIn}); err != nil {
 		t.Fatal(err)
 	}
 	s := newSink(t)
@@ -197,7 +199,11 @@ func TestCashIn_LifecycleAndExpiry(t *testing.T) {
 		t.Fatalf("expiry webhook = %v", bodies)
 	}
 
-	// The provider minimum and the provider-failure scenario.
+	// The provider minimum (the spec's 30 by default; 60 here) and the
+	// provider-failure scenario.
+	if _, err := p.env.Sim.SetAccountSettings(p.ctx, a.Account.ID, pix.Settings{MinExpiration: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
 	req = cashInReq("ci-3", "10")
 	req.ExpirationTime = "45"
 	if _, _, err := p.env.Sim.CreateCashIn(p.ctx, a.Account.ID, req, scenarios.None); pix.ErrorCode(err) != pix.CodeProviderExpirationBelowMinimum {

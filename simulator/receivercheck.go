@@ -228,7 +228,9 @@ func (c *checker) send(ctx context.Context, o outgoing) pix.ReceiverDelivery {
 	}
 	d.Secret = c.cfg.Secret
 	c.attempt++
-	a := c.dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
+	dp := c.dp
+	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
+	a := dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
 	out := pix.ReceiverDelivery{
 		WebhookID: ev.ID, EventType: o.eventType, Payload: o.payload, Attempt: o.attempt,
 		SentAt: sentAt.UTC(), WebhookTimestamp: o.signedAt.Unix(),
@@ -379,7 +381,7 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 		o := w.received()
 		r := w.refundOf(o, pix.ReceiverCaseRefund)
 		return one("V2 REFUND (refund_in): a received PIX refunded, status REFUNDED, creditDebitType DEBIT",
-			outgoing{eventType: webhook.EventRefundIn, payload: "REFUND", body: newRefundPayload(o, r, "DEBIT", nil, r.TransactionID)})
+			outgoing{eventType: webhook.EventRefundIn, payload: "REFUND", body: newRefundPayload(o, r, nil, r.TransactionID)})
 	case pix.ReceiverCaseCashOutConfirmed:
 		return one("CashOut CONFIRMED (cash_out): errorCode and errorMessage null",
 			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: newCashOutPayload(w.cashOut(""))})
@@ -397,7 +399,7 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 		o := w.transfer()
 		r := w.refundBy(o)
 		return one("V2 REFUND (refund_out): a refund received for a PIX sent, creditDebitType CREDIT",
-			outgoing{eventType: webhook.EventRefundOut, payload: "REFUND", body: newRefundPayload(o, r, "CREDIT", nil, w.id())})
+			outgoing{eventType: webhook.EventRefundOut, payload: "REFUND", body: newRefundPayload(o, r, nil, w.id())})
 	case pix.ReceiverCaseMEDCreated:
 		return one("MED (med_created): a MED opened against a received PIX, status OPEN",
 			outgoing{eventType: webhook.EventMedCreated, payload: "MED", body: newMEDPayload("med_created", w.med(""))})
@@ -467,7 +469,7 @@ func (c *checker) outOfOrder(ctx context.Context) *caseRun {
 	o := c.w.received()
 	r := c.w.refundOf(o, pix.ReceiverCaseOutOfOrder)
 	refund := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventRefundIn, payload: "REFUND",
-		body: newRefundPayload(o, r, "DEBIT", nil, r.TransactionID), attempt: "first"}
+		body: newRefundPayload(o, r, nil, r.TransactionID), attempt: "first"}
 	receive := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: receivePayload(o), attempt: "first"}
 	run := &caseRun{name: pix.ReceiverCaseOutOfOrder, optional: map[int]bool{},
 		sends: "V2 REFUND (refund_in) " + refund.webhookID + " before the RECEIVE (cash_in) " + receive.webhookID + " of the PIX it refunds; the REFUND again if refused"}

@@ -184,7 +184,7 @@ func TestRefund_ToSandboxPayer(t *testing.T) {
 	if p.balance(payer.Account.ID).Available != 35_00 || p.balance(receiver.Account.ID).Available != 15_00 {
 		t.Fatalf("payer %+v receiver %+v", p.balance(payer.Account.ID), p.balance(receiver.Account.ID))
 	}
-	if bodies, _ := s.received(); len(bodies) != 1 || bodies[0]["data"].(map[string]any)["creditDebitType"] != "CREDIT" {
+	if bodies, _ := s.received(); len(bodies) != 1 || bodies[0]["data"].(map[string]any)["creditDebitType"] != "DEBIT" {
 		t.Fatalf("refund_out webhooks = %v", bodies)
 	}
 	p.invariants()

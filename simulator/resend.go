@@ -3,9 +3,12 @@ package simulator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -35,8 +38,9 @@ func eventTypeOf(t pix.Transaction) string {
 // transaction's own type, with the same event id, to the body url when given
 // (a one-off target, not stored), else to the account's registered target for
 // that type, else 400. The identifier is the transaction's number, its
-// end-to-end id (32 characters, E or D first; Gap G-55) or its externalId; a
-// transaction of another account is 404. 60 requests per minute of simulation
+// end-to-end id (32 characters, E or D first; Gap G-55), its UUID (the
+// cash-out response's transactionId) or its externalId; a transaction of
+// another account is 404, one that has sent no webhook yet 400. 60 requests per minute of simulation
 // time per account, then 429. The attempt is recorded in the delivery log; its
 // id is the webhookLogId.
 func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error) {
@@ -68,8 +72,9 @@ func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, 
 				ev, found = e, true
 			}
 		}
-		if !found {
-			return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "transaction %d has sent no %s webhook yet", t.ID, typ)
+		if !found { // the transaction exists: "not found" would send the client looking for the wrong thing
+			return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "transactionIdentifier",
+				Message: fmt.Sprintf("names transaction %d, which has sent no %s webhook yet (it is %s): resend it once its webhook has been sent", t.ID, typ, t.Status)})
 		}
 		if url != "" {
 			d = webhook.OneOff(ev, url, now)
@@ -108,6 +113,15 @@ func (s *Simulator) findForResend(tx storage.Tx, id pix.AccountID, ident string)
 	} else if e2eIdentifier.MatchString(ident) {
 		t, err = tx.TransactionByE2E(id, ident)
 	} else {
+		if _, perr := uuid.Parse(ident); perr == nil && len(ident) == 36 {
+			// The cash-out response's transactionId; an externalId that merely
+			// looks like a UUID is still found below.
+			if t, err = tx.TransactionByUUID(ident); err == nil && t.AccountID == id {
+				return t, nil
+			} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return t, err
+			}
+		}
 		t, err = tx.TransactionByExternalID(id, ident)
 	}
 	if errors.Is(err, storage.ErrNotFound) {

@@ -60,7 +60,7 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 	return st, err
 }
 
-// limitCounters names the running totals a cash-out counts against.
+// limitCounters names the running totals a cash-out or DICT transfer counts against.
 func limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
 	day = "limit/" + itoa(int64(id)) + "/day/" + pix.DayKey(t.CreatedAt)
 	if pix.IsNight(t.CreatedAt) {
@@ -68,6 +68,11 @@ func limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
 	}
 	return day, night
 }
+
+// countsTowardLimits reports whether a PIX out of kind k counts in the limit
+// totals: the client's own payments, cash-out and DICT transfer (a failed one
+// gives its amount back). Splits, paid by the account's schedule, do not.
+func countsTowardLimits(k pix.TxKind) bool { return k == pix.TxCashOut || k == pix.TxTransfer }
 
 // countLimits adds (or, with sign -1, removes) a cash-out's amount to the
 // running totals of its day and night.

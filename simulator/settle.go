@@ -289,7 +289,7 @@ func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, 
 	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: ref(t, "release")}); err != nil {
 		return err
 	}
-	if t.Kind == pix.TxCashOut {
+	if countsTowardLimits(t.Kind) {
 		if err := countLimits(tx, t, -1); err != nil {
 			return err
 		}

@@ -34,7 +34,8 @@ type Config struct {
 	// advanced). ClockStart is the virtual clock's first instant on a new data dir.
 	ClockMode  clock.Mode
 	ClockStart time.Time
-	// Wall is the wall clock used by the real-mode clock; nil means time.Now.
+	// Wall is the wall clock used by the real-mode clock and by webhook
+	// deliveries to date their webhook-timestamp; nil means time.Now.
 	Wall func() time.Time
 
 	// Seed drives the fake data generator (names, documents, keys of new accounts).
@@ -59,6 +60,10 @@ type Config struct {
 	// WebhookRegistration enables POST/GET /api/webhooks (the spec says they are
 	// currently disabled, which is the default).
 	WebhookRegistration bool
+	// CashInWebhook is the default shape of a cash-in charge's webhook
+	// (accounts may choose another in their settings): "" means
+	// pix.CashInWebhookReceive, the V2 envelope the spec asks for.
+	CashInWebhook pix.CashInWebhook
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -97,6 +102,7 @@ type Simulator struct {
 	dispatcher      *webhook.Dispatcher
 	pool            *webhook.Pool
 	medDeadlines    pix.MEDTimeline
+	cashInWebhook   pix.CashInWebhook
 	limits          rateLimiter
 	registration    registrationSwitch
 	tokens          tokenCache
@@ -144,9 +150,23 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
 	}
 	s.registration.on.Store(cfg.WebhookRegistration)
+	s.cashInWebhook = cfg.CashInWebhook
+	if !s.cashInWebhook.Valid() {
+		if s.cashInWebhook != "" {
+			return nil, fmt.Errorf("simulator: cash-in webhook shape %q is not RECEIVE or CashIn", cfg.CashInWebhook)
+		}
+		s.cashInWebhook = pix.CashInWebhookReceive
+	}
 	s.dispatcher = cfg.Webhooks
 	if s.dispatcher == nil {
 		s.dispatcher = &webhook.Dispatcher{}
+	}
+	if s.dispatcher.Wall == nil && cfg.Wall != nil {
+		// webhook-timestamp is wall time in every clock mode; the same wall
+		// clock as the real-mode clock, so a test can move both.
+		dp := *s.dispatcher
+		dp.Wall = cfg.Wall
+		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
 	banks, err := loadBanks(cfg.Fixtures)

@@ -123,7 +123,7 @@ func (s *Simulator) createSplit(tx storage.Tx, charge pix.Transaction, ch pix.Ch
 		sc, _ = scenarios.Lookup(string(chargeSc.SplitFailure))
 	}
 	t := pix.Transaction{ID: id, UUID: uuid.NewString(), AccountID: charge.AccountID, Kind: pix.TxSplit, Status: pix.TxStatusPending,
-		Amount: amount, PixKey: sp.PixKey, KeyType: sp.PixKeyType, Document: sp.Document,
+		Amount: amount, PixKey: sp.PixKey, PixKeySent: sp.PixKeySent, KeyType: sp.PixKeyType, Document: sp.Document,
 		Description: fmt.Sprintf("split %d of charge %d", i+1, charge.ID),
 		Counterpart: pix.Counterpart{Name: sp.Name, Document: sp.Document}, CreatedAt: now, RelatedID: charge.ID, Scenario: sc.Name}
 	err = s.hold(tx, t)

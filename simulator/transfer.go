@@ -20,7 +20,9 @@ import (
 // one store transaction, so concurrent repeats serialise on the key and all but
 // one find it taken. The same key with a different request is refused (422,
 // CodeIdempotencyKeyConflict; Gap G-22). Other failures: 400 on invalid input;
-// 422 CodeDictKeyNotFound, CodeIspbDenied (rule 3), CodePixInsufficientBalance.
+// 422 CodeDictKeyNotFound, CodeIspbDenied (rule 3), the limit codes
+// (CodePixTransactionLimitExceeded, CodePixDailyLimitExceeded,
+// CodePixNightLimitExceeded, shared with cash-out), CodePixInsufficientBalance.
 func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pix.TransferRequest, sc scenarios.Scenario) (t pix.Transaction, replayed bool, err error) {
 	now := s.clock.Now()
 	in, err := req.Validate()
@@ -73,8 +75,21 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 			Description: in.Description, Priority: in.Priority, Expiration: in.Expiration,
 			Document: in.CreditorDocument, Counterpart: entry.Counterpart(), CreatedAt: now, Scenario: sc.Name, TxID: in.TxID,
 		}
+		// The Central Bank's limits bind the payer's PIX whatever route starts
+		// it: the same per-transaction, daily and night limits as a cash-out,
+		// counted in the same running totals (Gap G-24).
+		st, err := settingsOf(tx, a)
+		if err != nil {
+			return err
+		}
+		if err := checkLimits(tx, st, t); err != nil {
+			return err // the route answers 422 (routes.go overrides)
+		}
 		if err := s.hold(tx, t); err != nil {
 			return err // insufficient balance: the route answers 422 (routes.go overrides)
+		}
+		if err := countLimits(tx, t, 1); err != nil {
+			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
 			return err

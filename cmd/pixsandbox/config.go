@@ -44,6 +44,9 @@ type Config struct {
 	WebhookWorkers, WebhookPerTarget int
 	// Sync syncs every batch of writes to disk before acknowledging it.
 	Sync bool
+	// CashInWebhook is the default shape of a cash-in charge's webhook:
+	// RECEIVE (V2, the spec's) or CashIn (flat; Gap G-38).
+	CashInWebhook string
 }
 
 // DefaultConfig returns the defaults of `pixsandbox serve`.
@@ -67,6 +70,7 @@ func DefaultConfig() Config {
 		WebhookWorkers:      webhook.DefaultWorkers,
 		WebhookPerTarget:    webhook.DefaultPerTarget,
 		Sync:                true,
+		CashInWebhook:       "RECEIVE",
 	}
 }
 
@@ -100,6 +104,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MEDAnalysis, "med-analysis", c.MEDAnalysis, "simulation time from a MED's opening to its analysis (APPROVED by default)")
 	fs.DurationVar(&c.MEDRefund, "med-refund", c.MEDRefund, "simulation time from a MED's approval to its refund")
 	fs.StringVar(&c.WebhookRegistration, "webhook-registration", c.WebhookRegistration, "POST/GET /api/webhooks: disabled (as the spec says they currently are) or enabled (the intended shape)")
+	fs.StringVar(&c.CashInWebhook, "cash-in-webhook", c.CashInWebhook, "webhook of a paid or expired cash-in charge: RECEIVE (the V2 envelope) or CashIn (a flat payload like CashOut); accounts may override it in their settings")
 	fs.BoolVar(&c.WebhookDenyPrivate, "webhook-deny-private", c.WebhookDenyPrivate, "refuse webhook targets at private, loopback, link-local and metadata addresses (checked on the dialed IP)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", c.WebhookTimeout, "bound of one webhook attempt, from sending to reading the answer (wall time)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once, in all")
@@ -144,6 +149,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookRegistration != "disabled" && c.WebhookRegistration != "enabled" {
 		errs = append(errs, fmt.Errorf("--webhook-registration must be disabled or enabled, not %q", c.WebhookRegistration))
+	}
+	if c.CashInWebhook != "RECEIVE" && c.CashInWebhook != "CashIn" {
+		errs = append(errs, fmt.Errorf("--cash-in-webhook must be RECEIVE or CashIn, not %q", c.CashInWebhook))
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))

@@ -199,6 +199,7 @@ func TestConfig(t *testing.T) {
 		{"bad clock", func(c *Config) { c.Clock = "fast" }, "--clock"},
 		{"bad addr", func(c *Config) { c.Addr = "8080" }, "--addr"},
 		{"empty data dir", func(c *Config) { c.DataDir = "" }, "--data-dir"},
+		{"bad cash-in webhook", func(c *Config) { c.CashInWebhook = "receive" }, "--cash-in-webhook"},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)

@@ -98,6 +98,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
 		MEDTimeline:         pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
 		WebhookRegistration: m.Config.WebhookRegistration == "enabled",
+		CashInWebhook:       pix.CashInWebhook(m.Config.CashInWebhook),
 		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate, Timeout: m.Config.WebhookTimeout},
 		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget,
 	})

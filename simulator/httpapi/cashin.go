@@ -104,7 +104,7 @@ func (s *Server) handleCashInCreate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req cashInRequest
-	if err := decodeJSON(r, &req, pix.CodeHTTPError); err != nil {
+	if err := decodeValidated(r, &req, pix.CodeHTTPError, func() error { _, err := req.toDomain().Validate(0); return err }); err != nil {
 		return nil, err
 	}
 	t, ch, err := s.svc.CreateCashIn(r.Context(), accountOf(r), req.toDomain(), sc)

@@ -70,7 +70,7 @@ func (s *Server) handleCashOutCreate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req cashOutRequest
-	if err := decodeJSON(r, &req, pix.CodeHTTPError); err != nil {
+	if err := decodeValidated(r, &req, pix.CodeHTTPError, func() error { _, err := req.toDomain().Validate(); return err }); err != nil {
 		return nil, err
 	}
 	t, err := s.svc.CreateCashOut(r.Context(), accountOf(r), req.toDomain(), sc)

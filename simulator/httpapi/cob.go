@@ -150,7 +150,7 @@ func (s *Server) handleCobPut(r *http.Request) (any, error) {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "txid", Message: "must be 26 to 35 characters of [a-zA-Z0-9]"})
 	}
 	var req cobRequest
-	if err := decodeJSON(r, &req, pix.CodeInvalidRequest); err != nil {
+	if err := decodeValidated(r, &req, pix.CodeInvalidRequest, func() error { _, err := req.toDomain(txid).Validate(); return err }); err != nil {
 		return nil, err
 	}
 	c, err := s.svc.CreateCob(r.Context(), accountOf(r), req.toDomain(txid), sc)

@@ -47,19 +47,29 @@ type brlNumber = wire.Money
 
 // decodeJSON decodes a JSON object body into dst, reading at most maxBody bytes.
 // Every problem is reported as a violation naming the field, under code c (the
-// route family's code for a bad body). Unknown fields are ignored (Gap G-03).
-// A Content-Type other than JSON is refused; an absent one is accepted.
+// route family's code for a bad body): all of them at once (strictDecode), a
+// body that is not valid UTF-8 and a key given twice included. Unknown fields
+// are ignored (Gap G-03). A Content-Type other than JSON is refused; an absent
+// one is accepted.
 func decodeJSON(r *http.Request, dst any, c pix.Code) error {
-	return decodeBody(r, dst, c, true)
+	return decodeBody(r, dst, c, true, nil)
+}
+
+// decodeValidated is decodeJSON for a route that validates the values of its
+// body: when decoding found problems, validate (the route's own validation of
+// dst as decoded, without side effects) runs too, and the one error lists the
+// decoding problems and every value problem of the other fields.
+func decodeValidated(r *http.Request, dst any, c pix.Code, validate func() error) error {
+	return decodeBody(r, dst, c, true, validate)
 }
 
 // decodeSandboxJSON is decodeJSON for the control plane, which ignores the
 // Content-Type so that `curl -d '{"seconds":10}'` (sent as a form) just works.
 func decodeSandboxJSON(r *http.Request, dst any) error {
-	return decodeBody(r, dst, pix.CodeInvalidRequest, false)
+	return decodeBody(r, dst, pix.CodeInvalidRequest, false, nil)
 }
 
-func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool) error {
+func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool, validate func() error) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && strictType {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
@@ -77,15 +87,14 @@ func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return pix.Invalid(c, pix.Violation{Field: "body", Message: "is required: send a JSON object"})
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(dst); err != nil {
-		return pix.Invalid(c, jsonViolation(err))
+	vs := strictDecode(data, dst)
+	if len(vs) == 0 {
+		return nil
 	}
-	if dec.More() {
-		return pix.Invalid(c, pix.Violation{Field: "body", Message: "must hold a single JSON object"})
+	if validate == nil || coveredBy(vs, "body") {
+		return pix.Invalid(c, vs...)
 	}
-	return nil
+	return mergeViolations(c, vs, validate())
 }
 
 // jsonViolation names the field of a JSON decoding error.

@@ -16,6 +16,21 @@ type refundBody struct {
 	Descricao *string `json:"descricao"`
 }
 
+// validate checks the body of refund id (spec "PUT /pix/{e2eid}/devolucao/{id}").
+func (b refundBody) validate(id string) (pix.RefundRequest, error) {
+	deref := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	amount, nature, err := pix.ValidateRefundBody(deref(b.Valor), b.Valor != nil, deref(b.Natureza), deref(b.Descricao))
+	if err != nil {
+		return pix.RefundRequest{}, err
+	}
+	return pix.RefundRequest{ID: id, Amount: amount, Nature: nature, Description: deref(b.Descricao)}, nil
+}
+
 // refundResponse is spec "Resources > Refund (devolucao)"; horario.liquidacao
 // follows the Central Bank reference once settled.
 type refundResponse struct {
@@ -72,21 +87,14 @@ func (s *Server) handleRefundPut(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var body refundBody
-	if err := decodeJSON(r, &body, pix.CodeInvalidRequest); err != nil {
+	if err := decodeValidated(r, &body, pix.CodeInvalidRequest, func() error { _, err := body.validate(id); return err }); err != nil {
 		return nil, err
 	}
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	amount, nature, err := pix.ValidateRefundBody(deref(body.Valor), body.Valor != nil, deref(body.Natureza), deref(body.Descricao))
+	req, err := body.validate(id)
 	if err != nil {
 		return nil, err
 	}
-	ref, _, err := s.svc.CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{EndToEndID: e2e},
-		pix.RefundRequest{ID: id, Amount: amount, Nature: nature, Description: deref(body.Descricao)}, sc)
+	ref, _, err := s.svc.CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{EndToEndID: e2e}, req, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -113,27 +121,8 @@ type refundInBody struct {
 	ExternalID  *string `json:"externalId"`
 }
 
-// refundInResponse is spec "Resources > Refund-in (response)".
-type refundInResponse struct {
-	TransactionID         string    `json:"transactionId"`
-	ExternalID            string    `json:"externalId"`
-	Status                string    `json:"status"`
-	RefundValue           brlNumber `json:"refundValue"`
-	ProviderTransactionID string    `json:"providerTransactionId"`
-	GenerateTime          string    `json:"generateTime"`
-}
-
-// handleRefundInCreate handles "POST /api/pix/refund-in/{id}": the same refund
-// model as the Central Bank route; externalId is that route's id (Gap G-44).
-func (s *Server) handleRefundInCreate(r *http.Request) (any, error) {
-	sc, err := scenarios.FromHeader(r.Header.Get(scenarios.Header), scenarios.OpRefund)
-	if err != nil {
-		return nil, err
-	}
-	var body refundInBody
-	if err := decodeJSON(r, &body, pix.CodeInvalidRequest); err != nil {
-		return nil, err
-	}
+// validate checks the body of a refund-in (spec "POST /api/pix/refund-in/{id}").
+func (body refundInBody) validate() (pix.RefundRequest, error) {
 	var vs []pix.Violation
 	var amount pix.Cents
 	if body.RefundValue == nil {
@@ -157,7 +146,35 @@ func (s *Server) handleRefundInCreate(r *http.Request) (any, error) {
 		req.ID = *body.ExternalID
 	}
 	if len(vs) > 0 {
-		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)
+		return req, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	}
+	return req, nil
+}
+
+// refundInResponse is spec "Resources > Refund-in (response)".
+type refundInResponse struct {
+	TransactionID         string    `json:"transactionId"`
+	ExternalID            string    `json:"externalId"`
+	Status                string    `json:"status"`
+	RefundValue           brlNumber `json:"refundValue"`
+	ProviderTransactionID string    `json:"providerTransactionId"`
+	GenerateTime          string    `json:"generateTime"`
+}
+
+// handleRefundInCreate handles "POST /api/pix/refund-in/{id}": the same refund
+// model as the Central Bank route; externalId is that route's id (Gap G-44).
+func (s *Server) handleRefundInCreate(r *http.Request) (any, error) {
+	sc, err := scenarios.FromHeader(r.Header.Get(scenarios.Header), scenarios.OpRefund)
+	if err != nil {
+		return nil, err
+	}
+	var body refundInBody
+	if err := decodeValidated(r, &body, pix.CodeInvalidRequest, func() error { _, err := body.validate(); return err }); err != nil {
+		return nil, err
+	}
+	req, err := body.validate()
+	if err != nil {
+		return nil, err
 	}
 	ref, _, err := s.svc.CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{TransactionID: mux.Vars(r)["id"]}, req, sc)
 	if err != nil {

@@ -47,9 +47,12 @@ func (s *Server) routeTable() []*route {
 		{name: "balance.get.api", method: http.MethodGet, path: "/api/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
 
 		// Gap G-12: success status of POST /dict/pix is not shown; 200. Spec "Errors >
-		// Central Bank-compatible routes": insufficient balance is 422 here.
+		// Central Bank-compatible routes": insufficient balance is 422 here, and so
+		// are the limits, this route's business refusals (Gap G-24).
 		{name: "transfer.create", method: http.MethodPost, path: "/dict/pix", success: http.StatusOK, handle: s.handleTransferCreate,
-			overrides: map[pix.Code]int{pix.CodePixInsufficientBalance: http.StatusUnprocessableEntity}},
+			overrides: map[pix.Code]int{pix.CodePixInsufficientBalance: http.StatusUnprocessableEntity,
+				pix.CodePixTransactionLimitExceeded: http.StatusUnprocessableEntity, pix.CodePixDailyLimitExceeded: http.StatusUnprocessableEntity,
+				pix.CodePixNightLimitExceeded: http.StatusUnprocessableEntity}},
 		// Spec "POST /api/pix/cash-out": response 201; extended error shape.
 		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashOutCreate},
 		// Spec "POST /api/pix/cash-in": response 201; extended error shape.

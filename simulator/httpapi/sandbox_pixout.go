@@ -222,13 +222,24 @@ type settingsDTO struct {
 	MinExpirationTime int64     `json:"minExpirationTime"`
 	SplitSchedule     string    `json:"splitSchedule"`
 	MEDRateLimit      int       `json:"medRateLimit"`
+	// CashInWebhook is the shape of the account's cash-in charge webhooks:
+	// RECEIVE, CashIn, or "default" (the server's --cash-in-webhook).
+	CashInWebhook string `json:"cashInWebhook"`
 }
 
 func newSettingsDTO(st pix.Settings) settingsDTO {
 	return settingsDTO{PerTransaction: brlNumber(st.Limits.PerTransaction), Daily: brlNumber(st.Limits.Daily),
 		Night: brlNumber(st.Limits.Night), Fee: brlNumber(st.Fee), CashInFee: brlNumber(st.CashInFee),
 		MinExpirationTime: int64(st.EffectiveMinExpiration().Seconds()), SplitSchedule: st.EffectiveSplitSchedule(),
-		MEDRateLimit: st.EffectiveMEDRateLimit()}
+		MEDRateLimit: st.EffectiveMEDRateLimit(), CashInWebhook: cashInWebhookName(st.CashInWebhook)}
+}
+
+// cashInWebhookName is a cash-in webhook setting as the control plane shows it.
+func cashInWebhookName(w pix.CashInWebhook) string {
+	if w == "" {
+		return "default"
+	}
+	return string(w)
 }
 
 func (s *Server) handleSandboxSettingsGet(r *http.Request) (any, error) {
@@ -258,6 +269,7 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 		MinExpirationTime *number `json:"minExpirationTime"`
 		SplitSchedule     *string `json:"splitSchedule"`
 		MEDRateLimit      *number `json:"medRateLimit"`
+		CashInWebhook     *string `json:"cashInWebhook"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err
@@ -304,6 +316,16 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 			vs = append(vs, pix.Violation{Field: "medRateLimit", Message: "must be a whole number of requests per minute from 1 to 100000"})
 		} else {
 			st.MEDRateLimit = n
+		}
+	}
+	if req.CashInWebhook != nil {
+		switch w := pix.CashInWebhook(*req.CashInWebhook); {
+		case w.Valid():
+			st.CashInWebhook = w
+		case w == "default":
+			st.CashInWebhook = ""
+		default:
+			vs = append(vs, pix.Violation{Field: "cashInWebhook", Message: `must be "RECEIVE" (V2 envelope), "CashIn" (flat payload) or "default" (the server's --cash-in-webhook)`})
 		}
 	}
 	if len(vs) > 0 {

@@ -22,7 +22,7 @@ type listingItem struct {
 	FinalAmount    brlNumber      `json:"finalAmount"`
 	EndToEndID     string         `json:"endToEndId"`
 	CreatedAt      string         `json:"createdAt"`
-	ProcessedAt    *string        `json:"processedAt"`
+	ProcessedAt    string         `json:"processedAt"`
 	Counterpart    listingCounter `json:"counterpart"`
 }
 
@@ -62,9 +62,12 @@ func newListingItem(t pix.Transaction) listingItem {
 		Counterpart: listingCounter{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
 			Bank: listingBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
 				AccountBranch: t.Counterpart.Branch, AccountNumber: t.Counterpart.AccountNumber}}}
+	// Gap G-53: the spec types processedAt as an ISO 8601 string. While an
+	// item is Pendente it carries createdAt, so a client that parses every
+	// processedAt as a date-time never meets null, "" or a missing field.
+	it.ProcessedAt = it.CreatedAt
 	if !t.ProcessedAt.IsZero() {
-		p := formatTime(t.ProcessedAt)
-		it.ProcessedAt = &p
+		it.ProcessedAt = formatTime(t.ProcessedAt)
 	}
 	return it
 }
@@ -97,7 +100,7 @@ func (s *Server) listingQuery(q url.Values, maxSize int, lookback time.Duration)
 		case f.From.After(f.To):
 			vs = append(vs, pix.Violation{Field: "startDate", Message: "must not be after endDate"})
 		case endDay.Sub(f.From) > pix.MaxListingInterval:
-			vs = append(vs, pix.Violation{Field: "endDate", Message: "the interval between startDate and endDate may not exceed 31 days"})
+			vs = append(vs, pix.Violation{Field: "endDate", Message: "must be at most 31 days after startDate: the interval between them may not exceed 31 days"})
 		}
 	}
 	if len(vs) > 0 {

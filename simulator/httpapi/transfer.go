@@ -86,7 +86,7 @@ func (s *Server) handleTransferCreate(r *http.Request) (any, error) {
 		return nil, pix.TransferRequest{IdempotencyKey: key}.ValidateKey()
 	}
 	var req transferRequest
-	if err := decodeJSON(r, &req, pix.CodeInvalidRequest); err != nil {
+	if err := decodeValidated(r, &req, pix.CodeInvalidRequest, func() error { _, err := req.toDomain(key).Validate(); return err }); err != nil {
 		return nil, err
 	}
 	t, replayed, err := s.svc.CreateTransfer(r.Context(), accountOf(r), req.toDomain(key), sc)

@@ -41,18 +41,16 @@ type webhookList struct {
 // (--webhook-registration=enabled): the intended shape — url HTTPS, eventType
 // one of the seven, at most 5 headers without the blocked names, at most 3
 // active URLs per type, re-registering a URL updates it (Gap G-56).
-func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
-	if !s.svc.WebhookRegistration() {
-		return registerResponse{Success: false, Message: disabledMessage}, nil
-	}
-	var req struct {
-		URL       *string     `json:"url"`
-		EventType *string     `json:"eventType"`
-		Headers   []headerDTO `json:"headers"`
-	}
-	if err := decodeJSON(r, &req, pix.CodeInvalidRequest); err != nil {
-		return nil, err
-	}
+// registerRequest is the body of POST /api/webhooks (intended shape).
+type registerRequest struct {
+	URL       *string     `json:"url"`
+	EventType *string     `json:"eventType"`
+	Headers   []headerDTO `json:"headers"`
+}
+
+// target checks the body, every field at once: required fields, then the
+// rules of a webhook target (webhook.ValidateTarget, HTTPS only).
+func (req registerRequest) target(account pix.AccountID) (webhook.Target, error) {
 	var vs []pix.Violation
 	if req.URL == nil {
 		vs = append(vs, pix.Violation{Field: "url", Message: "is required"})
@@ -60,12 +58,40 @@ func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
 	if req.EventType == nil {
 		vs = append(vs, pix.Violation{Field: "eventType", Message: "is required"})
 	}
-	if len(vs) > 0 {
-		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	t := webhook.Target{AccountID: int64(account), Active: true}
+	if req.URL != nil {
+		t.URL = *req.URL
 	}
-	t := webhook.Target{AccountID: int64(accountOf(r)), URL: *req.URL, EventType: *req.EventType, Active: true}
+	if req.EventType != nil {
+		t.EventType = *req.EventType
+	}
 	for _, h := range req.Headers {
 		t.Headers = append(t.Headers, webhook.Header{Key: h.Key, Value: h.Value})
+	}
+	if e, ok := webhook.ValidateTarget(t, true).(*pix.Error); ok && e != nil {
+		for _, v := range e.Violations {
+			if !coveredBy(vs, v.Field) {
+				vs = append(vs, v)
+			}
+		}
+	}
+	if len(vs) > 0 {
+		return webhook.Target{}, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	}
+	return t, nil
+}
+
+func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
+	if !s.svc.WebhookRegistration() {
+		return registerResponse{Success: false, Message: disabledMessage}, nil
+	}
+	var req registerRequest
+	if err := decodeValidated(r, &req, pix.CodeInvalidRequest, func() error { _, err := req.target(accountOf(r)); return err }); err != nil {
+		return nil, err
+	}
+	t, err := req.target(accountOf(r))
+	if err != nil {
+		return nil, err
 	}
 	_, created, err := s.svc.RegisterWebhookTarget(r.Context(), t, true)
 	if err != nil {

@@ -32,6 +32,7 @@ var SplitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
 // Split is one share of a received charge, paid out to a key on confirmation.
 type Split struct {
 	PixKey     string // as the DICT knows it
+	PixKeySent string // as the client sent it
 	PixKeyType string
 	Name       string
 	Document   string
@@ -86,12 +87,13 @@ type CashIn struct {
 	Splits         []Split
 }
 
-// Validate applies the body table of spec "POST /api/pix/cash-in" in the same
-// layers as a cash-out (Gap G-21): body validation (CodeHTTPError, one message
-// per field, including the spec's "other causes of cash-in 400": empty
+// Validate applies the body table of spec "POST /api/pix/cash-in" as a
+// cash-out does (Gap G-21): every problem at once under CodeHTTPError, one
+// message per field, including the spec's "other causes of cash-in 400" (empty
 // description or externalId, expirationTime outside 30..604800, splits summing
-// above the amount), then the amount (CodePixInvalidAmount), then the account
-// provider's minimum expiration (CodeProviderExpirationBelowMinimum).
+// above the amount) and the amount; the amount alone is CodePixInvalidAmount.
+// Only a body without problems meets the account provider's minimum
+// expiration (CodeProviderExpirationBelowMinimum); minExpiration 0 skips it.
 func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 	vs, missing := requiredViolations(r.Missing)
 	for _, parent := range []string{"transaction", "payer"} { // a missing object is reported once
@@ -144,18 +146,20 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 			sum += s.Amount(amount)
 		}
 		if sum > amount {
-			vs = append(vs, Violation{Field: "splits", Message: "sum " + sum.Decimal2() + " is above the transaction amount " + amount.Decimal2()})
+			vs = append(vs, Violation{Field: "splits", Message: "must sum to at most the transaction amount " + amount.Decimal2() + ", not " + sum.Decimal2()})
 		}
 	}
+	badAmount := !missing["transaction.value"] && (amountErr != nil || amount < 1)
+	amountViolation := Violation{Field: "transaction.value", Message: "must be at least 0.01 with at most 2 decimals"}
 	if len(vs) > 0 {
+		if badAmount { // every problem at once; the amount's own code only when it is the only one
+			vs = append(vs, amountViolation)
+		}
 		return CashIn{}, Invalid(CodeHTTPError, vs...)
 	}
-	if missing["transaction.value"] || missing["transaction"] {
-		return CashIn{}, Invalid(CodeHTTPError, Violation{Field: "transaction.value", Message: "is required"})
-	}
-	if amountErr != nil || amount < 1 {
+	if badAmount {
 		return CashIn{}, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: "transaction.value must be at least 0.01 with at most 2 decimals",
-			Violations: []Violation{{Field: "transaction.value", Message: "must be at least 0.01 with at most 2 decimals"}}}
+			Violations: []Violation{amountViolation}}
 	}
 	out.Amount = amount
 	if out.Expiration < minExpiration {
@@ -169,7 +173,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 
 func (r SplitRequest) validate(f string) (Split, []Violation) {
 	vs, missing := requiredViolations(prefixed(f, r.Missing))
-	s := Split{PixKeyType: r.PixKeyType, Name: r.Name, Document: r.Document, Type: SplitType(r.Type), Immediate: r.Immediate}
+	s := Split{PixKeyType: r.PixKeyType, PixKeySent: r.PixKey, Name: r.Name, Document: r.Document, Type: SplitType(r.Type), Immediate: r.Immediate}
 	if !missing[f+".pixKey"] {
 		if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > MaxSplitText {
 			vs = append(vs, Violation{Field: f + ".pixKey", Message: "is required, at most 255 characters"})

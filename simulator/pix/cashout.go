@@ -25,6 +25,7 @@ type CashOut struct {
 	ExternalID  string
 	Description string
 	Key         string // as the DICT knows it
+	KeySent     string // details.key exactly as the client sent it
 	KeyType     CashOutKeyType
 	Name        string
 	Document    string
@@ -33,12 +34,12 @@ type CashOut struct {
 // MaxExternalIDLength bounds externalId (Gap G-25: the spec gives no length).
 const MaxExternalIDLength = 255
 
-// Validate applies the field rules in three layers, each reported only when the
-// previous one passed (Gap G-21):
-//  1. body validation: CodeHTTPError with one violation per field (required
-//     fields, lengths, keyType, document of 11 or 14 digits);
-//  2. the amount: CodePixInvalidAmount (below 0.01 or more than 2 decimals);
-//  3. the key against its type: CodePixInvalidPixKey.
+// Validate applies the field rules and reports every problem at once (Gap
+// G-21): body validation (required fields, lengths, keyType, document of 11 or
+// 14 digits), the amount (below 0.01 or more than 2 decimals) and the key
+// against its type. When the only problem is the amount the code is
+// CodePixInvalidAmount; when it is the key, CodePixInvalidPixKey; otherwise
+// CodeHTTPError with one violation per invalid field.
 //
 // The document's check digits are not verified here: the settling bank does it
 // (settlement fails with INVALID_TAX_ID).
@@ -73,26 +74,35 @@ func (r CashOutRequest) Validate() (CashOut, error) {
 	if !missing["details.key"] && !missing["details"] && r.Key == "" {
 		vs = append(vs, Violation{Field: "details.key", Message: "must not be empty"})
 	}
-	if len(vs) > 0 {
-		e := Invalid(CodeHTTPError, vs...)
-		return CashOut{}, e
-	}
+	// Layers 2 and 3, the amount and the key, are judged too: when they are
+	// the only problem the answer carries their specific code, otherwise every
+	// problem goes in one HTTP_ERROR list.
+	var valueErrs []*Error
 	amount, err := ParseDecimal(r.Value)
-	if err != nil || amount < 1 {
+	if !missing["value"] && (err != nil || amount < 1) {
 		msg := "value must be at least 0.01 with at most 2 decimals"
 		if err != nil {
 			msg += " (" + err.Error() + ")"
 		}
-		return CashOut{}, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
-			Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}}
+		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
+			Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}})
 	}
 	key, ok := ParseCashOutKey(kt, r.Key)
-	if !ok {
-		return CashOut{}, &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
+	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && !missing["details"] && r.Key != "" {
+		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
 			Message:    "details.key does not match details.keyType " + string(kt) + ": " + cashOutKeyRule[kt],
-			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}}
+			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}})
 	}
-	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
+	if len(vs) == 0 && len(valueErrs) == 1 {
+		return CashOut{}, valueErrs[0]
+	}
+	for _, e := range valueErrs {
+		vs = append(vs, e.Violations...)
+	}
+	if len(vs) > 0 {
+		return CashOut{}, Invalid(CodeHTTPError, vs...)
+	}
+	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeySent: r.Key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
 }
 
 var cashOutKeyRule = map[CashOutKeyType]string{

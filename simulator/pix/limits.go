@@ -45,7 +45,25 @@ type Settings struct {
 	// the account may make before 429 (spec: a threshold exists, not shown; Gap
 	// G-52). Zero means the default.
 	MEDRateLimit int
+	// CashInWebhook is the shape of the webhook of a cash-in charge (Gap
+	// G-38): "" means the server's default.
+	CashInWebhook CashInWebhook
 }
+
+// CashInWebhook is the shape of the cash_in webhook of a cash-in charge.
+type CashInWebhook string
+
+// Cash-in webhook shapes. Spec "Versioning": webhook payloads are the V2
+// envelope, and "Balance effects": on a PIX in "a RECEIVE webhook with status
+// LIQUIDATED is sent" (the default); the flat CashIn shape, mirroring the
+// CashOut payload, is for integrations whose provider sends it.
+const (
+	CashInWebhookReceive CashInWebhook = "RECEIVE"
+	CashInWebhookCashIn  CashInWebhook = "CashIn"
+)
+
+// Valid reports whether w is a known shape ("" is not).
+func (w CashInWebhook) Valid() bool { return w == CashInWebhookReceive || w == CashInWebhookCashIn }
 
 // DefaultMEDRateLimit is the GET /api/med rate when settings leave it zero.
 const DefaultMEDRateLimit = 60
@@ -60,7 +78,7 @@ func (s Settings) EffectiveMEDRateLimit() int {
 
 // Defaults of the PIX-in settings (Gaps G-33, G-34).
 const (
-	DefaultMinExpiration = 60 * time.Second
+	DefaultMinExpiration = MinCashInExpiration                   // the spec's floor of 30 s
 	DefaultSplitSchedule = "CRON_TZ=America/Sao_Paulo 0 * * * *" // at the top of every hour, São Paulo time
 )
 

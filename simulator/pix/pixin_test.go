@@ -57,7 +57,7 @@ func TestCashInRequest_Validate(t *testing.T) {
 	for _, tt := range tests {
 		r := ok
 		tt.edit(&r)
-		_, err := r.Validate(DefaultMinExpiration)
+		_, err := r.Validate(time.Minute) // a provider minimum above the spec's floor
 		e, isErr := err.(*Error)
 		if !isErr || e.Code != tt.code || len(e.Violations) == 0 || e.Violations[0].Field != tt.field {
 			t.Errorf("%s: %#v", tt.name, err)
@@ -67,6 +67,10 @@ func TestCashInRequest_Validate(t *testing.T) {
 	r.ExpirationTime = "45"
 	if _, err := r.Validate(30 * time.Second); err != nil {
 		t.Errorf("a lower provider minimum accepts 45 s: %v", err)
+	}
+	r.ExpirationTime = "30"
+	if _, err := r.Validate(DefaultMinExpiration); err != nil {
+		t.Errorf("the default provider minimum accepts the spec's floor of 30 s: %v", err)
 	}
 }
 

@@ -123,8 +123,16 @@ func TestCashOutRequest_Validate(t *testing.T) {
 			[]string{"details.keyType", "details.name", "details.document"}},
 		{"amount", func(r *CashOutRequest) { r.Value = "0.001" }, CodePixInvalidAmount, []string{"value"}},
 		{"amount below minimum", func(r *CashOutRequest) { r.Value = "0" }, CodePixInvalidAmount, []string{"value"}},
-		{"body before amount", func(r *CashOutRequest) { r.Value = "0"; r.ExternalID = "" }, CodeHTTPError, []string{"externalId"}},
-		{"amount before key", func(r *CashOutRequest) { r.Value = "0"; r.Key = "1" }, CodePixInvalidAmount, []string{"value"}},
+		{"body and amount together", func(r *CashOutRequest) { r.Value = "0"; r.ExternalID = "" }, CodeHTTPError, []string{"externalId", "value"}},
+		{"amount and key together", func(r *CashOutRequest) { r.Value = "0"; r.Key = "1" }, CodeHTTPError, []string{"value", "details.key"}},
+		{"all layers together", func(r *CashOutRequest) {
+			r.Value = "1.001"
+			r.Key = "1"
+			r.Name = ""
+			r.Description = strings.Repeat("d", 141)
+		},
+			CodeHTTPError, []string{"description", "details.name", "value", "details.key"}},
+		{"key not judged without a valid keyType", func(r *CashOutRequest) { r.KeyType = "X"; r.Key = "1" }, CodeHTTPError, []string{"details.keyType"}},
 		{"key", func(r *CashOutRequest) { r.Key = "+5511987654321" }, CodePixInvalidPixKey, []string{"details.key"}},
 	}
 	for _, tt := range tests {

@@ -121,7 +121,7 @@ func ValidateRefundBody(valor string, hasValor bool, natureza, descricao string)
 		n = NatureOriginal
 	case NatureOriginal, NatureRetirada:
 	case NatureMedOperacional, NatureMedFraude:
-		vs = append(vs, Violation{Field: "natureza", Message: "MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent"})
+		vs = append(vs, Violation{Field: "natureza", Message: "must be ORIGINAL or RETIRADA: MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent"})
 	default:
 		vs = append(vs, Violation{Field: "natureza", Message: "must be ORIGINAL or RETIRADA"})
 	}

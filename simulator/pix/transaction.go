@@ -87,8 +87,12 @@ type Transaction struct {
 	IdempotencyKey string
 	// EndToEndID is the Central Bank end-to-end id, set at settlement (spec: the
 	// real value is delivered in the webhook at settlement).
-	EndToEndID  string
-	PixKey      string // as the DICT knows it (+55… phones, hyphenated EVPs)
+	EndToEndID string
+	PixKey     string // as the DICT knows it (+55… phones, hyphenated EVPs)
+	// PixKeySent is the key exactly as the client sent it (a cash-out's
+	// details.key, a split's pixKey), echoed in the CashOut webhook; empty
+	// for other kinds and for transactions recorded before it existed.
+	PixKeySent  string
 	KeyType     string // as the request named it (cash-out keyType, or the detected DICT type)
 	Description string
 	Priority    string

@@ -18,6 +18,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // Options tune New.
@@ -28,6 +29,8 @@ type Options struct {
 	NoSandbox  bool // do not mount /_sandbox
 	// Fixtures replaces the embedded fixtures.
 	Fixtures *fixtures.Set
+	// CashInWebhook is the server's default cash-in webhook shape ("" = RECEIVE).
+	CashInWebhook pix.CashInWebhook
 }
 
 // Env is a running simulator with its HTTP server.
@@ -83,7 +86,7 @@ func Open(tb testing.TB, o Options) *Env {
 	ctx := context.Background()
 	sim, err := simulator.New(ctx, simulator.Config{
 		Store: st, Logger: Logger(), ClockMode: o.Clock, ClockStart: fixtures.Epoch, Seed: fixtures.Seed,
-		Fixtures: set,
+		Fixtures: set, CashInWebhook: o.CashInWebhook,
 	})
 	if err != nil {
 		st.Close()

@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/pixsandbox/pixsandbox/simulator/faults"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // Defaults of a Dispatcher's zero fields.
@@ -64,14 +65,34 @@ type Dispatcher struct {
 	// the Client's Timeout and Jar still apply, and redirects are still not
 	// followed.
 	DenyPrivate bool
+	// Wall is the wall clock that dates each attempt's webhook-timestamp.
+	// nil means time.Now. See Send.
+	Wall func() time.Time
+}
+
+// SimulationTimeHeader carries the simulation time of an attempt (ISO 8601,
+// UTC, milliseconds): webhook-timestamp holds the wall-clock time instead,
+// since a receiver checks it against its own clock.
+const SimulationTimeHeader = "X-Pixsandbox-Simulation-Time"
+
+// wallNow is the wall-clock time of an attempt: what webhook-timestamp
+// carries and the signature covers.
+func (dp *Dispatcher) wallNow() time.Time {
+	if dp.Wall != nil {
+		return dp.Wall()
+	}
+	return time.Now() // wall time: the signed timestamp a receiver checks against its own clock
 }
 
 // Send makes one attempt of d: it POSTs body to d.URL with d's custom
-// headers, Content-Type application/json, User-Agent, and the Standard
-// Webhooks headers webhook-id (eventID, or d.EventID when eventID is empty),
-// webhook-timestamp (now's Unix seconds: simulation time) and, when d.Secret
-// is set, webhook-signature over the exact body bytes. Those headers always
-// win over custom headers of the same name.
+// headers, Content-Type application/json, User-Agent, the Standard Webhooks
+// headers webhook-id (eventID, or d.EventID when eventID is empty),
+// webhook-timestamp (the Unix seconds of the wall clock, dp.Wall, in every
+// clock mode: Standard Webhooks receivers refuse a timestamp more than five
+// minutes away from their own clock) and, when d.Secret is set,
+// webhook-signature over the exact body bytes with that timestamp, and
+// X-Pixsandbox-Simulation-Time (now, the simulation time of the attempt).
+// Those headers always win over custom headers of the same name.
 //
 // It never follows redirects, keeps at most 1 KiB of the response body (then
 // drains up to 64 KiB more and closes it), and returns the Attempt with ID
@@ -103,10 +124,12 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", ua)
 	h.Set(standardwebhooks.HeaderWebhookID, eventID)
-	h.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+	signedAt := dp.wallNow()
+	h.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(signedAt.Unix(), 10))
+	h.Set(SimulationTimeHeader, now.UTC().Format(pix.TimeLayout))
 	h.Del(standardwebhooks.HeaderWebhookSignature)
 	if d.Secret != "" {
-		sig, err := sign(d.Secret, eventID, now, body)
+		sig, err := sign(d.Secret, eventID, signedAt, body)
 		if err != nil {
 			a.RequestHeaders = sortedHeaders(h)
 			a.Error = err.Error()

@@ -69,7 +69,8 @@ func TestSendRequest(t *testing.T) {
 	d := delivery(rcv.srv.URL + "/hook")
 	d.Headers = []Header{{Key: "X-Api-Key", Value: "secret-key"}, {Key: "x-tenant", Value: "t1"}, {Key: "X-Multi", Value: "a"}, {Key: "X-Multi", Value: "b"}}
 	body := []byte(`{"type":"TRANSFER","data":{"id":42,"amount":"10.00"}}`)
-	var dp Dispatcher
+	wall := t0.Add(400 * 24 * time.Hour) // the wall clock, far from the simulation time t0
+	dp := Dispatcher{Wall: func() time.Time { return wall }}
 	a := dp.Send(context.Background(), d, "evt_FIXED", body, 900, 1, t0)
 
 	if a.StatusCode != http.StatusNoContent || a.Error != "" || a.ID != 900 || a.Number != 1 || !a.SentAt.Equal(t0) ||
@@ -85,12 +86,13 @@ func TestSendRequest(t *testing.T) {
 		t.Fatalf("receiver got %q at %s", r.body, r.path)
 	}
 	want := map[string]string{
-		"Content-Type":      "application/json",
-		"User-Agent":        DefaultUserAgent,
-		"X-Api-Key":         "secret-key",
-		"X-Tenant":          "t1",
-		"Webhook-Id":        "evt_FIXED",
-		"Webhook-Timestamp": strconv.FormatInt(t0.Unix(), 10),
+		"Content-Type":       "application/json",
+		"User-Agent":         DefaultUserAgent,
+		"X-Api-Key":          "secret-key",
+		"X-Tenant":           "t1",
+		"Webhook-Id":         "evt_FIXED",
+		"Webhook-Timestamp":  strconv.FormatInt(wall.Unix(), 10), // wall time, whatever the simulation time
+		SimulationTimeHeader: "2025-03-14T12:00:00.000Z",         // t0, the simulation time of the attempt
 	}
 	for k, v := range want {
 		if got := r.header.Get(k); got != v {
@@ -109,7 +111,7 @@ func TestSendRequest(t *testing.T) {
 		names = append(names, h.Key+"="+h.Value)
 	}
 	wantNames := "Content-Type=application/json User-Agent=pixsandbox-webhooks/1 Webhook-Id=evt_FIXED Webhook-Timestamp=" +
-		strconv.FormatInt(t0.Unix(), 10) + " X-Api-Key=secret-key X-Multi=a X-Multi=b X-Tenant=t1"
+		strconv.FormatInt(wall.Unix(), 10) + " X-Api-Key=secret-key X-Multi=a X-Multi=b X-Pixsandbox-Simulation-Time=2025-03-14T12:00:00.000Z X-Tenant=t1"
 	if got := strings.Join(names, " "); got != wantNames {
 		t.Errorf("RequestHeaders\n got %s\nwant %s", got, wantNames)
 	}
@@ -135,10 +137,12 @@ func TestSendCustomHeadersCannotOverride(t *testing.T) {
 func TestSendStableWebhookID(t *testing.T) {
 	rcv := newReceiver(t, 500, 200)
 	d := delivery(rcv.srv.URL)
-	var dp Dispatcher
+	wall := t0
+	dp := Dispatcher{Wall: func() time.Time { return wall }}
 	t1 := t0.Add(5 * time.Second)
-	dp.Send(context.Background(), d, d.EventID, []byte(`{}`), 1, 1, t0)
-	dp.Send(context.Background(), d, d.EventID, []byte(`{}`), 2, 2, t1)
+	dp.Send(context.Background(), d, d.EventID, []byte(`{}`), 1, 1, t0.Add(-time.Hour))
+	wall = t1
+	dp.Send(context.Background(), d, d.EventID, []byte(`{}`), 2, 2, t0.Add(-time.Hour))
 	reqs := rcv.requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
@@ -166,8 +170,8 @@ func TestSignatureVector(t *testing.T) {
 	rcv := newReceiver(t)
 	d := delivery(rcv.srv.URL)
 	d.Secret = vectorSecret
-	var dp Dispatcher
-	a := dp.Send(context.Background(), d, id, []byte(body), 1, 1, time.Unix(ts, 0))
+	dp := Dispatcher{Wall: func() time.Time { return time.Unix(ts, 0) }} // the signed time is the wall clock's
+	a := dp.Send(context.Background(), d, id, []byte(body), 1, 1, time.Unix(ts, 0).Add(-90*24*time.Hour))
 	if a.StatusCode != http.StatusOK || a.Error != "" {
 		t.Fatalf("attempt %+v", a)
 	}
