@@ -92,8 +92,10 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 					ic.Checks = append(ic.Checks, s.FullText())
 					ic.Failed = append(ic.Failed, s.FullText())
 				case strings.HasPrefix(s.Failure.Message, SkipRouteAbsent):
-					if msg := strings.TrimSpace(s.Failure.Message); !slices.Contains(absent, msg) {
-						absent = append(absent, msg)
+					// The route alone: the probe's evidence is in the run's summary.
+					route, _, _ := strings.Cut(strings.TrimPrefix(s.Failure.Message, SkipRouteAbsent), ": ")
+					if !slices.Contains(absent, route) {
+						absent = append(absent, route)
 					}
 				default:
 					if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(skipReasons, msg) {
@@ -116,7 +118,8 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 			ic.Status = StatusChecked
 		case len(absent) > 0:
 			ic.Status = StatusAbsent
-			ic.Reason = strings.Join(absent, "; ")
+			slices.Sort(absent)
+			ic.Reason = SkipRouteAbsent + strings.Join(absent, "; ")
 		case len(matched) > 0:
 			ic.Status = StatusSkipped
 			ic.Reason = "its checks were skipped or filtered out"

@@ -144,14 +144,17 @@ func BuildResult(report types.Report, target, setupFailure string) RunResult {
 	return res
 }
 
-// resourceOf returns the resource of a res: label among labels, or "".
+// resourceOf returns the resource of the last res: label among labels (the
+// innermost, so that a 401 check of PUT /cob/{txid} under the auth container
+// is a cob check), or "".
 func resourceOf(labels []string) string {
+	res := ""
 	for _, l := range labels {
 		if r, ok := strings.CutPrefix(l, "res:"); ok {
-			return r
+			res = r
 		}
 	}
-	return ""
+	return res
 }
 
 // OK reports whether the run passes under c: it started, at least one

@@ -173,6 +173,28 @@ func (f *Framework) requireRoute(ctx context.Context) {
 	if !ok {
 		return
 	}
+	if rp := f.presence(ctx, p); !rp.Present {
+		ginkgo.Skip(SkipRouteAbsent + p.Route + ": " + rp.Evidence)
+	}
+}
+
+// RoutePresent reports whether the target implements route, the Route of a
+// registered RouteProbe (e.g. "PUT /cob/{txid}"), probing it first when no
+// check of it has yet. A check that spans several routes uses it to check
+// only those the target has.
+func (f *Framework) RoutePresent(ctx context.Context, route string) bool {
+	for _, p := range routeProbes {
+		if p.Route == route {
+			return f.presence(ctx, p).Present
+		}
+	}
+	ginkgo.Fail("no route probe is registered for " + route)
+	return false
+}
+
+// presence returns what p's probe found, sending it with the check's token
+// when no check has probed the route yet.
+func (f *Framework) presence(ctx context.Context, p RouteProbe) RoutePresence {
 	routeMu.Lock()
 	_, known := routeFound[p.Route]
 	routeMu.Unlock()
@@ -184,7 +206,5 @@ func (f *Framework) requireRoute(ctx context.Context) {
 	if err != nil {
 		ginkgo.Fail(fmt.Sprintf("probing %s on the target: %v", p.Route, err))
 	}
-	if !rp.Present {
-		ginkgo.Skip(SkipRouteAbsent + p.Route + ": " + rp.Evidence)
-	}
+	return rp
 }
