@@ -162,6 +162,17 @@ func refundBody(valor string, mods ...func(m map[string]any)) map[string]any {
 	return m
 }
 
+// refundControl undoes the fault of a refused refund body: it gets the body
+// and the valor the refund was meant to have.
+type refundControl func(m map[string]any, valor string)
+
+// Controls of refund/body-invalid.
+var (
+	validValor      refundControl = func(m map[string]any, valor string) { m["valor"] = valor }
+	naturezaOrig    refundControl = func(m map[string]any, _ string) { m["natureza"] = "ORIGINAL" }
+	descricaoMaxLen refundControl = func(m map[string]any, _ string) { m["descricao"] = strings.Repeat("d", 140) }
+)
+
 // putRefundAs sends PUT /pix/{e2eid}/devolucao/{id} with token.
 func putRefundAs(ctx context.Context, f *framework.Framework, token, e2e, id string, m map[string]any, scenario string) *framework.Response {
 	ginkgo.GinkgoHelper()
@@ -305,21 +316,31 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 
 	/*
 		Check: refund/body-invalid
-		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (valor a decimal string with 2 places; natureza ORIGINAL or RETIRADA only: MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent; descricao max 140); "Number conventions" (strings with exactly 2 decimal places, minimum 0.01); "Errors > Central Bank-compatible routes" (400 invalid value); "Errors > Shapes", item 3
+		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (valor a decimal string with 2 places; natureza ORIGINAL or RETIRADA only: MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent; descricao max 140; refunds may be partial or full); "Number conventions" (strings with exactly 2 decimal places, minimum 0.01); "Errors > Central Bank-compatible routes" (400 invalid value)
 		Description: A refund of a PIX the account received, with a fresh id, whose body breaks
 		one rule (valor "10.5", valor "0.00", natureza MED_FRAUDE, natureza MED_OPERACIONAL, a
-		descricao of 141 characters) MUST be answered 400.
+		descricao of 141 characters) MUST be answered 400; as a control, the same request without
+		the fault (valor the refund's amount, natureza ORIGINAL, a descricao of exactly 140
+		characters) MUST then be accepted, so that a target refusing every refund cannot pass. On a
+		sandbox both are full refunds of a fresh PIX of 10.00 (a target refusing partial refunds
+		cannot pass either); with -refund-e2e both refund 0.01 of the configured PIX.
 	*/
 	ginkgo.DescribeTable("rejects with 400 a body with",
-		func(ctx ginkgo.SpecContext, mod func(m map[string]any)) {
+		func(ctx ginkgo.SpecContext, fault func(m map[string]any), control refundControl) {
 			p := refundablePIX(ctx, f)
-			expectRefundRejected(putRefund(ctx, f, p.e2e, newRefundID(f), refundBody(refundUnit, mod), ""), http.StatusBadRequest)
+			valor := refundUnit
+			if p.amount > 0 {
+				valor = brl(p.amount) // a fresh PIX: refund it whole
+			}
+			expectRefundRejected(putRefund(ctx, f, p.e2e, newRefundID(f), refundBody(valor, fault), ""), http.StatusBadRequest)
+			ginkgo.By("the control: the same refund without the fault is accepted")
+			createRefund(ctx, f, p.e2e, newRefundID(f), refundBody(valor, fault, func(m map[string]any) { control(m, valor) }), "")
 		},
-		ginkgo.Entry(`valor "10.5"`, framework.Spec, func(m map[string]any) { m["valor"] = "10.5" }),
-		ginkgo.Entry(`valor "0.00"`, framework.Spec, func(m map[string]any) { m["valor"] = "0.00" }),
-		ginkgo.Entry("natureza MED_FRAUDE", framework.Spec, func(m map[string]any) { m["natureza"] = "MED_FRAUDE" }),
-		ginkgo.Entry("natureza MED_OPERACIONAL", framework.Spec, func(m map[string]any) { m["natureza"] = "MED_OPERACIONAL" }),
-		ginkgo.Entry("a descricao of 141 characters", framework.Spec, func(m map[string]any) { m["descricao"] = strings.Repeat("d", 141) }),
+		ginkgo.Entry(`valor "10.5"`, framework.Spec, func(m map[string]any) { m["valor"] = "10.5" }, validValor),
+		ginkgo.Entry(`valor "0.00"`, framework.Spec, func(m map[string]any) { m["valor"] = "0.00" }, validValor),
+		ginkgo.Entry("natureza MED_FRAUDE", framework.Spec, func(m map[string]any) { m["natureza"] = "MED_FRAUDE" }, naturezaOrig),
+		ginkgo.Entry("natureza MED_OPERACIONAL", framework.Spec, func(m map[string]any) { m["natureza"] = "MED_OPERACIONAL" }, naturezaOrig),
+		ginkgo.Entry("a descricao of 141 characters", framework.Spec, func(m map[string]any) { m["descricao"] = strings.Repeat("d", 141) }, descricaoMaxLen),
 	)
 
 	/*
@@ -713,15 +734,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		POST /dict/pix transfer) MUST be answered 404 and move nothing.
 	*/
 	framework.SandboxIt("refuses to refund a PIX the account sent with 404", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		dest := transferDestination(ctx, f)
-		id := transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))
-		var e2e string
-		f.AwaitSettlement(ctx, func(g gomega.Gomega) {
-			tx, err := f.Sandbox.Transaction(ctx, id)
-			g.Expect(err).NotTo(gomega.HaveOccurred())
-			g.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled transfer")
-			e2e = tx.EndToEndID
-		})
+		e2e := settledTransferE2E(ctx, f)
 		before := f.Balance(ctx)
 		expectRefundRejected(putRefund(ctx, f, e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
 		expectBalance(f.Balance(ctx), before, "after the refused refund")

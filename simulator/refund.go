@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -106,7 +107,8 @@ func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.Ref
 			return o, notFound(err, "parent transaction %s not found", quote(orig.TransactionID))
 		}
 	}
-	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed)
+	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed) ||
+		(faults.On(faults.RefundOfCashOut) && o.Kind == pix.TxCashOut)
 	if !received || o.EndToEndID == "" {
 		return o, pix.Errorf(pix.KindNotFound, pix.CodeRefundNotAReceipt, "transaction %d is not a receipt: only received PIX can be refunded", o.ID)
 	}

@@ -21,10 +21,23 @@ const (
 	// DictNoIdempotency: POST /dict/pix repeated with the same x-idempotency-key
 	// creates a second transfer.
 	DictNoIdempotency = "dict-no-idempotency"
+	// NightEndsAt5: the night limit's window ends at 05:00 in São Paulo
+	// instead of 06:00 (a time window one hour short at one edge).
+	NightEndsAt5 = "night-ends-at-5"
+	// GrossIgnoresBlocked: the standard balance's grossBalance is the
+	// available balance, without blocked (a mapping right only when blocked is 0).
+	GrossIgnoresBlocked = "balance-gross-ignores-blocked"
+	// TransferAmountTrimmed: the TRANSFER webhook's payment.amount drops
+	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
+	TransferAmountTrimmed = "transfer-amount-trimmed"
+	// RefundOfCashOut: a settled cash-out can be refunded as if it were a
+	// received PIX (a refusal right for one kind of transaction only).
+	RefundOfCashOut = "refund-of-cash-out"
 )
 
 // All lists every fault.
-var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency}
+var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }
