@@ -192,6 +192,29 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 	})
 })
 
+var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), framework.FamilyStd, func() {
+	f := framework.New("cash-out-fee-decides", framework.WithBalance("11.50"))
+
+	/*
+		Check: cash-out/fee-decides
+		Spec: "Errors > Cash-out and cash-in codes", PIX_INSUFFICIENT_BALANCE (available balance below amount plus fee)
+		Sandbox: an account opened with 11.50; PUT /_sandbox/accounts/{id}/settings {"fee":1.50} (Gap G-24)
+		Description: With 11.50 available and a fee of 1.50, a cash-out of 10.01 (which the balance
+		covers, but not with its fee: 11.51) MUST be refused with PIX_INSUFFICIENT_BALANCE and move
+		nothing; a cash-out of 10.00 (exactly 11.50 with its fee) MUST then be accepted, leaving
+		available at 0.00 and 11.50 blocked: the fee decides, on both sides of the bound.
+	*/
+	framework.SandboxIt("refuses a cash-out that only its fee takes above the available balance, and accepts one at the bound", func(ctx ginkgo.SpecContext) {
+		putSettings(ctx, f, framework.SettingsUpdate{Fee: "1.50"})
+		before := f.Balance(ctx)
+		gomega.Expect(brl(before.Available)).To(gomega.Equal("11.50"), "the opening balance")
+		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "10.01"), ""), "PIX_INSUFFICIENT_BALANCE")
+		expectBalance(f.Balance(ctx), before, "after the refused cash-out")
+		acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "")
+		expectBalance(f.Balance(ctx), framework.Balance{Available: 0, Blocked: before.Blocked + 1150}, "after the cash-out at the bound")
+	})
+})
+
 // settledTransferE2E sends a POST /dict/pix transfer of transferAmount to a
 // fresh key, lets it settle (the spec must be ginkgo.Serial) and returns its
 // endToEndId, read through the control plane.

@@ -27,8 +27,11 @@ import (
 // shape.
 type partialPIX struct {
 	token string
-	mu    sync.Mutex
-	cobs  map[string]map[string]any
+	// open, when true, serves every request without authentication (a
+	// target that needs none; the 401 rule is then its deviation).
+	open bool
+	mu   sync.Mutex
+	cobs map[string]map[string]any
 }
 
 var (
@@ -65,7 +68,7 @@ func (p *partialPIX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.problem(w, http.StatusNotFound, "Not Found", "no route "+r.Method+" "+r.URL.Path)
 		return
 	}
-	if r.Header.Get("Authorization") != "Bearer "+p.token {
+	if !p.open && r.Header.Get("Authorization") != "Bearer "+p.token {
 		p.problem(w, http.StatusUnauthorized, "Nao Autorizado", "a valid bearer token is required")
 		return
 	}
@@ -88,10 +91,12 @@ func (p *partialPIX) putCob(w http.ResponseWriter, r *http.Request) {
 			Nome string `json:"nome"`
 		} `json:"devedor"`
 		Valor struct {
-			Original string `json:"original"`
+			Original            string `json:"original"`
+			ModalidadeAlteracao int    `json:"modalidadeAlteracao"`
 		} `json:"valor"`
-		Chave              string `json:"chave"`
-		SolicitacaoPagador string `json:"solicitacaoPagador"`
+		Chave              string              `json:"chave"`
+		SolicitacaoPagador string              `json:"solicitacaoPagador"`
+		InfoAdicionais     []map[string]string `json:"infoAdicionais"`
 	}
 	bad := func(detail string) { p.problem(w, http.StatusBadRequest, "Cob Operacao Invalida", detail) }
 	switch err := json.NewDecoder(r.Body).Decode(&body); {
@@ -121,8 +126,11 @@ func (p *partialPIX) putCob(w http.ResponseWriter, r *http.Request) {
 			"calendario": map[string]any{"criacao": "2026-03-02T12:00:00Z", "expiracao": *body.Calendario.Expiracao},
 			"txid":       txid, "revisao": 0, "status": "ATIVA",
 			"loc":      map[string]any{"id": len(p.cobs) + 1, "location": location, "tipoCob": "cob"},
-			"location": location, "valor": map[string]any{"original": body.Valor.Original},
+			"location": location, "valor": map[string]any{"original": body.Valor.Original, "modalidadeAlteracao": body.Valor.ModalidadeAlteracao},
 			"chave": body.Chave, "solicitacaoPagador": body.SolicitacaoPagador,
+		}
+		if body.InfoAdicionais != nil {
+			cob["infoAdicionais"] = body.InfoAdicionais
 		}
 		if body.Devedor != nil {
 			cob["devedor"] = map[string]any{"cpf": body.Devedor.CPF, "nome": body.Devedor.Nome}
@@ -199,10 +207,12 @@ func runConformChild(t *testing.T, args ...string) (int, string, framework.RunRe
 }
 
 // TestConformPartialTarget proves the suite on an implementation it does not
-// know: against partialPIX with --token, the routes it serves are reached and
-// checked, the routes it lacks come out absent (never checked, never failed),
-// its one format difference (RFC 7807 errors) is one failure named for the
-// format, and the run exits non-zero.
+// know: against partialPIX with --token or --token-command, the routes it
+// serves are reached and checked, the routes it lacks come out absent (never
+// checked, never failed), its one format difference (RFC 7807 errors) is one
+// failure named for the format, and the run exits non-zero. Against the same
+// implementation requiring no authentication, --auth none reaches its routes
+// too, and its one deviation (no 401) fails only the 401 checks.
 func TestConformPartialTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite in a child process")
@@ -210,6 +220,11 @@ func TestConformPartialTarget(t *testing.T) {
 	p := newPartialPIX()
 	srv := httptest.NewServer(p)
 	defer srv.Close()
+	open := newPartialPIX()
+	open.open = true
+	openSrv := httptest.NewServer(open)
+	defer openSrv.Close()
+	const shapeCheck = "Errors > Shapes answers the other routes' errors in the minimal error shape"
 
 	// The routes partialPIX serves, and whether a check's full text (or a
 	// route's name) belongs to one of them.
@@ -223,13 +238,20 @@ func TestConformPartialTarget(t *testing.T) {
 		}
 		return false
 	}
-	for _, auth := range []struct{ name, flag, value string }{
-		{"token", "--token", p.token},
-		{"token-command", "--token-command", "echo${IFS}" + p.token}, // one word on the child's command line, "echo <token>" for sh
+	for _, auth := range []struct {
+		name, target, flag, value string
+		// wantFailed says whether a failed check is the run's expected
+		// failure: the target's one deviation.
+		wantFailed func(check string) bool
+	}{
+		{"token", srv.URL, "--token", p.token, func(c string) bool { return c == shapeCheck }},
+		// One word on the child's command line, "echo <token>" for sh.
+		{"token-command", srv.URL, "--token-command", "echo${IFS}" + p.token, func(c string) bool { return c == shapeCheck }},
+		{"auth-none", openSrv.URL, "--auth", "none", func(c string) bool { return strings.HasPrefix(c, "Protected routes answer 401 ") }},
 	} {
 		t.Run(auth.name, func(t *testing.T) {
 			start := time.Now() // wall time: a bound on the child's run
-			code, out, res := runConformChild(t, "--target", srv.URL, "--control-plane", "off", auth.flag, auth.value,
+			code, out, res := runConformChild(t, "--target", auth.target, "--control-plane", "off", auth.flag, auth.value,
 				"--labels", "spec&&!sandbox&&!sandbox-choice")
 			t.Logf("conform ran in %s", time.Since(start).Round(time.Millisecond))
 			if code != 1 {
@@ -252,16 +274,21 @@ func TestConformPartialTarget(t *testing.T) {
 				"PUT /cob/{txid} rejects with 400 (not 404) a txid of 25 characters",
 				"PUT /cob/{txid} creates an ATIVA charge with revisao 0, tipoCob cob and the BR Code in loc.location and location",
 				"GET /accounts/balances returns one balance item with eventDate, available, blocked and overdraft 0",
-				"Protected routes answer 401 to a request without a valid token PUT /cob/{txid} without an Authorization header",
 			} {
 				if !passed[want] {
 					t.Errorf("check %q did not pass", want)
 				}
 			}
 
-			// One format difference is one failure, named for the format.
-			if len(failed) != 1 || failed[0] != "Errors > Shapes answers the other routes' errors in the minimal error shape" {
-				t.Errorf("failed checks = %q, want only the minimal error shape check", failed)
+			// One deviation is one kind of failure: the format difference is
+			// the one shape check; no authentication fails the 401 checks.
+			if len(failed) == 0 {
+				t.Error("no check failed against a target with a deviation")
+			}
+			for _, c := range failed {
+				if !auth.wantFailed(c) {
+					t.Errorf("check %q failed; the target's deviation does not explain it (failed: %q)", c, failed)
+				}
 			}
 
 			// Absent routes are absent: their checks did not run.

@@ -34,6 +34,7 @@ var selfCheckFaults = []struct {
 	{faults.GrossIgnoresBlocked, "res:balance", "maps the balance while an amount is blocked"},
 	{faults.TransferAmountTrimmed, "res:transfer", "sends TRANSFER webhooks whose payment.amount keeps its trailing zeros"},
 	{faults.RefundOfCashOut, "res:refund", "refuses to refund every kind of settled transaction that is not a received PIX"},
+	{faults.FeeNeverRefuses, "res:cash-out", "refuses a cash-out that only its fee takes above the available balance"},
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.

@@ -33,11 +33,14 @@ const (
 	// RefundOfCashOut: a settled cash-out can be refunded as if it were a
 	// received PIX (a refusal right for one kind of transaction only).
 	RefundOfCashOut = "refund-of-cash-out"
+	// FeeNeverRefuses: a cash-out the available balance covers without its
+	// fee is accepted, holding the value alone (a fee that never decides).
+	FeeNeverRefuses = "fee-never-refuses"
 )
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
-	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut}
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }
