@@ -1,9 +1,13 @@
 package framework
 
 import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -72,5 +76,39 @@ func TestBuildResult_SetupFailure(t *testing.T) {
 	}
 	if s := res.Coverage.Summary(); strings.Count(s, "setup failed") != 1 {
 		t.Fatalf("the coverage summary repeats the setup failure:\n%s", s)
+	}
+}
+
+// The JUnit report names each test case's class after its check's innermost
+// res: label; the suite's own nodes keep the suite's name.
+func TestWriteJUnit_ClassnamePerResource(t *testing.T) {
+	report := types.Report{SuiteDescription: SuiteDescription, SpecReports: []types.SpecReport{
+		{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed},
+		spec("PUT /cob/{txid} 401", types.SpecStatePassed, "", "res:auth", "res:cob", "spec"),
+		spec("GET /api/med 400", types.SpecStateFailed, "want 400", "res:med"),
+		spec("no resource", types.SpecStateSkipped, "why"),
+	}}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	if err := writeJUnit(report, path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc reporters.JUnitTestSuites
+	if err := xml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range doc.TestSuites[0].TestCases {
+		got = append(got, c.Classname)
+	}
+	want := []string{SuiteDescription, "cob", "med", SuiteDescription}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("classnames = %q, want %q", got, want)
+	}
+	if doc.Failures != 1 {
+		t.Errorf("failures = %d, want 1", doc.Failures)
 	}
 }
