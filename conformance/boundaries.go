@@ -215,6 +215,57 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 	})
 })
 
+var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.Res("transactions"), framework.FamilyStd, func() {
+	f := framework.New("key-listing-cap")
+
+	/*
+		Check: key-listing/cap-reached
+		Spec: "Endpoints > GET /api/pix/transactions/pix-key/{pixKey}" (size max 1000; at most 1000 results in total); "Limits", size by PIX key row
+		Sandbox: POST /_sandbox/pix-in (1001 PIX of 0.01 to the account's EVP key)
+		Description: With 1001 PIX received at one key, its listing MUST report metadata.total
+		1000 and list 1000 items with size=1000; page 2 of size 1000 MUST be empty, page 2 of
+		size 500 MUST hold 500 items and page 3 none: the cap reached, and held, from both sides.
+	*/
+	framework.SandboxIt("lists at most 1000 results for a key that received 1001 PIX", func(ctx ginkgo.SpecContext) {
+		key, payer := evpKey(f.Account), externalPayer(ctx, f)
+		const received, workers = 1001, 8
+		errs := make(chan error, received)
+		next := make(chan struct{})
+		for range workers {
+			go func() {
+				for range next {
+					_, err := f.Sandbox.PixIn(ctx, framework.PaymentRequest{Key: key, Amount: "0.01", Payer: payer})
+					errs <- err
+				}
+			}()
+		}
+		for range received {
+			next <- struct{}{}
+		}
+		close(next)
+		for range received {
+			gomega.Expect(<-errs).NotTo(gomega.HaveOccurred(), "receiving a PIX of 0.01")
+		}
+
+		tok := f.Token(ctx)
+		for _, page := range []struct {
+			query string
+			page  int
+			size  int
+			items int
+		}{
+			{"size=1000", 1, 1000, 1000},
+			{"page=2&size=1000", 2, 1000, 0},
+			{"page=2&size=500", 2, 500, 500},
+			{"page=3&size=500", 3, 500, 0},
+		} {
+			r := listAs(ctx, f, tok, withQuery(keyListingPath(key), page.query))
+			gomega.Expect(expectListingEnvelope(r, page.page, page.size)).To(gomega.Equal(1000), "metadata.total of %s", page.query)
+			gomega.Expect(dataItems(r)).To(gomega.HaveLen(page.items), "items of %s", page.query)
+		}
+	})
+})
+
 // settledTransferE2E sends a POST /dict/pix transfer of transferAmount to a
 // fresh key, lets it settle (the spec must be ginkgo.Serial) and returns its
 // endToEndId, read through the control plane.

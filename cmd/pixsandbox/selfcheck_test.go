@@ -35,6 +35,7 @@ var selfCheckFaults = []struct {
 	{faults.TransferAmountTrimmed, "res:transfer", "sends TRANSFER webhooks whose payment.amount keeps its trailing zeros"},
 	{faults.RefundOfCashOut, "res:refund", "refuses to refund every kind of settled transaction that is not a received PIX"},
 	{faults.FeeNeverRefuses, "res:cash-out", "refuses a cash-out that only its fee takes above the available balance"},
+	{faults.KeyListingUncapped, "res:transactions", "lists at most 1000 results for a key that received 1001 PIX"},
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.

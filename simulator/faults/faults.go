@@ -36,11 +36,15 @@ const (
 	// FeeNeverRefuses: a cash-out the available balance covers without its
 	// fee is accepted, holding the value alone (a fee that never decides).
 	FeeNeverRefuses = "fee-never-refuses"
+	// KeyListingUncapped: the listing by PIX key returns more than 1000
+	// results in all (a cap never reached by the other checks).
+	KeyListingUncapped = "key-listing-uncapped"
 )
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
-	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses}
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
+	KeyListingUncapped}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }
