@@ -199,7 +199,7 @@ func (f *Framework) presence(ctx context.Context, p RouteProbe) RoutePresence {
 	_, known := routeFound[p.Route]
 	routeMu.Unlock()
 	token := ""
-	if !known && !p.Public {
+	if !known && !p.Public && !f.opts.noIdentity {
 		token = f.Token(ctx)
 	}
 	rp, err := routePresence(ctx, f.Client, p, token)

@@ -62,3 +62,22 @@ func TestProbeFor(t *testing.T) {
 		t.Fatal("a check of no route has a probe")
 	}
 }
+
+// judgeRoute takes any answer without panicking and always says why, and an
+// answer judged against itself (the same request, status and body: the
+// target's generic not-found) is always absent.
+func FuzzJudgeRoute(f *testing.F) {
+	f.Add("GET", "/cob/abc", 404, `{"message":"Cannot GET /cob/abc"}`)
+	f.Add("PUT", "/pix/E1/devolucao/x", 400, `{"type":"about:blank","status":400}`)
+	f.Add("", "", 0, "")
+	f.Fuzz(func(t *testing.T, method, path string, status int, body string) {
+		r := answer(method, path, status, body)
+		got := judgeRoute("route", r, answer(method, unknownRoutePrefix+path, status, body))
+		if got.Evidence == "" {
+			t.Fatal("no evidence")
+		}
+		if again := judgeRoute("route", r, r); again.Present {
+			t.Fatalf("an answer judged against itself is present: %+v", again)
+		}
+	})
+}
