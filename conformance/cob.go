@@ -78,6 +78,12 @@ func cobBody(key, original string, mods ...func(m map[string]any)) map[string]an
 	return m
 }
 
+// validDevedor sets a devedor with a valid 11-digit cpf: the control of the
+// devedor refusals.
+func validDevedor(m map[string]any) {
+	m["devedor"] = map[string]any{"cpf": sampleCPF, "nome": holderName}
+}
+
 // withExpiracao sets calendario.expiracao.
 func withExpiracao(seconds int) func(m map[string]any) {
 	return func(m map[string]any) { m["calendario"] = map[string]any{"expiracao": seconds} }
@@ -237,16 +243,20 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Check: cob/txid-invalid
 		Spec: "Endpoints > PUT /cob/{txid}" (txid 26 to 35 characters of [a-zA-Z0-9]); "Errors > Central Bank-compatible routes" (PUT /cob/{txid} 400: txid outside 26..35 alphanumerics); "Errors > Shapes", item 3
 		Description: A valid body PUT to a txid of 25 alphanumerics, of 36 alphanumerics, or of 30
-		characters one of which is '-', MUST be answered 400 (not 404).
+		characters one of which is '-', MUST be answered 400 (not 404); as the control, the same body
+		PUT to a fresh txid just inside the rule (26 alphanumerics, 35, 30 without the '-') MUST be
+		accepted.
 	*/
 	ginkgo.DescribeTable("rejects with 400 (not 404) a txid",
-		func(ctx ginkgo.SpecContext, txid func() string) {
+		func(ctx ginkgo.SpecContext, txid, control func() string) {
 			r := putCob(ctx, f, txid(), cobBody(ownKey(f), cobDefaultOriginal), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
+			ginkgo.By("the control: a txid just inside the rule is accepted")
+			createCob(ctx, f, control(), cobBody(ownKey(f), cobDefaultOriginal), "")
 		},
-		ginkgo.Entry("of 25 characters", framework.Spec, func() string { return newTxID(f)[:25] }),
-		ginkgo.Entry("of 36 characters", framework.Spec, func() string { return newTxID(f) + "abcde" }),
-		ginkgo.Entry("with a '-'", framework.Spec, func() string { return newTxID(f)[:14] + "-" + newTxID(f)[:15] }),
+		ginkgo.Entry("of 25 characters", framework.Spec, func() string { return newTxID(f)[:25] }, func() string { return newTxID(f)[:26] }),
+		ginkgo.Entry("of 36 characters", framework.Spec, func() string { return newTxID(f) + "abcde" }, func() string { return newTxID(f) + "abcd" }),
+		ginkgo.Entry("with a '-'", framework.Spec, func() string { return newTxID(f)[:14] + "-" + newTxID(f)[:15] }, func() string { return newTxID(f)[:30] }),
 	)
 
 	/*
@@ -254,28 +264,38 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Spec: "Endpoints > PUT /cob/{txid}" (body: devedor cpf or cnpj, digits only; valor.original a string with 2 decimals; chave max 77; solicitacaoPagador max 140); "Resources > Immediate charge (cob)" (CPF has exactly 11 digits); "Limits", txid row; "Errors > Central Bank-compatible routes" (400: invalid CPF or CNPJ (digits only); invalid value); "Errors > Shapes", item 3
 		Description: A PUT /cob/{txid} with a fresh txid whose body breaks one rule (devedor.cpf of
 		10 digits, devedor.cpf with punctuation, valor.original "10.5", a chave of 78 characters, a
-		solicitacaoPagador of 141 characters) MUST be answered 400.
+		solicitacaoPagador of 141 characters) MUST be answered 400; as the control, the same body
+		with the fault undone (devedor.cpf of 11 digits, valor.original "10.50", the account's own
+		chave, a solicitacaoPagador of exactly 140 characters) MUST be accepted.
 	*/
 	ginkgo.DescribeTable("rejects with 400 a body with",
-		func(ctx ginkgo.SpecContext, mod func(m map[string]any)) {
-			r := putCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, mod), "")
+		func(ctx ginkgo.SpecContext, fault, control func(m map[string]any)) {
+			r := putCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
+			ginkgo.By("the control: the same body without the fault is accepted")
+			createCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault, control), "")
 		},
 		ginkgo.Entry("a devedor.cpf of 10 digits", framework.Spec, func(m map[string]any) {
 			m["devedor"] = map[string]any{"cpf": sampleCPF[:10], "nome": holderName}
-		}),
+		}, validDevedor),
 		ginkgo.Entry("a devedor.cpf with punctuation", framework.Spec, func(m map[string]any) {
 			m["devedor"] = map[string]any{"cpf": "123.456.789-09", "nome": holderName}
-		}),
+		}, validDevedor),
 		ginkgo.Entry(`valor.original "10.5"`, framework.Spec, func(m map[string]any) {
 			m["valor"] = map[string]any{"original": "10.5"}
-		}),
+		}, func(m map[string]any) { m["valor"] = map[string]any{"original": "10.50"} }),
 		ginkgo.Entry("a chave of 78 characters", framework.Spec, func(m map[string]any) {
 			m["chave"] = strings.Repeat("c", 78-len("@example.com")) + "@example.com"
+		}, func(m map[string]any) {
+			if k := ownKey(f); k != "" {
+				m["chave"] = k
+			} else {
+				delete(m, "chave")
+			}
 		}),
 		ginkgo.Entry("a solicitacaoPagador of 141 characters", framework.Spec, func(m map[string]any) {
 			m["solicitacaoPagador"] = strings.Repeat("s", 141)
-		}),
+		}, func(m map[string]any) { m["solicitacaoPagador"] = strings.Repeat("s", 140) }),
 	)
 
 	/*
