@@ -136,6 +136,27 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	f := framework.New("transfer-amounts")
 
 	/*
+		Check: transfer/body-edges-accepted
+		Spec: "Endpoints > POST /dict/pix" (payment.amount up to 2 decimals; creditorDocument required when priority is HIGH; expiration min 1, max 10800)
+		Description: The controls of transfer/body-invalid, just inside each rule: transfers of
+		0.01 with expiration 1, with expiration 10800, with priority HIGH and a creditorDocument,
+		and of 0.10 (2 decimals, a trailing zero) MUST each be accepted (2xx, type PENDING). They
+		need a key of the target's DICT (-dict-key, or a sandbox).
+	*/
+	framework.SpecIt("accepts a body just inside each rule that transfer/body-invalid breaks", func(ctx ginkgo.SpecContext) {
+		dest := transferDestination(ctx, f)
+		for what, body := range map[string][]byte{
+			"expiration 1":                    transferBody(dest.key, "0.01", func(m map[string]any) { m["expiration"] = 1 }),
+			"expiration 10800":                transferBody(dest.key, "0.01", func(m map[string]any) { m["expiration"] = 10800 }),
+			"priority HIGH, creditorDocument": transferBody(dest.key, "0.01", func(m map[string]any) { m["priority"], m["creditorDocument"] = "HIGH", sampleCPF }),
+			"payment.amount 0.10":             transferBody(dest.key, "0.10"),
+		} {
+			ginkgo.By(what)
+			acceptTransfer(ctx, f, framework.UUIDv4(), body, "")
+		}
+	})
+
+	/*
 		Check: transfer/webhook-trailing-zeros
 		Spec: "Events > Envelope V2", TRANSFER (payment {amount string, currency}); "Number conventions" (Central Bank-compatible money as strings with exactly 2 decimal places)
 		Sandbox: POST /_sandbox/dict/keys (the destination); POST /_sandbox/webhook-targets (cash_out); POST /_sandbox/clock/advance
