@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -177,6 +178,20 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 
 var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), framework.FamilyStd, func() {
 	f := framework.New("cash-out-night")
+
+	/*
+		Check: cash-out/length-edges-accepted
+		Spec: "Endpoints > POST /api/pix/cash-out" (description max 140; details.name max 100); "Limits", description and details.name rows
+		Description: The controls of cash-out/body-invalid at the length bounds: a cash-out of 0.01
+		with a description of exactly 140 characters and a details.name of exactly 100 MUST be
+		accepted (201, PENDING).
+	*/
+	framework.SpecIt("accepts a description of 140 characters and a details.name of 100", func(ctx ginkgo.SpecContext) {
+		acceptCashOut(ctx, f, cashOutRequest(f, "0.01", func(m, d map[string]any) {
+			m["description"] = strings.Repeat("d", 140)
+			d["name"] = strings.Repeat("n", 100)
+		}), "")
+	})
 
 	/*
 		Check: cash-out/night-window-edges
