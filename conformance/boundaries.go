@@ -108,6 +108,36 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 	})
 })
 
+var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund"), framework.FamilyBacen, func() {
+	f := framework.New("refund-window-edge")
+
+	/*
+		Check: refund/deadline-edge
+		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (refunds are accepted up to 89 days after receipt; 422 deadline expired); "Endpoints > POST /api/pix/refund-in/{id}" (refund must be within 89 days; 400 deadline exceeded)
+		Gap G-45: accepted while at most 89 × 24 hours have passed since the PIX was received, on the simulation clock
+		Sandbox: POST /_sandbox/pix-in; POST /_sandbox/clock/advance
+		Description: Of three PIX received at the same moment, a refund of the first MUST be
+		accepted 89 × 24 hours later (one minute less on a real clock), and one second past
+		89 × 24 hours refunds of the second (PUT) and the third (refund-in) MUST be refused with
+		422 and 400: the window's edge from both sides, not a day apart.
+	*/
+	framework.SandboxIt("refuses a refund one second past 89 × 24 hours after accepting one at 89 × 24 hours", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
+		a, b, c := receivePIX(ctx, f, refundPIXAmount), receivePIX(ctx, f, refundPIXAmount), receivePIX(ctx, f, refundPIXAmount)
+		clk, err := f.Sandbox.Clock(ctx)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		edge, past := 89*24*time.Hour, time.Second
+		if !clk.Virtual() {
+			edge, past = edge-time.Minute, time.Minute+time.Second // the wall time of the exchange counts on a real clock
+		}
+		advance(ctx, f, edge)
+		createRefundAs(ctx, f, freshToken(ctx, f), a.e2e, newRefundID(f), refundBody("1.00"), "")
+		advance(ctx, f, past)
+		tok := freshToken(ctx, f)
+		expectRefundRejected(putRefundAs(ctx, f, tok, b.e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusUnprocessableEntity)
+		gomega.Expect(postRefundInAs(ctx, f, tok, c.txID, refundInBody(f, "1.00"), "")).To(framework.HaveStatus(http.StatusBadRequest), "refund-in one second past the window")
+	})
+})
+
 var _ = ginkgo.Describe("GET /balance and GET /api/balance", framework.Res("balance"), framework.FamilyStd, func() {
 	f := framework.New("balance-blocked")
 

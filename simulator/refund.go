@@ -61,7 +61,11 @@ func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		if !pix.Refundable(o.ProcessedAt, now) {
+		refundable := pix.Refundable(o.ProcessedAt, now)
+		if faults.On(faults.RefundWindowWholeDay) {
+			refundable = pix.Refundable(o.ProcessedAt, now.Add(-24*time.Hour+time.Second))
+		}
+		if !refundable {
 			return pix.Errorf(pix.KindUnprocessable, pix.CodeRefundDeadlineExpired,
 				"the refund deadline passed: refunds are accepted up to 89 days after receipt (%s)", o.ProcessedAt.UTC().Format(timeFormat))
 		}

@@ -36,6 +36,7 @@ var selfCheckFaults = []struct {
 	{faults.RefundOfCashOut, "res:refund", "refuses to refund every kind of settled transaction that is not a received PIX"},
 	{faults.FeeNeverRefuses, "res:cash-out", "refuses a cash-out that only its fee takes above the available balance"},
 	{faults.KeyListingUncapped, "res:transactions", "lists at most 1000 results for a key that received 1001 PIX"},
+	{faults.RefundWindowWholeDay, "res:refund", "refuses a refund one second past 89 × 24 hours"},
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.

@@ -39,12 +39,15 @@ const (
 	// KeyListingUncapped: the listing by PIX key returns more than 1000
 	// results in all (a cap never reached by the other checks).
 	KeyListingUncapped = "key-listing-uncapped"
+	// RefundWindowWholeDay: refunds are accepted through the whole of the
+	// 89th day after receipt, not up to 89 × 24 hours (a window edge a day wide).
+	RefundWindowWholeDay = "refund-window-whole-day"
 )
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
 	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
-	KeyListingUncapped}
+	KeyListingUncapped, RefundWindowWholeDay}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }
