@@ -80,6 +80,11 @@ var state suiteState
 // calls ginkgo.RunSpecs. Ginkgo allows one RunSpecs per process, so Run may be
 // called once; Ginkgo's own flags (-ginkgo.label-filter, -ginkgo.junit-report,
 // …) are read from the command line that go test parsed.
+//
+// After the run it prints the counts (RunResult.Summary) and reports whether
+// the run passed: it fails t, and returns false, when a check failed, when no
+// check ran (unless c.AllowEmpty), when an item of the specification's tables
+// is absent on the target, or when the run could not start.
 func Run(t TB, c Config) bool {
 	t.Helper()
 	c = c.WithDefaults()
