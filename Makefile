@@ -3,8 +3,8 @@
 #   make run    start the simulator on 127.0.0.1:8080 (embedded Badger in ./.pixsandbox)
 #   make test   lint, every test under -race, the conformance suite in-process
 #
-# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/DICT_KEY/PIX_KEY/
-# REFUND_E2E/REFUND_TRANSACTION_ID/LABELS
+# Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/TOKEN/TOKEN_COMMAND/AUTH/
+# DICT_KEY/PIX_KEY/REFUND_E2E/REFUND_TRANSACTION_ID/LABELS
 # (make conformance), FUZZTIME (make fuzz).
 
 SHELL    := bash
@@ -81,15 +81,16 @@ deps-check:
 		if [ -n "$$bad" ]; then echo "dependency rule: $$p must not import $$bad"; fail=1; fi; done; \
 	exit $$fail
 
-conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT, DICT_KEY, PIX_KEY; LABELS filter)
-	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=https://… CLIENT_ID=… CLIENT_SECRET=… CERT=client.pem [LABELS='$(LABELS)']"; exit 2; }
+conformance: ## run the suite against TARGET (CLIENT_ID, CLIENT_SECRET, CERT or TOKEN, TOKEN_COMMAND, AUTH; DICT_KEY, PIX_KEY; LABELS filter)
+	@test -n "$(TARGET)" || { echo "usage: make conformance TARGET=https://… {CLIENT_ID=… CLIENT_SECRET=… CERT=client.pem | TOKEN=… | TOKEN_COMMAND=… | AUTH=none} [LABELS='$(LABELS)']"; exit 2; }
 	@mkdir -p $(REPORTS)
 	$(GO) test -count=1 ./conformance -run TestConformance -args \
 		-target='$(TARGET)' -client-id='$(CLIENT_ID)' -client-secret='$(CLIENT_SECRET)' -client-cert='$(CERT)' \
+		-token='$(TOKEN)' -token-command='$(TOKEN_COMMAND)' -auth='$(AUTH)' \
 		-dict-key='$(DICT_KEY)' -pix-key='$(PIX_KEY)' \
 		-refund-e2e='$(REFUND_E2E)' -refund-transaction-id='$(REFUND_TRANSACTION_ID)' \
 		-ginkgo.label-filter='$(LABELS)' -ginkgo.junit-report=$(REPORTS)/conformance-junit.xml -ginkgo.v \
-		-coverage-report=$(REPORTS)/conformance-coverage
+		-coverage-report=$(REPORTS)/conformance-coverage -json=$(REPORTS)/conformance.json
 
 conformance-local: ## the whole suite in-process against the simulator (what make test runs)
 	@mkdir -p $(REPORTS)

@@ -62,13 +62,13 @@ func acceptCashOut(ctx context.Context, f *framework.Framework, m map[string]any
 	return stringField(r, "transactionId")
 }
 
-// expectCashOutError checks a cash-out error: status 400, the code (in code
-// or errorCode) and the extended shape.
+// expectCashOutError checks a cash-out error: status 400 and the code (in
+// code or errorCode). The extended shape is checked on its own, by
+// errors/extended-shape.
 func expectCashOutError(r *framework.Response, code string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
 	gomega.Expect(r).To(framework.HaveErrorCode(code))
-	gomega.Expect(r).To(framework.HaveExtendedErrorShape())
 }
 
 // expectMessageNames checks that the error's message is an array with an
@@ -179,7 +179,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Description: A cash-out whose body breaks one field rule (details missing, value a string,
 		description of 141 characters, details.name of 101 characters, details.keyType outside
 		DOCUMENT, EMAIL, PHONE, RANDOM, details.document of 10 digits) MUST be answered 400 with code
-		HTTP_ERROR in the extended shape, message an array of strings one of which names the field.
+		HTTP_ERROR, message an array of strings one of which names the field.
 	*/
 	ginkgo.DescribeTable("rejects a body that breaks a field rule with 400 HTTP_ERROR naming the field",
 		func(ctx ginkgo.SpecContext, field string, mod func(m, details map[string]any)) {
@@ -205,8 +205,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Check: cash-out/body-invalid-every-field
 		Spec: "Errors > Shapes", item 2 (message: string or array of strings, one per invalid field); "Errors > Cash-out and cash-in codes", 400 HTTP_ERROR (message lists each problem)
 		Description: A cash-out whose description, details.name, details.keyType and
-		details.document are all invalid MUST be answered 400 with code HTTP_ERROR in the extended
-		shape, message an array with at least four strings naming each of the four fields.
+		details.document are all invalid MUST be answered 400 with code HTTP_ERROR, message an array with at least four strings naming each of the four fields.
 	*/
 	framework.SpecIt("lists every invalid field in message, one string each", func(ctx ginkgo.SpecContext) {
 		r := postCashOut(ctx, f, cashOutRequest(f, "0.01", func(m, d map[string]any) {
@@ -226,7 +225,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Check: cash-out/invalid-amount
 		Spec: "Errors > Cash-out and cash-in codes", PIX_INVALID_AMOUNT (amount below 0.01 or more than 2 decimals); "Limits", value
 		Description: A cash-out whose value is 0.001 or 0 MUST be answered 400 with PIX_INVALID_AMOUNT
-		(in code or errorCode) in the extended shape.
+		(in code or errorCode).
 	*/
 	ginkgo.DescribeTable("rejects with 400 PIX_INVALID_AMOUNT a value",
 		func(ctx ginkgo.SpecContext, value string) {
@@ -242,8 +241,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Gap G-21 (the DOCUMENT entry with wrong check digits, sandbox-choice): the spec asks a DOCUMENT key for 11 or 14 digits only (docs/spec-gaps.md); the sandbox also verifies its check digits when it checks the key against its type
 		Description: A cash-out whose details.key does not match its keyType (DOCUMENT of 12 digits
 		or with wrong check digits, EMAIL without @, PHONE with +55 or of 9 digits, RANDOM that is not
-		a UUID) MUST be answered 400 with PIX_INVALID_PIX_KEY (in code or errorCode) in the extended
-		shape.
+		a UUID) MUST be answered 400 with PIX_INVALID_PIX_KEY (in code or errorCode).
 	*/
 	ginkgo.DescribeTable("rejects with 400 PIX_INVALID_PIX_KEY a key that does not match its keyType:",
 		func(ctx ginkgo.SpecContext, keyType, key string) {
@@ -282,7 +280,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Check: cash-out/duplicate-external-id
 		Spec: "Errors > Cash-out and cash-in codes", PIX_DUPLICATE_EXTERNAL_ID (status 400, not 409; details holds externalId and existingTransactionId (number)); "Endpoints > POST /api/pix/cash-out" (externalId unique per account)
 		Description: A second cash-out with the externalId of an accepted one MUST be answered 400
-		(not 409) with PIX_DUPLICATE_EXTERNAL_ID (in code or errorCode) in the extended shape, with
+		(not 409) with PIX_DUPLICATE_EXTERNAL_ID (in code or errorCode), with
 		details.externalId equal to the externalId and details.existingTransactionId a JSON number
 		(on a sandbox, the numeric id of the first cash-out).
 	*/
@@ -474,7 +472,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Spec: "Errors > Cash-out and cash-in codes", PIX_TRANSACTION_LIMIT_EXCEEDED (amount above per-transaction limit)
 		Sandbox: PUT /_sandbox/accounts/{id}/settings {"perTransactionLimit":10.00} (limit values are Gap G-24)
 		Description: With a per-transaction limit of 10.00, a cash-out of 10.01 MUST be answered 400
-		with PIX_TRANSACTION_LIMIT_EXCEEDED (in code or errorCode) in the extended shape, and one of
+		with PIX_TRANSACTION_LIMIT_EXCEEDED (in code or errorCode), and one of
 		10.00 MUST be accepted.
 	*/
 	framework.SandboxIt("rejects a value above the per-transaction limit with 400 PIX_TRANSACTION_LIMIT_EXCEEDED", func(ctx ginkgo.SpecContext) {
@@ -488,8 +486,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Spec: "Errors > Cash-out and cash-in codes", PIX_DAILY_LIMIT_EXCEEDED (daily accumulated amount above daily limit)
 		Sandbox: PUT /_sandbox/accounts/{id}/settings {"dailyLimit":15.00} (limit values are Gap G-24)
 		Description: With a daily limit of 15.00, after an accepted cash-out of 10.00 a second one of
-		5.01 MUST be answered 400 with PIX_DAILY_LIMIT_EXCEEDED (in code or errorCode) in the
-		extended shape, and one of 5.00 MUST be accepted.
+		5.01 MUST be answered 400 with PIX_DAILY_LIMIT_EXCEEDED (in code or errorCode), and one of 5.00 MUST be accepted.
 	*/
 	framework.SandboxIt("rejects a value that takes the day's total above the daily limit with 400 PIX_DAILY_LIMIT_EXCEEDED", func(ctx ginkgo.SpecContext) {
 		putSettings(ctx, f, framework.SettingsUpdate{DailyLimit: "15.00"})
@@ -503,7 +500,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Spec: "Errors > Cash-out and cash-in codes", PIX_NIGHT_LIMIT_EXCEEDED (night operation (20:00 to 06:00) above reduced limit)
 		Sandbox: POST /_sandbox/clock {"now":"<day>T23:30:00Z"} (20:30 in São Paulo); PUT /_sandbox/accounts/{id}/settings {"nightLimit":20.00} (limit values are Gap G-24)
 		Description: At 20:30 in São Paulo with a night limit of 20.00, a cash-out of 20.01 MUST be
-		answered 400 with PIX_NIGHT_LIMIT_EXCEEDED (in code or errorCode) in the extended shape, and
+		answered 400 with PIX_NIGHT_LIMIT_EXCEEDED (in code or errorCode), and
 		one of 20.00 MUST be accepted. Afterwards the clock is moved on to 09:00 in São Paulo.
 	*/
 	framework.SandboxIt("rejects a value above the night limit at 20:30 in São Paulo with 400 PIX_NIGHT_LIMIT_EXCEEDED", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
@@ -542,7 +539,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Gap G-06: values of X-Sandbox-Scenario are "not shown" (docs/spec-gaps.md); an unknown value is refused, listing the valid ones
 		Sandbox: X-Sandbox-Scenario with a value the sandbox does not know
 		Description: A valid cash-out carrying an unknown scenario MUST be answered 400 with
-		SANDBOX_UNKNOWN_SCENARIO (in code or errorCode) in the extended shape, its message naming
+		SANDBOX_UNKNOWN_SCENARIO (in code or errorCode), its message naming
 		valid values of the route (SETTLEMENT_PENDING and ORDER_REJECTED among them), so that a typo
 		never passes silently.
 	*/
@@ -645,7 +642,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		Check: cash-out/insufficient-balance
 		Spec: "Errors > Cash-out and cash-in codes", PIX_INSUFFICIENT_BALANCE (available balance below amount plus fee)
 		Description: A cash-out of 0.01 more than the available balance MUST be answered 400 with
-		PIX_INSUFFICIENT_BALANCE (in code or errorCode) in the extended shape, and MUST leave
+		PIX_INSUFFICIENT_BALANCE (in code or errorCode), and MUST leave
 		available and blocked as they were. (On a sandbox the account opens with 10.00, below every
 		limit.)
 	*/

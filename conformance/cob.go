@@ -78,6 +78,12 @@ func cobBody(key, original string, mods ...func(m map[string]any)) map[string]an
 	return m
 }
 
+// validDevedor sets a devedor with a valid 11-digit cpf: the control of the
+// devedor refusals.
+func validDevedor(m map[string]any) {
+	m["devedor"] = map[string]any{"cpf": sampleCPF, "nome": holderName}
+}
+
 // withExpiracao sets calendario.expiracao.
 func withExpiracao(seconds int) func(m map[string]any) {
 	return func(m map[string]any) { m["calendario"] = map[string]any{"expiracao": seconds} }
@@ -154,9 +160,10 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Description: A valid PUT /cob/{txid} with a fresh txid of 31 alphanumerics MUST be answered
 		2xx with txid equal to the path's, revisao the number 0, status ATIVA, calendario.criacao in
 		ISO 8601, calendario.expiracao 3600, loc.id a number, loc.tipoCob "cob", loc.location equal
-		to location and a valid dynamic BR Code (framework.BeValidBRCode, with a location URL in
-		26-25), valor.original "25.00", solicitacaoPagador echoed, and chave a string (the one sent,
-		when the suite knows a key of the account).
+		to location and a valid BR Code (framework.BeValidBRCode: the contract says "EMV
+		copy-and-paste code", static or dynamic; the sandbox's dynamic form is cob/br-code-form,
+		a sandbox choice), valor.original "25.00", solicitacaoPagador echoed, and chave a string
+		(the one sent, when the suite knows a key of the account).
 	*/
 	framework.SpecIt("creates an ATIVA charge with revisao 0, tipoCob cob and the BR Code in loc.location and location", func(ctx ginkgo.SpecContext) {
 		txid, key := newTxID(f), ownKey(f)
@@ -172,7 +179,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		gomega.Expect(r).To(framework.HaveJSONField("loc.tipoCob", "cob"))
 		location := stringField(r, "location")
 		gomega.Expect(r).To(framework.HaveJSONField("loc.location", location))
-		expectDynamicBRCode(location, "location")
+		gomega.Expect(location).To(framework.BeValidBRCode(), "location")
 		gomega.Expect(r).To(framework.HaveJSONField("valor.original", cobDefaultOriginal))
 		gomega.Expect(r).To(framework.HaveJSONField("solicitacaoPagador", cobSolicitacao))
 		gomega.Expect(r).To(framework.HaveJSONField("chave", gomega.BeAssignableToTypeOf("")))
@@ -211,7 +218,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Sandbox: POST /_sandbox/qrcode (the Central Bank route returns no image; G-42)
 		Description: POST /_sandbox/qrcode with a created charge's pixCopiaECola MUST answer 200 with
 		qrCodeImage, standard base64 of a PNG image; the same code with its CRC changed MUST answer
-		400 in the minimal shape, naming pixCode.
+		400, naming pixCode.
 	*/
 	framework.SandboxIt("draws a charge's pixCopiaECola as a QR code through the control plane", func(ctx ginkgo.SpecContext) {
 		r := createCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal), "")
@@ -236,17 +243,20 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Check: cob/txid-invalid
 		Spec: "Endpoints > PUT /cob/{txid}" (txid 26 to 35 characters of [a-zA-Z0-9]); "Errors > Central Bank-compatible routes" (PUT /cob/{txid} 400: txid outside 26..35 alphanumerics); "Errors > Shapes", item 3
 		Description: A valid body PUT to a txid of 25 alphanumerics, of 36 alphanumerics, or of 30
-		characters one of which is '-', MUST be answered 400 (not 404) in the minimal error shape.
+		characters one of which is '-', MUST be answered 400 (not 404); as the control, the same body
+		PUT to a fresh txid just inside the rule (26 alphanumerics, 35, 30 without the '-') MUST be
+		accepted.
 	*/
 	ginkgo.DescribeTable("rejects with 400 (not 404) a txid",
-		func(ctx ginkgo.SpecContext, txid func() string) {
+		func(ctx ginkgo.SpecContext, txid, control func() string) {
 			r := putCob(ctx, f, txid(), cobBody(ownKey(f), cobDefaultOriginal), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
-			gomega.Expect(r).To(framework.HaveMinimalErrorShape())
+			ginkgo.By("the control: a txid just inside the rule is accepted")
+			createCob(ctx, f, control(), cobBody(ownKey(f), cobDefaultOriginal), "")
 		},
-		ginkgo.Entry("of 25 characters", framework.Spec, func() string { return newTxID(f)[:25] }),
-		ginkgo.Entry("of 36 characters", framework.Spec, func() string { return newTxID(f) + "abcde" }),
-		ginkgo.Entry("with a '-'", framework.Spec, func() string { return newTxID(f)[:14] + "-" + newTxID(f)[:15] }),
+		ginkgo.Entry("of 25 characters", framework.Spec, func() string { return newTxID(f)[:25] }, func() string { return newTxID(f)[:26] }),
+		ginkgo.Entry("of 36 characters", framework.Spec, func() string { return newTxID(f) + "abcde" }, func() string { return newTxID(f) + "abcd" }),
+		ginkgo.Entry("with a '-'", framework.Spec, func() string { return newTxID(f)[:14] + "-" + newTxID(f)[:15] }, func() string { return newTxID(f)[:30] }),
 	)
 
 	/*
@@ -254,29 +264,38 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Spec: "Endpoints > PUT /cob/{txid}" (body: devedor cpf or cnpj, digits only; valor.original a string with 2 decimals; chave max 77; solicitacaoPagador max 140); "Resources > Immediate charge (cob)" (CPF has exactly 11 digits); "Limits", txid row; "Errors > Central Bank-compatible routes" (400: invalid CPF or CNPJ (digits only); invalid value); "Errors > Shapes", item 3
 		Description: A PUT /cob/{txid} with a fresh txid whose body breaks one rule (devedor.cpf of
 		10 digits, devedor.cpf with punctuation, valor.original "10.5", a chave of 78 characters, a
-		solicitacaoPagador of 141 characters) MUST be answered 400 in the minimal error shape.
+		solicitacaoPagador of 141 characters) MUST be answered 400; as the control, the same body
+		with the fault undone (devedor.cpf of 11 digits, valor.original "10.50", the account's own
+		chave, a solicitacaoPagador of exactly 140 characters) MUST be accepted.
 	*/
 	ginkgo.DescribeTable("rejects with 400 a body with",
-		func(ctx ginkgo.SpecContext, mod func(m map[string]any)) {
-			r := putCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, mod), "")
+		func(ctx ginkgo.SpecContext, fault, control func(m map[string]any)) {
+			r := putCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
-			gomega.Expect(r).To(framework.HaveMinimalErrorShape())
+			ginkgo.By("the control: the same body without the fault is accepted")
+			createCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault, control), "")
 		},
 		ginkgo.Entry("a devedor.cpf of 10 digits", framework.Spec, func(m map[string]any) {
 			m["devedor"] = map[string]any{"cpf": sampleCPF[:10], "nome": holderName}
-		}),
+		}, validDevedor),
 		ginkgo.Entry("a devedor.cpf with punctuation", framework.Spec, func(m map[string]any) {
 			m["devedor"] = map[string]any{"cpf": "123.456.789-09", "nome": holderName}
-		}),
+		}, validDevedor),
 		ginkgo.Entry(`valor.original "10.5"`, framework.Spec, func(m map[string]any) {
 			m["valor"] = map[string]any{"original": "10.5"}
-		}),
+		}, func(m map[string]any) { m["valor"] = map[string]any{"original": "10.50"} }),
 		ginkgo.Entry("a chave of 78 characters", framework.Spec, func(m map[string]any) {
 			m["chave"] = strings.Repeat("c", 78-len("@example.com")) + "@example.com"
+		}, func(m map[string]any) {
+			if k := ownKey(f); k != "" {
+				m["chave"] = k
+			} else {
+				delete(m, "chave")
+			}
 		}),
 		ginkgo.Entry("a solicitacaoPagador of 141 characters", framework.Spec, func(m map[string]any) {
 			m["solicitacaoPagador"] = strings.Repeat("s", 141)
-		}),
+		}, func(m map[string]any) { m["solicitacaoPagador"] = strings.Repeat("s", 140) }),
 	)
 
 	/*
@@ -297,14 +316,13 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Check: cob/txid-exists
 		Spec: "Endpoints > PUT /cob/{txid}" (txid unique; 409 txid already exists); "Errors > Central Bank-compatible routes" (PUT /cob/{txid} 409); "Errors > Shapes", item 3
 		Description: A second PUT /cob/{txid} with the txid of an existing charge MUST be answered
-		409 in the minimal error shape.
+		409.
 	*/
 	framework.SpecIt("rejects a txid that already exists with 409", func(ctx ginkgo.SpecContext) {
 		txid := newTxID(f)
 		createCob(ctx, f, txid, cobBody(ownKey(f), cobDefaultOriginal), "")
 		r := putCob(ctx, f, txid, cobBody(ownKey(f), "26.00"), "")
 		gomega.Expect(r).To(framework.HaveStatus(http.StatusConflict))
-		gomega.Expect(r).To(framework.HaveMinimalErrorShape())
 	})
 
 	/*
@@ -312,7 +330,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		Gap G-35: GET /cob/{txid} is not in the spec (docs/spec-gaps.md); the sandbox serves it as the Central Bank reference does: 200 with the cob, 404 for an unknown txid
 		Description: GET /cob/{txid} of a created charge MUST answer 200 with the same txid, status
 		ATIVA, revisao 0, calendario.criacao, location and valor.original as the creation response;
-		GET of a txid the account never used MUST answer 404 in the minimal error shape.
+		GET of a txid the account never used MUST answer 404.
 	*/
 	framework.SandboxChoiceIt("reads a charge with GET /cob/{txid} and answers 404 for an unknown txid", func(ctx ginkgo.SpecContext) {
 		txid := newTxID(f)
@@ -325,15 +343,13 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		}
 		unknown := f.Do(ctx, http.MethodGet, cobPath(newTxID(f)), f.Token(ctx), nil, nil)
 		gomega.Expect(unknown).To(framework.HaveStatus(http.StatusNotFound))
-		gomega.Expect(unknown).To(framework.HaveMinimalErrorShape())
 	})
 
 	/*
 		Check: cob/patch-removal
 		Spec: "States and transitions > Immediate charge (cob)" (ATIVA → REMOVIDA_PELO_USUARIO_RECEBEDOR when cancelled by the receiver; terminal)
 		Gap G-35: how the receiver cancels is not in the spec (docs/spec-gaps.md); the sandbox takes the Central Bank's PATCH /cob/{txid} {"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"} (revisao + 1; 409 when not ATIVA; other fields 400)
-		Description: PATCH /cob/{txid} with a field other than status MUST be answered 400 in the
-		minimal error shape; with {"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"} it MUST answer 200
+		Description: PATCH /cob/{txid} with a field other than status MUST be answered 400; with {"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"} it MUST answer 200
 		with that status and revisao 1, and GET /cob/{txid} MUST then read it; the same PATCH again
 		MUST be answered 409.
 	*/
@@ -342,7 +358,6 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		createCob(ctx, f, txid, cobBody(ownKey(f), cobDefaultOriginal), "")
 		bad := patchCob(ctx, f, txid, map[string]any{"valor": map[string]any{"original": "30.00"}})
 		gomega.Expect(bad).To(framework.HaveStatus(http.StatusBadRequest))
-		gomega.Expect(bad).To(framework.HaveMinimalErrorShape())
 
 		r := patchCob(ctx, f, txid, removal)
 		gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -352,7 +367,6 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 
 		again := patchCob(ctx, f, txid, removal)
 		gomega.Expect(again).To(framework.HaveStatus(http.StatusConflict))
-		gomega.Expect(again).To(framework.HaveMinimalErrorShape())
 	})
 
 	/*

@@ -142,16 +142,26 @@ var badTokens = []badToken{
 	{desc: "with a bearer token that is not a JWT", token: func(context.Context, *framework.Framework) string { return framework.MalformedToken }},
 	{desc: "with a token re-signed by another key", token: func(ctx context.Context, f *framework.Framework) string {
 		ginkgo.GinkgoHelper()
-		t, err := framework.ResignHS256(f.Token(ctx), framework.RandomKey())
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		return t
+		return alteredToken(ctx, f, func(tok string) (string, error) { return framework.ResignHS256(tok, framework.RandomKey()) })
 	}},
 	{desc: `with an "alg":"none" token`, token: func(ctx context.Context, f *framework.Framework) string {
 		ginkgo.GinkgoHelper()
-		t, err := framework.AlgNone(f.Token(ctx))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		return t
+		return alteredToken(ctx, f, framework.AlgNone)
 	}},
+}
+
+// alteredToken returns the spec's token changed by alter. A run whose token
+// is not a JWT (-token or -token-command with an opaque token, -auth none)
+// has no JWT to alter: the check is skipped, saying so.
+func alteredToken(ctx context.Context, f *framework.Framework, alter func(string) (string, error)) string {
+	ginkgo.GinkgoHelper()
+	tok := f.Token(ctx)
+	t, err := alter(tok)
+	if err != nil && f.Account == nil && f.Config.Auth != framework.AuthTokenRoute {
+		ginkgo.Skip("the run's token (-auth " + f.Config.Auth + ") is not a JWT to alter: " + err.Error())
+	}
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return t
 }
 
 // callProtected sends the route's plausible request with token.
@@ -168,15 +178,14 @@ func callProtected(ctx context.Context, f *framework.Framework, r protectedRoute
 	return f.Do(ctx, r.method, r.path(f), token, body, h)
 }
 
-// expectUnauthorized checks a 401 in the route family's error shape.
+// expectUnauthorized checks a 401, with code HTTP_ERROR on the routes of the
+// cash-out and cash-in table. The route family's error shape is checked on
+// its own (errors/minimal-shape, errors/extended-shape).
 func expectUnauthorized(resp *framework.Response, r protectedRoute) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(resp).To(framework.HaveStatus(http.StatusUnauthorized))
 	if r.extended {
-		gomega.Expect(resp).To(framework.HaveExtendedErrorShape())
-		gomega.Expect(resp).To(framework.HaveJSONField("code", "HTTP_ERROR"))
-	} else {
-		gomega.Expect(resp).To(framework.HaveMinimalErrorShape())
+		gomega.Expect(resp).To(framework.HaveErrorCode("HTTP_ERROR"))
 	}
 }
 
@@ -188,8 +197,8 @@ var _ = ginkgo.Describe("Protected routes", framework.Res("auth"), func() {
 		Spec: "Endpoints" (every endpoint but the token endpoint requires Authorization: Bearer); "Authentication", rule 6; "Errors > Shapes"; "Errors > Cash-out and cash-in codes", 401 HTTP_ERROR; "Errors > Central Bank-compatible routes", 401
 		Description: Every protected route, sent a plausible request without a token, with a token
 		that is not a JWT, with a token re-signed by another key, or with an "alg":"none" token, MUST
-		answer 401: in the extended shape with code HTTP_ERROR on POST /api/pix/cash-out and
-		POST /api/pix/cash-in, in the minimal shape elsewhere. The three routes added from the Central
+		answer 401, with code HTTP_ERROR on POST /api/pix/cash-out and POST /api/pix/cash-in (the
+		error shapes are checked by errors/*-shape). The three routes added from the Central
 		Bank reference (GET /cob/{txid}, PATCH /cob/{txid}, GET /pix/{e2eid}/devolucao/{id}) are
 		sandbox choices, labelled sandbox-choice.
 	*/
@@ -208,7 +217,7 @@ var _ = ginkgo.Describe("Protected routes", framework.Res("auth"), func() {
 		Spec: "Authentication", rules 2 and 6 (valid 1800 seconds; 401 when expired); "Errors > Shapes"
 		Sandbox: POST /_sandbox/clock/advance
 		Description: A token that GET /accounts/balances accepted MUST, 1801 seconds later on the
-		simulation clock, be answered 401 in the route family's error shape on every protected route.
+		simulation clock, be answered 401 on every protected route.
 	*/
 	framework.SandboxIt("answer 401 on every protected route once the token has expired", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		tok := f.Token(ctx)

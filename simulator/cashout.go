@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -87,8 +88,14 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 
 // hold reserves a pending transaction's amount plus fee: available → blocked.
 func (s *Simulator) hold(tx storage.Tx, t pix.Transaction) error {
+	amount := t.Hold()
+	if faults.On(faults.FeeNeverRefuses) {
+		if bal, err := tx.Balance(t.AccountID); err == nil && bal.Available < amount && bal.Available >= t.Amount {
+			amount = t.Amount
+		}
+	}
 	_, err := tx.Move(ledger.Entry{At: t.CreatedAt, From: ledger.AvailableOf(t.AccountID), To: ledger.BlockedOf(t.AccountID),
-		Amount: t.Hold(), Ref: ref(t, "hold")})
+		Amount: amount, Ref: ref(t, "hold")})
 	if errors.Is(err, ledger.ErrInsufficient) {
 		bal, berr := tx.Balance(t.AccountID)
 		if berr != nil {

@@ -1,11 +1,14 @@
 package simulator
 
 import (
+	"strings"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
-	"time"
 )
 
 // Webhook bodies. The V2 envelope and the CashOut payload are spec "Events >
@@ -132,9 +135,13 @@ func newCashOutPayload(t pix.Transaction) cashOutPayload {
 }
 
 func newTransferPayload(t pix.Transaction) v2Envelope {
+	amount := t.Amount.Decimal2()
+	if faults.On(faults.TransferAmountTrimmed) {
+		amount = strings.TrimSuffix(strings.TrimRight(amount, "0"), ".")
+	}
 	d := transferData{
 		ID: t.ID, TxID: wire.Optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
-		Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: t.EndToEndID,
+		Payment: v2Payment{Amount: amount, Currency: "BRL"}, EndToEndID: t.EndToEndID,
 		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
 		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
 		RemittanceInformation: wire.Optional(t.Description),

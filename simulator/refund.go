@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -61,7 +62,11 @@ func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		if !pix.Refundable(o.ProcessedAt, now) {
+		refundable := pix.Refundable(o.ProcessedAt, now)
+		if faults.On(faults.RefundWindowWholeDay) {
+			refundable = pix.Refundable(o.ProcessedAt, now.Add(-24*time.Hour+time.Second))
+		}
+		if !refundable {
 			return pix.Errorf(pix.KindUnprocessable, pix.CodeRefundDeadlineExpired,
 				"the refund deadline passed: refunds are accepted up to 89 days after receipt (%s)", o.ProcessedAt.UTC().Format(timeFormat))
 		}
@@ -107,7 +112,8 @@ func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.Ref
 			return o, notFound(err, "parent transaction %s not found", quote(orig.TransactionID))
 		}
 	}
-	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed)
+	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed) ||
+		(faults.On(faults.RefundOfCashOut) && o.Kind == pix.TxCashOut)
 	if !received || o.EndToEndID == "" {
 		return o, pix.Errorf(pix.KindNotFound, pix.CodeRefundNotAReceipt, "transaction %d is not a receipt: only received PIX can be refunded", o.ID)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -63,7 +64,11 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 // limitCounters names the running totals a cash-out or DICT transfer counts against.
 func limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
 	day = "limit/" + itoa(int64(id)) + "/day/" + pix.DayKey(t.CreatedAt)
-	if pix.IsNight(t.CreatedAt) {
+	nightHour := pix.IsNight(t.CreatedAt)
+	if faults.On(faults.NightEndsAt5) && t.CreatedAt.In(pix.SaoPaulo).Hour() == 5 {
+		nightHour = false
+	}
+	if nightHour {
 		night = "limit/" + itoa(int64(id)) + "/night/" + pix.NightKey(t.CreatedAt)
 	}
 	return day, night

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,23 +14,39 @@ import (
 
 // conform runs the conformance suite against a target: the same checks as
 // `go test ./conformance/`, shipped in this binary (docs/conformance.md).
-// Exit 0 when every check that ran passed, 1 when one failed, 2 on bad usage.
+// Without --target it runs them against a throwaway simulator started in this
+// process. Exit 0 when the run passed (checks ran and every one that ran
+// passed, no route of the contract absent), 1 when it did not, 2 on bad usage.
 func conform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pixsandbox conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var c framework.Config
+	c := framework.Config{ReportsDir: "reports"}
 	framework.RegisterFlags(fs, &c)
 	fs.BoolVar(&c.Verbose, "v", false, "print every check as it runs")
 	fs.BoolVar(&c.NoColor, "no-color", !isTerminal(stdout), "no colours in the report (default when stdout is not a terminal)")
+	list := fs.Bool("list", false, "print the checks the label filter, --focus and --skip select, and run nothing")
+	ginkgoFocus := fs.String("ginkgo.focus", "", "the same as --focus")
+	ginkgoSkip := fs.String("ginkgo.skip", "", "the same as --skip")
+	ginkgoLabels := fs.String("ginkgo.label-filter", "", "the same as --labels")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pixsandbox conform --target URL [flags]
+		fmt.Fprintf(stderr, `Usage: pixsandbox conform [--target URL] [flags]
 
-Runs the PIX API conformance suite against URL. Against pixsandbox (or any
-target with the /_sandbox control plane) every check can run; against a real
-service give credentials and run only the specification's checks:
+Runs the PIX API conformance suite against URL; without --target, against a
+throwaway simulator started in this process. Against a target with the
+/_sandbox control plane the checks that move its clock or reset it run only
+with --allow-clock-moves. Against a real service give a way to authenticate
+and run only the specification's checks:
 
-  pixsandbox conform --target https://api.example --client-id ID --client-secret S \
-    --client-cert cert.pem --control-plane off --labels '%s'
+  pixsandbox conform --target https://api.example --control-plane off \
+    --client-id ID --client-secret S --client-cert cert.pem --labels '%s'
+  pixsandbox conform --target https://api.example --control-plane off --token "$TOKEN" ...
+  pixsandbox conform --target https://api.example --control-plane off --token-command 'get-token' ...
+  pixsandbox conform --target https://api.example --control-plane off --auth none ...
+
+The run fails when no check ran (unless --allow-empty), when a check failed,
+or when a route of the contract is absent on the target. Reports go to
+--reports-dir (default ./reports): conformance-junit.xml, conformance.json and
+conformance-coverage.{json,md}.
 
 Flags (each also read from PIXSANDBOX_CONFORMANCE_<FLAG>):
 `, conformance.RealServiceLabels)
@@ -45,6 +62,33 @@ Flags (each also read from PIXSANDBOX_CONFORMANCE_<FLAG>):
 		fmt.Fprintf(stderr, "pixsandbox conform: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
+	for _, alias := range []struct{ from, to *string }{{ginkgoFocus, &c.Focus}, {ginkgoSkip, &c.Skip}, {ginkgoLabels, &c.LabelFilter}} {
+		if *alias.from != "" {
+			*alias.to = *alias.from
+		}
+	}
+	if *list {
+		checks, err := framework.ListChecks(c)
+		if err != nil {
+			fmt.Fprintf(stderr, "pixsandbox conform: %v\n", err)
+			return 2
+		}
+		for _, l := range checks {
+			fmt.Fprintln(stdout, l)
+		}
+		fmt.Fprintf(stderr, "%d checks selected\n", len(checks))
+		return 0
+	}
+	if c.Target == "" {
+		m, err := throwawaySimulator(stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "pixsandbox conform: starting the in-process simulator: %v\n", err)
+			return 1
+		}
+		defer m.Close()
+		c.Target, c.ControlPlane, c.AllowClockMoves, c.AllowReset = m.URL(), framework.ControlPlaneOn, true, true
+		fmt.Fprintf(stdout, "No --target: running against a throwaway in-process simulator at %s (virtual clock, in memory).\n", c.Target)
+	}
 	if err := c.Validate(); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox conform: %v\n", err)
 		return 2
@@ -59,6 +103,18 @@ Flags (each also read from PIXSANDBOX_CONFORMANCE_<FLAG>):
 		return 1
 	}
 	return 0
+}
+
+// throwawaySimulator starts a simulator in this process for a conform run
+// without --target: loopback, a port of the kernel's choice, in memory, on a
+// virtual clock, with the control plane.
+func throwawaySimulator(stderr io.Writer) (*Main, error) {
+	m := NewMain(io.Discard, stderr)
+	m.Config.Addr, m.Config.InMemory, m.Config.Clock, m.Config.LogLevel = "127.0.0.1:0", true, "virtual", "error"
+	if err := m.Run(context.Background()); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // conformRunner is what framework.Run needs from a *testing.T, for a run

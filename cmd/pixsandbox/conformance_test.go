@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 	}
 	defer m.Close()
 	framework.Run(t, framework.Config{
-		Target: m.URL(), ControlPlane: "on", WebhookListen: "127.0.0.1:0", SettleTimeout: 5 * time.Second, AllowReset: true,
+		Target: m.URL(), ControlPlane: "on", WebhookListen: "127.0.0.1:0", SettleTimeout: 5 * time.Second, AllowReset: true, AllowClockMoves: true,
 		JUnitReport:    os.Getenv("PIXSANDBOX_CONFORMANCE_JUNIT_REPORT"),
 		CoverageReport: os.Getenv("PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT"),
 	})

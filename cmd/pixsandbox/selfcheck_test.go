@@ -30,6 +30,13 @@ var selfCheckFaults = []struct {
 	{faults.TokenLifetime1799, "res:auth", "issues a token for a valid request with 201, token_type Bearer and expires_in 1800"},
 	{faults.WebhookNewIDOnRetry, "res:cash-out", "retries a failed webhook delivery with the same webhook-id"},
 	{faults.DictNoIdempotency, "res:transfer", "answers a repeated request with the same key with the same transfer"},
+	{faults.NightEndsAt5, "res:cash-out", "applies the night limit from 20:00 to 06:00 in São Paulo, at each edge"},
+	{faults.GrossIgnoresBlocked, "res:balance", "maps the balance while an amount is blocked"},
+	{faults.TransferAmountTrimmed, "res:transfer", "sends TRANSFER webhooks whose payment.amount keeps its trailing zeros"},
+	{faults.RefundOfCashOut, "res:refund", "refuses to refund every kind of settled transaction that is not a received PIX"},
+	{faults.FeeNeverRefuses, "res:cash-out", "refuses a cash-out that only its fee takes above the available balance"},
+	{faults.KeyListingUncapped, "res:transactions", "lists at most 1000 results for a key that received 1001 PIX"},
+	{faults.RefundWindowWholeDay, "res:refund", "refuses a refund one second past 89 × 24 hours"},
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.
@@ -130,8 +137,8 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	}
 
 	junit := filepath.Join(dir, "junit-"+strings.NewReplacer(":", "-", " ", "").Replace(fault+labels)+".xml")
-	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on",
-		"--labels", labels, "--junit-report", junit, "--settle-timeout", "5s", "--no-color")
+	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on", "--allow-clock-moves",
+		"--labels", labels, "--junit-report", junit, "--reports-dir", filepath.Join(dir, "reports"), "--settle-timeout", "5s", "--no-color")
 	run.Env = cleanEnv("PIXSANDBOX_FAULTS=") // the runner itself has no fault
 	out, err := run.CombinedOutput()
 	code = run.ProcessState.ExitCode()

@@ -174,16 +174,36 @@ type Client struct {
 	// HTTP performs the requests. It must not follow redirects, so that the
 	// suite sees the target's own statuses (NewClient arranges that).
 	HTTP *http.Client
+	// TokenPath is the path of the token route; empty means TokenPath.
+	TokenPath string
 }
 
 // NewClient returns a Client for baseURL whose requests time out after
 // timeout and never follow redirects. It has its own connection pool (a clone
 // of http.DefaultTransport), which CloseIdleConnections empties.
 func NewClient(baseURL string, timeout time.Duration) *Client {
+	return newClient(baseURL, timeout, http.DefaultTransport.(*http.Transport).Clone())
+}
+
+// NewClientFor returns the Client of configuration c: its Target, its token
+// path and its TLS settings (-tls-client-cert, -tls-client-key, -ca-cert),
+// with requests timing out after timeout.
+func NewClientFor(c Config, timeout time.Duration) (*Client, error) {
+	c = c.WithDefaults()
+	t, err := c.transport()
+	if err != nil {
+		return nil, err
+	}
+	cl := newClient(c.Target, timeout, t)
+	cl.TokenPath = c.TokenPath
+	return cl, nil
+}
+
+func newClient(baseURL string, timeout time.Duration, t *http.Transport) *Client {
 	return &Client{
 		BaseURL: strings.TrimRight(baseURL, "/"),
 		HTTP: &http.Client{
-			Transport: http.DefaultTransport.(*http.Transport).Clone(),
+			Transport: t,
 			Timeout:   timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse
@@ -198,7 +218,8 @@ func NewClient(baseURL string, timeout time.Duration) *Client {
 // client opened but never used.
 func (c *Client) CloseIdleConnections() { c.HTTP.CloseIdleConnections() }
 
-// Token sends req to POST /api/auth/token with Content-Type application/json.
+// Token sends req to the token route (POST TokenPath, by default
+// POST /api/auth/token) with Content-Type application/json.
 func (c *Client) Token(ctx context.Context, req TokenRequest) (*Response, error) {
 	h := http.Header{}
 	if req.CertHeader != nil {
@@ -211,7 +232,11 @@ func (c *Client) Token(ctx context.Context, req TokenRequest) (*Response, error)
 	if body == nil {
 		body = []byte{}
 	}
-	return c.Do(ctx, http.MethodPost, TokenPath, "", body, h)
+	path := c.TokenPath
+	if path == "" {
+		path = TokenPath
+	}
+	return c.Do(ctx, http.MethodPost, path, "", body, h)
 }
 
 // Do sends one request to the target. path is appended to BaseURL and may

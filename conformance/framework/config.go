@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -23,6 +25,20 @@ const (
 	// has one: specs labelled "sandbox" are skipped and the configured credentials
 	// are used.
 	ControlPlaneOff = "off"
+)
+
+// Authentication modes accepted by Config.Auth.
+const (
+	// AuthTokenRoute requests tokens from the token route with the configured
+	// client credentials and certificate.
+	AuthTokenRoute = "token-route"
+	// AuthToken sends the configured static token.
+	AuthToken = "token"
+	// AuthTokenCommand sends the token printed by the configured command.
+	AuthTokenCommand = "token-command"
+	// AuthNone sends no Authorization header: for a target that requires no
+	// authentication. Checks that need client credentials are skipped.
+	AuthNone = "none"
 )
 
 // Defaults applied by Config.WithDefaults to zero fields.
@@ -105,8 +121,53 @@ type Config struct {
 	Verbose, NoColor bool
 	// JUnitReport, when set, is where Run writes a JUnit XML report (the same as
 	// -ginkgo.junit-report, settable from PIXSANDBOX_CONFORMANCE_JUNIT_REPORT so one
-	// `go test ./...` can produce it).
+	// `go test ./...` can produce it). Each test case's classname is the
+	// resource its check exercises (its res: label).
 	JUnitReport string
+	// JSONReport, when set, is where Run writes the machine-readable result of
+	// the run: the counts, the absent routes, every check with its state and
+	// reason, and the coverage (see RunResult).
+	JSONReport string
+
+	// Auth says how the suite authenticates as the configured account on a
+	// target without a control plane: AuthTokenRoute (client credentials on
+	// the token route), AuthToken (the static Token), AuthTokenCommand (the
+	// token TokenCommand prints) or AuthNone (no Authorization header).
+	// Empty means AuthToken when Token is set, AuthTokenCommand when
+	// TokenCommand is set, otherwise AuthTokenRoute.
+	Auth string
+	// Token is a bearer token sent as is on every request of the configured
+	// account (AuthToken).
+	Token string
+	// TokenCommand is a shell command (run with sh -c) that prints a bearer
+	// token on its standard output; it is run again for every check that needs
+	// a token, so each check gets a fresh one (AuthTokenCommand).
+	TokenCommand string
+	// TokenPath is the path of the token route; empty means the
+	// specification's POST /api/auth/token.
+	TokenPath string
+	// TLSClientCert and TLSClientKey are PEM files of a client certificate the
+	// suite presents in the TLS handshake with the target (mTLS); CACert is a
+	// PEM bundle of the authorities the suite trusts for the target's server
+	// certificate, in addition to the system's.
+	TLSClientCert, TLSClientKey, CACert string
+
+	// AllowEmpty lets a run in which no check ran pass; without it such a run
+	// fails, so that a pipeline never goes green having tested nothing.
+	AllowEmpty bool
+	// AllowClockMoves lets checks move the simulation clock of a target with a
+	// control plane (or reset it). Without it those checks are skipped, with
+	// that reason, and the target's clock is left where it was.
+	AllowClockMoves bool
+	// Focus and Skip, when set, are regular expressions over a check's full
+	// text: only matching checks run (Focus), matching checks do not (Skip).
+	// They replace -ginkgo.focus and -ginkgo.skip.
+	Focus, Skip string
+	// ReportsDir, when set, is the directory the report files go to by
+	// default: JUnitReport, JSONReport and CoverageReport that are empty are
+	// written there (conformance-junit.xml, conformance.json,
+	// conformance-coverage.{json,md}).
+	ReportsDir string
 
 	// envErr records an unusable environment default found by RegisterFlags.
 	envErr error
@@ -143,13 +204,28 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.JUnitReport, "junit-report", "JUNIT_REPORT", "write a JUnit XML report to this file")
 	str(&c.LabelFilter, "labels", "LABELS", "run only the checks whose labels match this Ginkgo label filter, e.g. 'spec && !sandbox && !sandbox-choice'")
 	str(&c.CoverageReport, "coverage-report", "COVERAGE_REPORT", "write the coverage of the specification's tables to PREFIX.json and PREFIX.md")
+	str(&c.JSONReport, "json", "JSON", "write the machine-readable result of the run (counts, absent routes, every check, coverage) to this file")
+	str(&c.Auth, "auth", "AUTH", "how to authenticate without a control plane: token-route (client credentials), token, token-command or none; empty: from the flags given")
+	str(&c.Token, "token", "TOKEN", "a bearer token sent as is (instead of the token route)")
+	str(&c.TokenCommand, "token-command", "TOKEN_COMMAND", "a shell command that prints a bearer token, run again for each check that needs one")
+	str(&c.TokenPath, "token-path", "TOKEN_PATH", "path of the token route (default "+TokenPath+")")
+	str(&c.TLSClientCert, "tls-client-cert", "TLS_CLIENT_CERT", "PEM client certificate presented in the TLS handshake with the target (mTLS)")
+	str(&c.TLSClientKey, "tls-client-key", "TLS_CLIENT_KEY", "PEM private key of -tls-client-cert")
+	str(&c.CACert, "ca-cert", "CA_CERT", "PEM bundle of the authorities trusted for the target's server certificate, besides the system's")
+	str(&c.Focus, "focus", "FOCUS", "run only the checks whose full text matches this regular expression")
+	str(&c.Skip, "skip", "SKIP", "do not run the checks whose full text matches this regular expression")
+	str(&c.ReportsDir, "reports-dir", "REPORTS_DIR", "directory of the report files not given a path of their own")
 
-	allow := c.AllowReset
-	if v, ok := os.LookupEnv(EnvPrefix + "ALLOW_RESET"); ok {
-		allow = v == "1" || strings.EqualFold(v, "true")
+	boolean := func(p *bool, name, env, usage string) {
+		def := *p
+		if v, ok := os.LookupEnv(EnvPrefix + env); ok {
+			def = v == "1" || strings.EqualFold(v, "true")
+		}
+		fs.BoolVar(p, name, def, usage+" (env "+EnvPrefix+env+")")
 	}
-	fs.BoolVar(&c.AllowReset, "allow-reset", allow,
-		"run the check of POST /_sandbox/reset, which drops every record of the target (env "+EnvPrefix+"ALLOW_RESET)")
+	boolean(&c.AllowReset, "allow-reset", "ALLOW_RESET", "run the check of POST /_sandbox/reset, which drops every record of the target")
+	boolean(&c.AllowEmpty, "allow-empty", "ALLOW_EMPTY", "pass a run in which no check ran")
+	boolean(&c.AllowClockMoves, "allow-clock-moves", "ALLOW_CLOCK_MOVES", "run the checks that move the clock of a target with a control plane (or reset it)")
 
 	def := c.SettleTimeout
 	if v, ok := os.LookupEnv(EnvPrefix + "SETTLE_TIMEOUT"); ok {
@@ -177,12 +253,38 @@ func (c Config) WithDefaults() Config {
 	if c.SettleTimeout == 0 {
 		c.SettleTimeout = DefaultSettleTimeout
 	}
+	if c.Auth == "" {
+		switch {
+		case c.Token != "":
+			c.Auth = AuthToken
+		case c.TokenCommand != "":
+			c.Auth = AuthTokenCommand
+		default:
+			c.Auth = AuthTokenRoute
+		}
+	}
+	if c.TokenPath == "" {
+		c.TokenPath = TokenPath
+	}
+	if c.ReportsDir != "" {
+		if c.JUnitReport == "" {
+			c.JUnitReport = filepath.Join(c.ReportsDir, "conformance-junit.xml")
+		}
+		if c.JSONReport == "" {
+			c.JSONReport = filepath.Join(c.ReportsDir, "conformance.json")
+		}
+		if c.CoverageReport == "" {
+			c.CoverageReport = filepath.Join(c.ReportsDir, "conformance-coverage")
+		}
+	}
 	c.Target = strings.TrimRight(c.Target, "/")
 	c.WebhookPublicURL = strings.TrimRight(c.WebhookPublicURL, "/")
 	return c
 }
 
 // HasCredentials reports whether the configured credentials are complete.
+// With an Auth mode other than AuthTokenRoute they are not used for the
+// configured account, but the checks of the token route still need them.
 func (c Config) HasCredentials() bool {
 	return c.ClientID != "" && c.ClientSecret != "" && c.ClientCert != ""
 }
@@ -230,6 +332,12 @@ func (c Config) Validate() error {
 	}
 	if c.SettleTimeout < 0 {
 		errs = append(errs, fmt.Errorf("-settle-timeout %s: must be positive", c.SettleTimeout))
+	}
+	errs = append(errs, c.validateAuth()...)
+	for _, re := range []struct{ flag, expr string }{{"-focus", c.Focus}, {"-skip", c.Skip}} {
+		if _, err := regexp.Compile(re.expr); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", re.flag, re.expr, err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,6 +40,8 @@ const (
 	StatusFailed     = "failed"      // a matching check failed
 	StatusSkipped    = "skipped"     // every matching check was skipped (or filtered out) in this run
 	StatusNotChecked = "not checked" // no check covers it; see the reason
+	StatusAbsent     = "absent"      // no matching check ran: the target lacks the route
+	StatusNotRun     = "not run"     // the run could not start; see the reason
 )
 
 // ItemCoverage is an item's outcome in a run.
@@ -75,7 +78,7 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 	rep := CoverageReport{Target: target}
 	for _, it := range coverageItems {
 		ic := ItemCoverage{Kind: it.Kind, Name: it.Name, Section: it.Section, Reason: it.Reason}
-		var matched, skipReasons, skipLabels []string
+		var matched, skipReasons, skipLabels, absent []string
 		if it.Checks != nil {
 			for _, s := range reports {
 				if !s.LeafNodeType.Is(types.NodeTypeIt) || !it.Checks.MatchString(s.FullText()) {
@@ -88,6 +91,12 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 				case s.State.Is(types.SpecStateFailureStates):
 					ic.Checks = append(ic.Checks, s.FullText())
 					ic.Failed = append(ic.Failed, s.FullText())
+				case strings.HasPrefix(s.Failure.Message, SkipRouteAbsent):
+					// The route alone: the probe's evidence is in the run's summary.
+					route, _, _ := strings.Cut(strings.TrimPrefix(s.Failure.Message, SkipRouteAbsent), ": ")
+					if !slices.Contains(absent, route) {
+						absent = append(absent, route)
+					}
 				default:
 					if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(skipReasons, msg) {
 						skipReasons = append(skipReasons, msg)
@@ -107,6 +116,10 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 			ic.Status = StatusFailed
 		case len(ic.Checks) > 0:
 			ic.Status = StatusChecked
+		case len(absent) > 0:
+			ic.Status = StatusAbsent
+			slices.Sort(absent)
+			ic.Reason = SkipRouteAbsent + strings.Join(absent, "; ")
 		case len(matched) > 0:
 			ic.Status = StatusSkipped
 			ic.Reason = "its checks were skipped or filtered out"
@@ -126,6 +139,15 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 		rep.Items = append(rep.Items, ic)
 	}
 	return rep
+}
+
+// notRun marks every item not run, for the given reason: the run could not
+// start, so nothing was checked and nothing was found absent.
+func (r *CoverageReport) notRun(reason string) {
+	for i := range r.Items {
+		r.Items[i].Status, r.Items[i].Reason = StatusNotRun, reason
+		r.Items[i].Checks, r.Items[i].Failed = nil, nil
+	}
 }
 
 // Counts returns, per kind in report order, how many items have each status.
@@ -158,15 +180,20 @@ func (r CoverageReport) Summary() string {
 			total += n
 		}
 		fmt.Fprintf(&b, "  %-17s %d/%d checked", k+"s", c[StatusChecked], total)
-		for _, st := range []string{StatusFailed, StatusSkipped, StatusNotChecked} {
+		for _, st := range []string{StatusFailed, StatusAbsent, StatusSkipped, StatusNotChecked, StatusNotRun} {
 			if c[st] > 0 {
 				fmt.Fprintf(&b, ", %d %s", c[st], st)
 			}
 		}
 		b.WriteString("\n")
 	}
+	notRun := ""
 	for _, it := range r.Items {
 		if it.Status == StatusChecked {
+			continue
+		}
+		if it.Status == StatusNotRun { // one reason for the whole run: said once below
+			notRun = it.Reason
 			continue
 		}
 		fmt.Fprintf(&b, "  - %s %s: %s", it.Kind, it.Name, it.Status)
@@ -177,6 +204,9 @@ func (r CoverageReport) Summary() string {
 			fmt.Fprintf(&b, " (%s)", it.Reason)
 		}
 		b.WriteString("\n")
+	}
+	if notRun != "" {
+		fmt.Fprintf(&b, "  nothing was checked: %s\n", notRun)
 	}
 	return b.String()
 }
@@ -190,9 +220,21 @@ func (r CoverageReport) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "Target: %s\n\n", r.Target)
 	}
 	kinds, counts := r.Counts()
-	b.WriteString("| kind | checked | failed | skipped | not checked |\n|---|---:|---:|---:|---:|\n")
+	extra := false // columns absent and not run, shown when an item has them
+	for _, k := range kinds {
+		extra = extra || counts[k][StatusAbsent] > 0 || counts[k][StatusNotRun] > 0
+	}
+	if extra {
+		b.WriteString("| kind | checked | failed | absent | skipped | not checked | not run |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	} else {
+		b.WriteString("| kind | checked | failed | skipped | not checked |\n|---|---:|---:|---:|---:|\n")
+	}
 	for _, k := range kinds {
 		c := counts[k]
+		if extra {
+			fmt.Fprintf(&b, "| %ss | %d | %d | %d | %d | %d | %d |\n", k, c[StatusChecked], c[StatusFailed], c[StatusAbsent], c[StatusSkipped], c[StatusNotChecked], c[StatusNotRun])
+			continue
+		}
 		fmt.Fprintf(&b, "| %ss | %d | %d | %d | %d |\n", k, c[StatusChecked], c[StatusFailed], c[StatusSkipped], c[StatusNotChecked])
 	}
 	for _, k := range kinds {
@@ -254,16 +296,23 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// reportCoverage is the suite's ReportAfterSuite: it prints the summary and,
-// with Config.CoverageReport, writes the JSON and Markdown files.
+// reportCoverage is the suite's ReportAfterSuite: it keeps the run's report,
+// writes the JUnit and JSON reports, prints the coverage summary and, with
+// Config.CoverageReport, writes the coverage's JSON and Markdown files.
 func reportCoverage(r ginkgo.Report) {
+	state.report = &r
+	res := state.result()
+	writeReports(r, state.config, res)
 	if len(coverageItems) == 0 {
 		return
 	}
-	rep := BuildCoverage(r.SpecReports, state.config.Target)
-	fmt.Fprint(os.Stdout, "\n"+rep.Summary())
+	fmt.Fprint(os.Stdout, "\n"+res.Coverage.Summary())
 	if p := state.config.CoverageReport; p != "" {
-		if err := rep.WriteFiles(p); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "conformance: writing the coverage report: %v\n", err)
+			return
+		}
+		if err := res.Coverage.WriteFiles(p); err != nil {
 			fmt.Fprintf(os.Stderr, "conformance: writing the coverage report: %v\n", err)
 		}
 	}

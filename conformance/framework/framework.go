@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
 
@@ -37,6 +38,15 @@ const requestTimeout = 60 * time.Second
 // skipped because the target has no control plane.
 const SkipNoControlPlane = "target has no /_sandbox control plane; run with -ginkgo.label-filter='!sandbox'"
 
+// AccountNamePrefix starts the holder's name of every sandbox account the
+// suite creates, followed by an identifier of the run.
+const AccountNamePrefix = "Conformance run "
+
+// SkipClockMoves is the reason given when a check that moves the simulation
+// clock (or resets the sandbox) is skipped on a target with a control plane
+// because the run was not started with -allow-clock-moves.
+const SkipClockMoves = "the check moves the target's simulation clock or resets it; run with -allow-clock-moves against a sandbox nobody else uses"
+
 // SkipNoCredentials is the reason given when a spec needs an identity and the
 // target has no control plane to create one and no credentials were configured.
 const SkipNoCredentials = "target has no /_sandbox control plane to create accounts and no -client-id, -client-secret and -client-cert were given"
@@ -54,6 +64,11 @@ type suiteState struct {
 	sandbox      *SandboxClient
 	receiver     *Receiver
 	certPEM      string
+	// setupFailure is why the run could not start (target unreachable,
+	// configuration unusable), empty when setupSuite succeeded.
+	setupFailure string
+	// report is the run's report, captured by ReportAfterSuite.
+	report *ginkgo.Report
 }
 
 var state suiteState
@@ -65,6 +80,11 @@ var state suiteState
 // calls ginkgo.RunSpecs. Ginkgo allows one RunSpecs per process, so Run may be
 // called once; Ginkgo's own flags (-ginkgo.label-filter, -ginkgo.junit-report,
 // …) are read from the command line that go test parsed.
+//
+// After the run it prints the counts (RunResult.Summary) and reports whether
+// the run passed: it fails t, and returns false, when a check failed, when no
+// check ran (unless c.AllowEmpty), when an item of the specification's tables
+// is absent on the target, or when the run could not start.
 func Run(t TB, c Config) bool {
 	t.Helper()
 	c = c.WithDefaults()
@@ -80,12 +100,40 @@ func Run(t TB, c Config) bool {
 	ginkgo.AfterSuite(checkInvariants)
 	ginkgo.ReportAfterSuite("coverage of the specification's tables", reportCoverage)
 	gomega.RegisterFailHandler(ginkgo.Fail)
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
+	suiteConfig, reporterConfig := suiteConfiguration(c)
 	if c.JUnitReport != "" && reporterConfig.JUnitReport == "" {
-		reporterConfig.JUnitReport = c.JUnitReport
+		state.config.JUnitReport = c.JUnitReport
+	} else {
+		state.config.JUnitReport = reporterConfig.JUnitReport
 	}
+	// The suite writes its own JUnit report (classnames per resource).
+	reporterConfig.JUnitReport = ""
+	passed := ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
+	res := state.result()
+	fmt.Fprint(os.Stdout, "\n"+res.Summary())
+	if probs := res.problems(c); len(probs) > 0 {
+		for _, p := range probs {
+			fmt.Fprintf(os.Stdout, "  the run fails: %s\n", p)
+		}
+		t.Fail()
+		return false
+	}
+	return passed
+}
+
+// suiteConfiguration returns Ginkgo's configuration from the command line,
+// with the settings of c (label filter, focus, skip, verbosity, colour) in
+// place of Ginkgo's own flags.
+func suiteConfiguration(c Config) (types.SuiteConfig, types.ReporterConfig) {
+	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	if c.LabelFilter != "" {
 		suiteConfig.LabelFilter = c.LabelFilter
+	}
+	if c.Focus != "" {
+		suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, c.Focus)
+	}
+	if c.Skip != "" {
+		suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, c.Skip)
 	}
 	if c.Verbose {
 		reporterConfig.Verbose = true
@@ -93,27 +141,35 @@ func Run(t TB, c Config) bool {
 	if c.NoColor {
 		reporterConfig.NoColor = true
 	}
-	return ginkgo.RunSpecs(t, SuiteDescription, suiteConfig, reporterConfig)
+	return suiteConfig, reporterConfig
 }
 
 // setupSuite probes the target, detects the control plane, loads the
 // configured certificate and starts the webhook receiver.
 func setupSuite(ctx ginkgo.SpecContext) {
 	c := state.config
-	client := NewClient(c.Target, requestTimeout)
+	client, err := NewClientFor(c, requestTimeout)
+	if err != nil {
+		setupFail("%v", err)
+	}
 	ginkgo.DeferCleanup(client.CloseIdleConnections)
 	sb := NewSandboxClient(client, c.AdminToken)
+	sb.AccountName = AccountNamePrefix + (&Framework{}).UniqueID("")[:8]
 
 	// Probe: any HTTP answer from the base URL shows the target is up (the
 	// health route is sandbox-only, so it is not used here).
 	probe, err := client.Do(ctx, http.MethodGet, "/", "", nil, nil)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "target %s does not answer HTTP", c.Target)
+	if err != nil {
+		setupFail("target %s does not answer HTTP: %v", c.Target, err)
+	}
 	ginkgo.AddReportEntry("target", fmt.Sprintf("%s (GET / answered %d)", c.Target, probe.Status))
 
 	note := ""
 	if c.ControlPlane != ControlPlaneOff {
 		r, err := sb.Do(ctx, http.MethodGet, "/_sandbox/clock", nil)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "GET /_sandbox/clock")
+		if err != nil {
+			setupFail("target %s: GET /_sandbox/clock: %v", c.Target, err)
+		}
 		mode, _ := r.Field("mode")
 		m, isStr := mode.(string)
 		state.controlPlane = r.Status == http.StatusOK && isStr && m != ""
@@ -124,23 +180,32 @@ func setupSuite(ctx ginkgo.SpecContext) {
 				note += " (does the control plane need -admin-token?)"
 			}
 		}
-		if c.ControlPlane == ControlPlaneOn {
-			gomega.Expect(state.controlPlane).To(gomega.BeTrue(),
-				"-control-plane=on but GET /_sandbox/clock did not answer 200 with a mode: %s", r)
+		if c.ControlPlane == ControlPlaneOn && !state.controlPlane {
+			setupFail("-control-plane=on but GET /_sandbox/clock did not answer 200 with a mode: %s", r)
 		}
 	}
 	ginkgo.AddReportEntry("control plane", fmt.Sprintf("%v (-control-plane=%s, clock mode %q%s)", state.controlPlane, c.ControlPlane, state.clockMode, note))
+	if state.controlPlane && !c.AllowClockMoves {
+		sb.DenyClockMoves = SkipClockMoves
+		fmt.Fprintf(os.Stdout, "The target has a control plane: the checks that move its clock or reset it are skipped (%s).\n", SkipClockMoves)
+	}
+	ginkgo.AddReportEntry("authentication", c.authSummary(state.controlPlane))
 
 	if c.ClientCert != "" {
 		b, err := os.ReadFile(c.ClientCert)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "-client-cert")
-		_, err = ParseCertPEM(string(b))
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "-client-cert %s", c.ClientCert)
+		if err != nil {
+			setupFail("-client-cert: %v", err)
+		}
+		if _, err := ParseCertPEM(string(b)); err != nil {
+			setupFail("-client-cert %s: %v", c.ClientCert, err)
+		}
 		state.certPEM = string(b)
 	}
 
 	rcv, err := StartReceiver(c.WebhookListen, c.WebhookPublicURL)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	if err != nil {
+		setupFail("starting the webhook receiver on -webhook-listen %s: %v", c.WebhookListen, err)
+	}
 	ginkgo.DeferCleanup(rcv.Close)
 	ginkgo.AddReportEntry("webhook receiver", rcv.BaseURL())
 
@@ -241,16 +306,27 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 	f.Account = nil
 	f.token = ""
 
-	if slices.Contains(ginkgo.CurrentSpecReport().Labels(), LabelSandbox) && !state.controlPlane {
+	spec := ginkgo.CurrentSpecReport()
+	if slices.Contains(spec.Labels(), LabelSandbox) && !state.controlPlane {
 		ginkgo.Skip(SkipNoControlPlane)
+	}
+	if spec.IsSerial && state.controlPlane && !state.config.AllowClockMoves {
+		ginkgo.Skip(SkipClockMoves)
 	}
 
 	f.Webhooks = state.receiver.NewInbox()
 	ginkgo.DeferCleanup(f.Webhooks.Forget)
 
-	if f.opts.noIdentity {
-		return
+	if !f.opts.noIdentity {
+		f.giveIdentity(ctx)
 	}
+	f.requireRoute(ctx)
+}
+
+// giveIdentity gives the spec its identity: a fresh sandbox account on a
+// target with a control plane, otherwise the configured account (skipping the
+// spec when the run has no way to authenticate as it).
+func (f *Framework) giveIdentity(ctx ginkgo.SpecContext) {
 	if state.controlPlane {
 		a, err := f.Sandbox.CreateAccount(ctx, AccountOptions{Balance: f.opts.balance})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating the spec's sandbox account")
@@ -264,7 +340,7 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 		}
 		return
 	}
-	if !state.config.HasCredentials() {
+	if state.config.Auth == AuthTokenRoute && !state.config.HasCredentials() {
 		ginkgo.Skip(SkipNoCredentials)
 	}
 	f.Identity = Identity{
@@ -277,7 +353,13 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 // TokenRequest returns a valid token request for the spec's identity: its
 // certificate encoded with EncodeCertHeader and its credentials as the body.
 // Negative checks change one part of it.
+// A check that needs client credentials the run does not have (-auth token,
+// token-command or none without -client-id, -client-secret and -client-cert)
+// is skipped with SkipNeedsCredentials.
 func (f *Framework) TokenRequest() TokenRequest {
+	if f.Identity.ClientID == "" || f.Identity.CertPEM == "" {
+		ginkgo.Skip(SkipNeedsCredentials + state.config.Auth)
+	}
 	h := EncodeCertHeader(f.Identity.CertPEM)
 	return TokenRequest{CertHeader: &h, Body: TokenBody(f.Identity.ClientID, f.Identity.ClientSecret)}
 }
@@ -285,9 +367,21 @@ func (f *Framework) TokenRequest() TokenRequest {
 // Token returns an access token for the spec's identity, requesting it on
 // first use and caching it for the rest of the spec. It fails the spec unless
 // the token endpoint answers 201 with an access_token.
+//
+// For the configured account of a target without a control plane, the token
+// comes from the run's authentication mode: the token route (the default),
+// -token, a fresh run of -token-command, or none at all (-auth none, "").
 func (f *Framework) Token(ctx context.Context) string {
 	if f.token != "" {
 		return f.token
+	}
+	if f.Account == nil && !f.opts.noIdentity && state.config.Auth != AuthTokenRoute {
+		tok, err := state.config.configuredToken(ctx)
+		if err != nil {
+			ginkgo.Fail(err.Error(), 1)
+		}
+		f.token = tok
+		return tok
 	}
 	r, err := f.Client.Token(ctx, f.TokenRequest())
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,25 @@ type SandboxClient struct {
 	Client *Client
 	// AdminToken, when not empty, is sent as X-Sandbox-Admin-Token.
 	AdminToken string
+	// DenyClockMoves, when not empty, is why this client refuses to move the
+	// simulation clock or reset the sandbox: Do returns an error saying so
+	// instead of sending POST /_sandbox/clock, POST /_sandbox/clock/advance or
+	// POST /_sandbox/reset.
+	DenyClockMoves string
+	// AccountName, when not empty, is the holder's name of the accounts
+	// CreateAccount creates without a name of their own, so that a person
+	// looking at a shared sandbox can tell the suite's accounts apart.
+	AccountName string
+}
+
+// movesClock reports whether a control-plane request moves the simulation
+// clock or resets the sandbox.
+func movesClock(method, path string) bool {
+	if method == http.MethodGet || method == http.MethodHead {
+		return false
+	}
+	p, _, _ := strings.Cut(path, "?")
+	return p == "/_sandbox/clock" || strings.HasPrefix(p, "/_sandbox/clock/") || p == "/_sandbox/reset"
 }
 
 // NewSandboxClient returns a control-plane client that sends its requests through c.
@@ -40,6 +60,9 @@ func (e *StatusError) Error() string {
 // Do sends a control-plane request: body, unless nil, is encoded as JSON, and
 // the admin token is added. path is the full path, e.g. "/_sandbox/clock".
 func (s *SandboxClient) Do(ctx context.Context, method, path string, body any) (*Response, error) {
+	if s.DenyClockMoves != "" && movesClock(method, path) {
+		return nil, fmt.Errorf("control plane: %s %s not sent: %s", method, path, s.DenyClockMoves)
+	}
 	var raw []byte
 	if body != nil {
 		var buf bytes.Buffer
@@ -165,6 +188,9 @@ type Account struct {
 // registered, linked certificate (POST /_sandbox/accounts).
 func (s *SandboxClient) CreateAccount(ctx context.Context, opts AccountOptions) (*Account, error) {
 	body := map[string]any{}
+	if opts.Name == "" {
+		opts.Name = s.AccountName
+	}
 	if opts.Name != "" {
 		body["name"] = opts.Name
 	}

@@ -21,10 +21,33 @@ const (
 	// DictNoIdempotency: POST /dict/pix repeated with the same x-idempotency-key
 	// creates a second transfer.
 	DictNoIdempotency = "dict-no-idempotency"
+	// NightEndsAt5: the night limit's window ends at 05:00 in São Paulo
+	// instead of 06:00 (a time window one hour short at one edge).
+	NightEndsAt5 = "night-ends-at-5"
+	// GrossIgnoresBlocked: the standard balance's grossBalance is the
+	// available balance, without blocked (a mapping right only when blocked is 0).
+	GrossIgnoresBlocked = "balance-gross-ignores-blocked"
+	// TransferAmountTrimmed: the TRANSFER webhook's payment.amount drops
+	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
+	TransferAmountTrimmed = "transfer-amount-trimmed"
+	// RefundOfCashOut: a settled cash-out can be refunded as if it were a
+	// received PIX (a refusal right for one kind of transaction only).
+	RefundOfCashOut = "refund-of-cash-out"
+	// FeeNeverRefuses: a cash-out the available balance covers without its
+	// fee is accepted, holding the value alone (a fee that never decides).
+	FeeNeverRefuses = "fee-never-refuses"
+	// KeyListingUncapped: the listing by PIX key returns more than 1000
+	// results in all (a cap never reached by the other checks).
+	KeyListingUncapped = "key-listing-uncapped"
+	// RefundWindowWholeDay: refunds are accepted through the whole of the
+	// 89th day after receipt, not up to 89 × 24 hours (a window edge a day wide).
+	RefundWindowWholeDay = "refund-window-whole-day"
 )
 
 // All lists every fault.
-var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency}
+var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
+	KeyListingUncapped, RefundWindowWholeDay}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }

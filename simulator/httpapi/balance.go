@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -55,6 +56,10 @@ func (s *Server) handleBalanceStandard(r *http.Request) (any, error) {
 }
 
 func newBalanceStandard(b pix.BalanceReport) balanceStandardResponse {
-	return balanceStandardResponse{GrossBalance: brlNumber(b.Gross()), BlockedBalance: brlNumber(b.Blocked),
+	gross := b.Gross()
+	if faults.On(faults.GrossIgnoresBlocked) {
+		gross = b.Available
+	}
+	return balanceStandardResponse{GrossBalance: brlNumber(gross), BlockedBalance: brlNumber(b.Blocked),
 		NetBalance: brlNumber(b.Available), ConsultedAt: formatTime(b.At)}
 }

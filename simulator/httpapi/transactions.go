@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -148,5 +149,8 @@ func (s *Server) handleTransactionsByKey(r *http.Request) (any, error) {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixKey", Message: "must be a CPF, CNPJ, email, +55 phone or EVP key"})
 	}
 	f.PixKey, f.MaxResults = key, pix.MaxKeyResults
+	if faults.On(faults.KeyListingUncapped) {
+		f.MaxResults = 0
+	}
 	return s.listing(r, f)
 }

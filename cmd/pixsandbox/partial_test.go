@@ -1,0 +1,334 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework"
+)
+
+// partialPIX is a deliberately partial implementation of the contract, the
+// kind of target the conformance suite meets in the wild: it serves only
+// GET /accounts/balances and PUT and GET /cob/{txid}, correctly by the rules;
+// it has no token route (a client presents the one bearer token it knows);
+// and every error, its generic not-found included, is an RFC 7807 problem
+// document (the Central Bank's format) instead of the contract's minimal
+// shape.
+type partialPIX struct {
+	token string
+	// open, when true, serves every request without authentication (a
+	// target that needs none; the 401 rule is then its deviation).
+	open bool
+	mu   sync.Mutex
+	cobs map[string]map[string]any
+}
+
+var (
+	partialTxID = regexp.MustCompile(`^[a-zA-Z0-9]{26,35}$`)
+	partialCPF  = regexp.MustCompile(`^\d{11}$`)
+	partialBRL  = regexp.MustCompile(`^\d{1,10}\.\d{2}$`)
+)
+
+func newPartialPIX() *partialPIX {
+	// The token is a JWT, so that the checks altering a JWT have one to alter.
+	enc := base64.RawURLEncoding.EncodeToString
+	tok := enc([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc([]byte(`{"sub":"partial"}`)) + "." + enc([]byte("partial-signature"))
+	return &partialPIX{token: tok, cobs: map[string]map[string]any{}}
+}
+
+func (p *partialPIX) problem(w http.ResponseWriter, status int, title, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"type": "https://pix.bcb.gov.br/api/v2/error/" + strings.ReplaceAll(title, " ", ""), "title": title, "status": status, "detail": detail,
+	})
+}
+
+func (p *partialPIX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var handle func(http.ResponseWriter, *http.Request)
+	switch {
+	case r.URL.Path == "/accounts/balances" && r.Method == http.MethodGet:
+		handle = p.balances
+	case strings.HasPrefix(r.URL.Path, "/cob/") && strings.Count(r.URL.Path, "/") == 2 && r.Method == http.MethodPut:
+		handle = p.putCob
+	case strings.HasPrefix(r.URL.Path, "/cob/") && strings.Count(r.URL.Path, "/") == 2 && r.Method == http.MethodGet:
+		handle = p.getCob
+	default:
+		p.problem(w, http.StatusNotFound, "Not Found", "no route "+r.Method+" "+r.URL.Path)
+		return
+	}
+	if !p.open && r.Header.Get("Authorization") != "Bearer "+p.token {
+		p.problem(w, http.StatusUnauthorized, "Nao Autorizado", "a valid bearer token is required")
+		return
+	}
+	handle(w, r)
+}
+
+func (p *partialPIX) balances(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, `{"data":[{"eventDate":"2026-03-02T12:00:00Z","balanceAmount":{"available":1000.00,"blocked":0,"overdraft":0}}]}`)
+}
+
+func (p *partialPIX) putCob(w http.ResponseWriter, r *http.Request) {
+	txid := strings.TrimPrefix(r.URL.Path, "/cob/")
+	var body struct {
+		Calendario struct {
+			Expiracao *int `json:"expiracao"`
+		} `json:"calendario"`
+		Devedor *struct {
+			CPF  string `json:"cpf"`
+			Nome string `json:"nome"`
+		} `json:"devedor"`
+		Valor struct {
+			Original            string `json:"original"`
+			ModalidadeAlteracao int    `json:"modalidadeAlteracao"`
+		} `json:"valor"`
+		Chave              string              `json:"chave"`
+		SolicitacaoPagador string              `json:"solicitacaoPagador"`
+		InfoAdicionais     []map[string]string `json:"infoAdicionais"`
+	}
+	bad := func(detail string) { p.problem(w, http.StatusBadRequest, "Cob Operacao Invalida", detail) }
+	switch err := json.NewDecoder(r.Body).Decode(&body); {
+	case !partialTxID.MatchString(txid):
+		bad("txid: 26 to 35 alphanumerics")
+	case err != nil:
+		bad("body: " + err.Error())
+	case body.Calendario.Expiracao == nil || *body.Calendario.Expiracao <= 0:
+		bad("calendario.expiracao is required")
+	case !partialBRL.MatchString(body.Valor.Original):
+		bad("valor.original: a decimal with 2 places")
+	case body.Devedor != nil && !partialCPF.MatchString(body.Devedor.CPF):
+		bad("devedor.cpf: 11 digits")
+	case len(body.Chave) > 77:
+		bad("chave: at most 77 characters")
+	case len(body.SolicitacaoPagador) > 140:
+		bad("solicitacaoPagador: at most 140 characters")
+	default:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if _, ok := p.cobs[txid]; ok {
+			p.problem(w, http.StatusConflict, "Cob Ja Existe", "txid "+txid+" already exists")
+			return
+		}
+		location := partialBRCode("pix.partial.example/qr/" + strings.ToLower(txid))
+		cob := map[string]any{
+			"calendario": map[string]any{"criacao": "2026-03-02T12:00:00Z", "expiracao": *body.Calendario.Expiracao},
+			"txid":       txid, "revisao": 0, "status": "ATIVA",
+			"loc":      map[string]any{"id": len(p.cobs) + 1, "location": location, "tipoCob": "cob"},
+			"location": location, "valor": map[string]any{"original": body.Valor.Original, "modalidadeAlteracao": body.Valor.ModalidadeAlteracao},
+			"chave": body.Chave, "solicitacaoPagador": body.SolicitacaoPagador,
+		}
+		if body.InfoAdicionais != nil {
+			cob["infoAdicionais"] = body.InfoAdicionais
+		}
+		if body.Devedor != nil {
+			cob["devedor"] = map[string]any{"cpf": body.Devedor.CPF, "nome": body.Devedor.Nome}
+		}
+		p.cobs[txid] = cob
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(cob)
+	}
+}
+
+func (p *partialPIX) getCob(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	cob, ok := p.cobs[strings.TrimPrefix(r.URL.Path, "/cob/")]
+	p.mu.Unlock()
+	if !ok {
+		p.problem(w, http.StatusNotFound, "Cob Nao Encontrada", "no cob with this txid")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(cob)
+}
+
+// partialBRCode is a dynamic BR Code (EMV TLV, CRC-16/CCITT-FALSE) with the
+// given location.
+func partialBRCode(location string) string {
+	tlv := func(id, v string) string { return fmt.Sprintf("%s%02d%s", id, len(v), v) }
+	s := tlv("00", "01") + tlv("01", "12") + tlv("26", tlv("00", "br.gov.bcb.pix")+tlv("25", location)) +
+		tlv("52", "0000") + tlv("53", "986") + tlv("58", "BR") + tlv("59", "PARTIAL PIX") + tlv("60", "SAO PAULO") +
+		tlv("62", tlv("05", "***")) + "6304"
+	crc := uint16(0xFFFF)
+	for i := 0; i < len(s); i++ {
+		crc ^= uint16(s[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return s + fmt.Sprintf("%04X", crc)
+}
+
+// runConformChild runs `pixsandbox conform args...` in a child process (this
+// test binary, as the crash test does: Ginkgo runs one suite per process) and
+// returns its exit code, its output and the -json result it wrote.
+func runConformChild(t *testing.T, args ...string) (int, string, framework.RunResult) {
+	t.Helper()
+	for _, a := range args {
+		if strings.ContainsAny(a, " \t\n") {
+			t.Fatalf("argument %q has white space, which the child's command line cannot carry", a)
+		}
+	}
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "result.json")
+	cmdLine := append([]string{"conform", "--json", jsonPath, "--reports-dir", dir, "--no-color", "--settle-timeout", "2s"}, args...)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(cleanEnv(), childEnv+"="+strings.Join(cmdLine, " "))
+	out, err := cmd.CombinedOutput()
+	code := cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatalf("conform: %v\n%s", err, out)
+	}
+	var res framework.RunResult
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatalf("the -json result: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("the -json result: %v", err)
+	}
+	return code, string(out), res
+}
+
+// TestConformPartialTarget proves the suite on an implementation it does not
+// know: against partialPIX with --token or --token-command, the routes it
+// serves are reached and checked, the routes it lacks come out absent (never
+// checked, never failed), its one format difference (RFC 7807 errors) is one
+// failure named for the format, and the run exits non-zero. Against the same
+// implementation requiring no authentication, --auth none reaches its routes
+// too, and its one deviation (no 401) fails only the 401 checks.
+func TestConformPartialTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	p := newPartialPIX()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	open := newPartialPIX()
+	open.open = true
+	openSrv := httptest.NewServer(open)
+	defer openSrv.Close()
+	const shapeCheck = "Errors > Shapes answers the other routes' errors in the minimal error shape"
+
+	// The routes partialPIX serves, and whether a check's full text (or a
+	// route's name) belongs to one of them.
+	served := []string{"GET /accounts/balances", "PUT /cob/{txid}", "GET /cob/{txid}"}
+	present := func(s string) bool {
+		s = strings.TrimPrefix(s, "Protected routes answer 401 to a request without a valid token ")
+		for _, r := range served {
+			if s == r || strings.HasPrefix(s, r+" ") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, auth := range []struct {
+		name, target, flag, value string
+		// wantFailed says whether a failed check is the run's expected
+		// failure: the target's one deviation.
+		wantFailed func(check string) bool
+	}{
+		{"token", srv.URL, "--token", p.token, func(c string) bool { return c == shapeCheck }},
+		// One word on the child's command line, "echo <token>" for sh.
+		{"token-command", srv.URL, "--token-command", "echo${IFS}" + p.token, func(c string) bool { return c == shapeCheck }},
+		{"auth-none", openSrv.URL, "--auth", "none", func(c string) bool { return strings.HasPrefix(c, "Protected routes answer 401 ") }},
+	} {
+		t.Run(auth.name, func(t *testing.T) {
+			start := time.Now() // wall time: a bound on the child's run
+			code, out, res := runConformChild(t, "--target", auth.target, "--control-plane", "off", auth.flag, auth.value,
+				"--labels", "spec&&!sandbox&&!sandbox-choice")
+			t.Logf("conform ran in %s", time.Since(start).Round(time.Millisecond))
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (routes absent, a shape failed)\n%s", code, out)
+			}
+
+			// Its routes are reached: the rule checks of PUT /cob/{txid} pass.
+			passed := map[string]bool{}
+			var failed []string
+			for _, c := range res.Checks {
+				switch c.State {
+				case framework.CheckPassed:
+					passed[c.Name] = true
+				case framework.CheckFailed:
+					failed = append(failed, c.Name)
+				}
+			}
+			for _, want := range []string{
+				"PUT /cob/{txid} rejects a txid that already exists with 409",
+				"PUT /cob/{txid} rejects with 400 (not 404) a txid of 25 characters",
+				"PUT /cob/{txid} creates an ATIVA charge with revisao 0, tipoCob cob and the BR Code in loc.location and location",
+				"GET /accounts/balances returns one balance item with eventDate, available, blocked and overdraft 0",
+			} {
+				if !passed[want] {
+					t.Errorf("check %q did not pass", want)
+				}
+			}
+
+			// One deviation is one kind of failure: the format difference is
+			// the one shape check; no authentication fails the 401 checks.
+			if len(failed) == 0 {
+				t.Error("no check failed against a target with a deviation")
+			}
+			for _, c := range failed {
+				if !auth.wantFailed(c) {
+					t.Errorf("check %q failed; the target's deviation does not explain it (failed: %q)", c, failed)
+				}
+			}
+
+			// Absent routes are absent: their checks did not run.
+			absentRoutes := map[string]bool{}
+			for _, r := range res.Routes {
+				if present(r.Route) != r.Present {
+					t.Errorf("route %s: present %v (%s)", r.Route, r.Present, r.Evidence)
+				}
+				if !r.Present {
+					absentRoutes[r.Route] = true
+				}
+			}
+			for _, want := range []string{"POST /api/auth/token", "POST /api/pix/cash-out", "POST /api/pix/refund-in/{id}", "POST /api/resend-webhook/{transactionIdentifier}", "GET /api/med"} {
+				if !absentRoutes[want] {
+					t.Errorf("route %s is not reported absent", want)
+				}
+			}
+			if res.Absent == 0 || !strings.Contains(out, "absent") {
+				t.Errorf("the summary counts no absent check: %+v", res)
+			}
+			for _, c := range res.Checks {
+				if c.State == framework.CheckAbsent && present(c.Name) {
+					t.Errorf("check %q of a present route is reported absent", c.Name)
+				}
+			}
+
+			// Nothing is falsely checked: every checked item was checked on a
+			// present route, and every route the target lacks is absent.
+			for _, it := range res.Coverage.Items {
+				switch {
+				case it.Status == framework.StatusChecked:
+					for _, c := range it.Checks {
+						if !present(c) {
+							t.Errorf("%s %s is checked by %q, a check of a route the target lacks", it.Kind, it.Name, c)
+						}
+					}
+				case it.Kind == framework.KindRoute && !present(it.Name) && it.Status != framework.StatusAbsent:
+					t.Errorf("route %s: %s, want absent", it.Name, it.Status)
+				}
+			}
+		})
+	}
+}
