@@ -76,6 +76,8 @@ deps-check:
 	check simulator/httpapi $$M/simulator $$M/simulator/badgerstore github.com/dgraph-io/badger/v4; \
 	check scenarios $$M/simulator $$M/simulator/badgerstore net/http; \
 	check simulator/qrcode $$M/simulator $$M/simulator/pix net/http; \
+	check simulator/webhook $$M/simulator $$M/simulator/storage $$M/simulator/badgerstore $$M/simulator/agenda github.com/dgraph-io/badger/v4; \
+	check simulator/receivercheck $$M/simulator $$M/simulator/storage $$M/simulator/badgerstore $$M/simulator/httpapi github.com/gorilla/mux; \
 	for p in conformance conformance/framework; do \
 		bad=$$($(GO) list -deps $$M/$$p | grep -E "^$$M/(simulator|scenarios)" || true); \
 		if [ -n "$$bad" ]; then echo "dependency rule: $$p must not import $$bad"; fail=1; fi; done; \

@@ -247,7 +247,7 @@ func (s *Simulator) receivePix(tx storage.Tx, to pix.AccountID, from ledger.Pock
 	if err := tx.PutTransaction(t); err != nil {
 		return pix.Transaction{}, err
 	}
-	return t, s.emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, receivePayload(t), now)
+	return t, s.emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
 }
 
 // credit moves a received amount into the account and takes the cash-in fee

@@ -286,7 +286,7 @@ func (s *Simulator) refundReceived(tx storage.Tx, payer pix.AccountID, o pix.Tra
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, newRefundPayload(o, r, nil, t.ID), now)
+	return s.emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
 }
 
 // emitRefund notifies the refunding account's refund_in targets: a REFUND
@@ -296,7 +296,7 @@ func (s *Simulator) emitRefund(tx storage.Tx, o pix.Transaction, r pix.Refund, n
 	if err != nil {
 		return err
 	}
-	return s.emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, newRefundPayload(o, r, all, r.TransactionID), now)
+	return s.emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
 }
 
 // RefundOf returns a refund by the original's end-to-end id and the refund id

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -230,4 +231,43 @@ func (s *Simulator) WebhookDeliveriesAfterAttempt(ctx context.Context, account p
 		return err
 	})
 	return out, err
+}
+
+// emitCashIn sends the outcome webhook of a cash-in charge (paid or expired)
+// to the account's cash_in targets, in the shape the account's settings or
+// the server's default choose (Gap G-38): V2 RECEIVE, whose data.id is the
+// charge's transactionId and txId the charge's txid, or the flat CashIn.
+func (s *Simulator) emitCashIn(tx storage.Tx, t pix.Transaction, ch pix.Charge, now time.Time) error {
+	shape := s.cashInWebhook
+	a, err := tx.Account(t.AccountID)
+	if err != nil {
+		return err
+	}
+	st, err := settingsOf(tx, a)
+	if err != nil {
+		return err
+	}
+	if st.CashInWebhook.Valid() {
+		shape = st.CashInWebhook
+	}
+	if shape == pix.CashInWebhookCashIn {
+		return s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, webhook.CashInPayload(t, ch), now)
+	}
+	return s.emit(tx, t.AccountID, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
+}
+
+// emitPixOut sends the outcome webhook of a PIX out to the account's cash_out
+// targets: TRANSFER (V2) for a DICT transfer, CashOut for a cash-out or a split.
+func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
+	if t.Kind == pix.TxTransfer {
+		return s.emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, webhook.TransferPayload(t), now)
+	}
+	return s.emit(tx, t.AccountID, webhook.EventCashOut, "CashOut", t.ID, webhook.CashOutPayload(t), now)
+}
+
+// CheckReceiver runs the receiver check (simulator/receivercheck) with the
+// simulator's webhook dispatcher settings: its HTTP client, its user agent and
+// --webhook-deny-private, which applies to the receiver and the callback URL.
+func (s *Simulator) CheckReceiver(ctx context.Context, cfg receivercheck.Config) (receivercheck.Report, error) {
+	return receivercheck.Run(ctx, cfg, *s.dispatcher)
 }

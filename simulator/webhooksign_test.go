@@ -17,6 +17,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -139,7 +140,7 @@ func TestWebhookSignature_VerifiesWithStandardWebhooks(t *testing.T) {
 func TestCheckReceiver_VerifiesWithStandardWebhooks(t *testing.T) {
 	secret := webhook.NewSecret()
 	v := newVerifier(t, secret)
-	rep, err := simulator.CheckReceiver(context.Background(), pix.ReceiverCheckConfig{URL: v.srv.URL, Secret: secret, Slow: time.Second})
+	rep, err := receivercheck.Run(context.Background(), receivercheck.Config{URL: v.srv.URL, Secret: secret, Slow: time.Second}, webhook.Dispatcher{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 const checkReceiverUsage = `usage: pixsandbox check-receiver --url URL [--callback-url URL] [--secret S]
@@ -37,7 +38,7 @@ Flags:
 // headerFlags is the repeatable --header flag. Headers that came from the
 // environment are replaced by the first --header on the command line.
 type headerFlags struct {
-	list    []pix.ReceiverHeader
+	list    []receivercheck.Header
 	fromEnv bool
 }
 
@@ -66,21 +67,21 @@ func (h *headerFlags) Set(v string) error {
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("%q must be 'Name: value'", line)
 		}
-		h.list = append(h.list, pix.ReceiverHeader{Key: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+		h.list = append(h.list, receivercheck.Header{Key: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}
 	return nil
 }
 
 // checkReceiverFlags are the flags of check-receiver.
 type checkReceiverFlags struct {
-	cfg     pix.ReceiverCheckConfig
+	cfg     receivercheck.Config
 	headers headerFlags
 	json    string
 	cases   string
 }
 
 func (c *checkReceiverFlags) register(fs *flag.FlagSet) {
-	c.cfg.Timeout, c.cfg.Slow = pix.DefaultReceiverTimeout, pix.DefaultReceiverSlow
+	c.cfg.Timeout, c.cfg.Slow = receivercheck.DefaultTimeout, receivercheck.DefaultSlow
 	fs.StringVar(&c.cfg.URL, "url", "", "the partner's webhook receiver (http or https; required)")
 	fs.StringVar(&c.cfg.CallbackURL, "callback-url", "", `read with GET after the run: {"processed": [{"webhookId": "evt_...", "count": N}]}`)
 	fs.StringVar(&c.cfg.Secret, "secret", "", "Standard Webhooks signing secret (whsec_...); generated and printed when empty")
@@ -88,7 +89,7 @@ func (c *checkReceiverFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.cfg.Timeout, "timeout", c.cfg.Timeout, "how long the receiver has to answer each delivery (at most 10s)")
 	fs.DurationVar(&c.cfg.Slow, "slow", c.cfg.Slow, "the slow case's delay between signing a delivery and sending it (at most 1m)")
 	fs.StringVar(&c.json, "json-report", "", "also write the report as JSON to FILE (- for stdout; the text report then goes to stderr)")
-	fs.StringVar(&c.cases, "cases", "", "comma-separated cases to run (default all): "+strings.Join(pix.ReceiverCases, ","))
+	fs.StringVar(&c.cases, "cases", "", "comma-separated cases to run (default all): "+strings.Join(receivercheck.Cases, ","))
 }
 
 // receiverEnvPrefix prefixes the environment variables of check-receiver.
@@ -146,7 +147,7 @@ func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageErr("--slow must be more than 0 (leave the slow case out with --cases instead)")
 	}
 
-	rep, err := simulator.CheckReceiver(ctx, f.cfg)
+	rep, err := receivercheck.Run(ctx, f.cfg, webhook.Dispatcher{})
 	if pe, ok := errors.AsType[*pix.Error](err); ok && pe.Kind == pix.KindInvalid {
 		msgs := make([]string, len(pe.Violations))
 		for i, v := range pe.Violations {
@@ -191,7 +192,7 @@ func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writ
 var headerField = regexp.MustCompile(`^headers\[(\d+)\]\.(key|value)$`)
 
 // flagViolation words a violation of the configuration as the flag to fix.
-func flagViolation(v pix.Violation, cfg pix.ReceiverCheckConfig) string {
+func flagViolation(v pix.Violation, cfg receivercheck.Config) string {
 	switch {
 	case v.Field == "url":
 		return "--url " + v.Message

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 )
 
 // crReceiver is a partner's webhook receiver for the check-receiver tests:
@@ -52,9 +52,9 @@ func newCRReceiver(t *testing.T, dedupe bool, status int) *crReceiver {
 	mux.HandleFunc("GET /processed", func(w http.ResponseWriter, _ *http.Request) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		body := pix.ReceiverCallbackBody{Processed: []pix.ReceiverProcessed{}}
+		body := receivercheck.CallbackBody{Processed: []receivercheck.Processed{}}
 		for id, n := range r.applied {
-			body.Processed = append(body.Processed, pix.ReceiverProcessed{WebhookID: id, Count: n})
+			body.Processed = append(body.Processed, receivercheck.Processed{WebhookID: id, Count: n})
 		}
 		_ = json.NewEncoder(w).Encode(body)
 	})
@@ -113,11 +113,11 @@ func TestCheckReceiverCLI_Pass(t *testing.T) {
 	res := crRun(t, nil, "--url", r.url(), "--callback-url", r.callback(), "--header", "X-Api-Key: k1",
 		"--timeout", "3s", "--slow", "10ms", "--json-report", file).must(t, 0, "15 passed, 0 failed, 0 not checked", "X-Api-Key sent with every delivery")
 	lines := crCaseLine.FindAllStringSubmatch(res.out, -1)
-	if len(lines) != len(pix.ReceiverCases) {
+	if len(lines) != len(receivercheck.Cases) {
 		t.Fatalf("%d case lines:\n%s", len(lines), res.out)
 	}
 	for i, l := range lines {
-		if l[1] != "PASS" || l[2] != pix.ReceiverCases[i] || l[3] != "200" {
+		if l[1] != "PASS" || l[2] != receivercheck.Cases[i] || l[3] != "200" {
 			t.Fatalf("line %q", l[0])
 		}
 	}
@@ -125,11 +125,11 @@ func TestCheckReceiverCLI_Pass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep pix.ReceiverCheckReport
+	var rep receivercheck.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK || len(rep.Cases) != len(pix.ReceiverCases) || rep.TimeoutMs != 3000 || rep.SlowMs != 10 || !rep.SecretGenerated {
+	if !rep.OK || len(rep.Cases) != len(receivercheck.Cases) || rep.TimeoutMs != 3000 || rep.SlowMs != 10 || !rep.SecretGenerated {
 		t.Fatalf("JSON report: %s", b)
 	}
 	if !strings.Contains(res.out, rep.Secret+" (generated)") {
@@ -168,11 +168,11 @@ func TestCheckReceiverCLI_JSONStdout(t *testing.T) {
 	t.Parallel()
 	r := newCRReceiver(t, true, 0)
 	res := crRun(t, nil, "--url", r.url(), "--cases", "med_created", "--json-report", "-").must(t, 0)
-	var rep pix.ReceiverCheckReport
+	var rep receivercheck.Report
 	if err := json.Unmarshal([]byte(res.out), &rep); err != nil {
 		t.Fatalf("stdout is not the JSON report: %v\n%s", err, res.out)
 	}
-	if len(rep.Cases) != 1 || rep.Cases[0].Result != pix.ReceiverPass || !strings.Contains(res.errOut, "PASS         med_created") {
+	if len(rep.Cases) != 1 || rep.Cases[0].Result != receivercheck.Pass || !strings.Contains(res.errOut, "PASS         med_created") {
 		t.Fatalf("report %+v\nstderr:\n%s", rep, res.errOut)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 )
 
 // Control plane for partners: the webhook receiver check
@@ -34,13 +35,13 @@ type receiverCheckRequest struct {
 // and length, headers, secret, bounds, case names) are the core's, which
 // names the field too. DenyPrivate is never taken from the request: the core
 // applies the server's --webhook-deny-private.
-func decodeReceiverCheck(r *http.Request) (pix.ReceiverCheckConfig, error) {
+func decodeReceiverCheck(r *http.Request) (receivercheck.Config, error) {
 	var req receiverCheckRequest
 	if err := decodeSandboxJSON(r, &req); err != nil {
-		return pix.ReceiverCheckConfig{}, err
+		return receivercheck.Config{}, err
 	}
 	var vs []pix.Violation
-	var cfg pix.ReceiverCheckConfig
+	var cfg receivercheck.Config
 	if req.URL == nil {
 		vs = append(vs, pix.Violation{Field: "url", Message: "is required: the partner's webhook receiver, e.g. https://partner.example/webhooks"})
 	} else {
@@ -53,7 +54,7 @@ func decodeReceiverCheck(r *http.Request) (pix.ReceiverCheckConfig, error) {
 		cfg.Secret = *req.Secret
 	}
 	for _, h := range req.Headers {
-		cfg.Headers = append(cfg.Headers, pix.ReceiverHeader{Key: h.Key, Value: h.Value})
+		cfg.Headers = append(cfg.Headers, receivercheck.Header{Key: h.Key, Value: h.Value})
 	}
 	duration := func(field string, p *string) time.Duration {
 		if p == nil {
@@ -69,7 +70,7 @@ func decodeReceiverCheck(r *http.Request) (pix.ReceiverCheckConfig, error) {
 	cfg.Slow = duration("slow", req.Slow)
 	cfg.Cases = req.Cases
 	if len(vs) > 0 {
-		return pix.ReceiverCheckConfig{}, pix.Invalid(pix.CodeInvalidRequest, vs...)
+		return receivercheck.Config{}, pix.Invalid(pix.CodeInvalidRequest, vs...)
 	}
 	return cfg, nil
 }

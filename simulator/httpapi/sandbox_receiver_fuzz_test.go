@@ -12,7 +12,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
-	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -27,16 +27,16 @@ type noSendSandbox struct {
 	t testing.TB
 }
 
-func (s noSendSandbox) CheckReceiver(_ context.Context, cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckReport, error) {
+func (s noSendSandbox) CheckReceiver(_ context.Context, cfg receivercheck.Config) (receivercheck.Report, error) {
 	if cfg.DenyPrivate {
 		s.t.Errorf("the request set DenyPrivate: %+v", cfg)
 	}
-	cfg, err := simulator.ValidateReceiverCheck(cfg)
+	cfg, err := receivercheck.Validate(cfg)
 	if err != nil {
-		return pix.ReceiverCheckReport{}, err
+		return receivercheck.Report{}, err
 	}
-	return pix.ReceiverCheckReport{URL: cfg.URL, CallbackURL: cfg.CallbackURL, HeadersSent: []string{}, OK: true,
-		TimeoutMs: cfg.Timeout.Milliseconds(), SlowMs: cfg.Slow.Milliseconds(), Cases: []pix.ReceiverCaseReport{}}, nil
+	return receivercheck.Report{URL: cfg.URL, CallbackURL: cfg.CallbackURL, HeadersSent: []string{}, OK: true,
+		TimeoutMs: cfg.Timeout.Milliseconds(), SlowMs: cfg.Slow.Milliseconds(), Cases: []receivercheck.CaseReport{}}, nil
 }
 
 // FuzzSandboxCheckReceiverRequest fuzzes the body of POST
@@ -107,7 +107,7 @@ func TestSandboxCheckReceiver(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, b)
 	}
-	var rep pix.ReceiverCheckReport
+	var rep receivercheck.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

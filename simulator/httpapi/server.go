@@ -22,6 +22,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
@@ -103,7 +104,7 @@ type Sandbox interface {
 	SetWebhookRegistration(enabled bool)
 	// CheckReceiver sends a partner's webhook receiver the spec's payloads and
 	// the hard cases and reports each (KindInvalid naming the bad field).
-	CheckReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckReport, error)
+	CheckReceiver(ctx context.Context, cfg receivercheck.Config) (receivercheck.Report, error)
 }
 
 // Config configures a Server.

@@ -1,4 +1,4 @@
-package pix
+package receivercheck
 
 import (
 	"encoding/json"
@@ -15,73 +15,73 @@ import (
 
 // Receiver check bounds and defaults.
 const (
-	// DefaultReceiverTimeout is how long a receiver has to answer a delivery.
-	DefaultReceiverTimeout = 5 * time.Second
-	// MaxReceiverTimeout is the longest timeout accepted: the simulator's own
+	// DefaultTimeout is how long a receiver has to answer a delivery.
+	DefaultTimeout = 5 * time.Second
+	// MaxTimeout is the longest timeout accepted: the simulator's own
 	// webhook deliveries give up after 10 s.
-	MaxReceiverTimeout = 10 * time.Second
-	// DefaultReceiverSlow is the delay of the slow case: longer than the
+	MaxTimeout = 10 * time.Second
+	// DefaultSlow is the delay of the slow case: longer than the
 	// default timeout, so a receiver that trusts only very fresh timestamps is
 	// caught.
-	DefaultReceiverSlow = 6 * time.Second
-	// MaxReceiverSlow bounds the slow case's delay, well inside the 5 minutes
+	DefaultSlow = 6 * time.Second
+	// MaxSlow bounds the slow case's delay, well inside the 5 minutes
 	// of timestamp tolerance Standard Webhooks receivers apply.
-	MaxReceiverSlow = time.Minute
-	// MaxReceiverURLLength bounds the receiver and callback URLs, in bytes.
-	MaxReceiverURLLength = 2048
+	MaxSlow = time.Minute
+	// MaxURLLength bounds the receiver and callback URLs, in bytes.
+	MaxURLLength = 2048
 )
 
 // Receiver check cases, by the name the configuration and the report use.
 const (
-	ReceiverCaseTransfer         = "transfer"          // V2 TRANSFER (cash_out)
-	ReceiverCaseReceive          = "receive"           // V2 RECEIVE (cash_in)
-	ReceiverCaseRefund           = "refund"            // V2 REFUND of a received PIX, creditDebitType DEBIT (refund_in)
-	ReceiverCaseCashOutConfirmed = "cashout_confirmed" // CashOut CONFIRMED (cash_out)
-	ReceiverCaseCashOutError     = "cashout_error"     // CashOut ERROR with an errorCode of the spec's table (cash_out)
-	ReceiverCaseCashIn           = "cash_in"           // CashIn of a paid charge (cash_in)
-	ReceiverCaseRefundOut        = "refund_out"        // V2 REFUND received, creditDebitType CREDIT (refund_out)
-	ReceiverCaseMEDCreated       = "med_created"       // MED opened
-	ReceiverCaseMEDAccepted      = "med_accepted"      // MED analysed APPROVED
-	ReceiverCaseMEDRejected      = "med_rejected"      // MED analysed REJECTED
-	ReceiverCaseDuplicate        = "duplicate"         // one event delivered twice, same webhook-id
-	ReceiverCaseOutOfOrder       = "out_of_order"      // a REFUND before the RECEIVE of the PIX it refunds
-	ReceiverCaseUnknownFields    = "unknown_fields"    // a CashOut with fields the spec does not list
-	ReceiverCaseSlow             = "slow"              // a delivery sent Slow after it was signed
-	ReceiverCaseCustomHeaders    = "custom_headers"    // the configured headers, and nothing else to prove
+	CaseTransfer         = "transfer"          // V2 TRANSFER (cash_out)
+	CaseReceive          = "receive"           // V2 RECEIVE (cash_in)
+	CaseRefund           = "refund"            // V2 REFUND of a received PIX, creditDebitType DEBIT (refund_in)
+	CaseCashOutConfirmed = "cashout_confirmed" // CashOut CONFIRMED (cash_out)
+	CaseCashOutError     = "cashout_error"     // CashOut ERROR with an errorCode of the spec's table (cash_out)
+	CaseCashIn           = "cash_in"           // CashIn of a paid charge (cash_in)
+	CaseRefundOut        = "refund_out"        // V2 REFUND received, creditDebitType CREDIT (refund_out)
+	CaseMEDCreated       = "med_created"       // MED opened
+	CaseMEDAccepted      = "med_accepted"      // MED analysed APPROVED
+	CaseMEDRejected      = "med_rejected"      // MED analysed REJECTED
+	CaseDuplicate        = "duplicate"         // one event delivered twice, same webhook-id
+	CaseOutOfOrder       = "out_of_order"      // a REFUND before the RECEIVE of the PIX it refunds
+	CaseUnknownFields    = "unknown_fields"    // a CashOut with fields the spec does not list
+	CaseSlow             = "slow"              // a delivery sent Slow after it was signed
+	CaseCustomHeaders    = "custom_headers"    // the configured headers, and nothing else to prove
 )
 
-// ReceiverCases lists every case in the order a check runs them.
-var ReceiverCases = []string{
-	ReceiverCaseTransfer, ReceiverCaseReceive, ReceiverCaseRefund,
-	ReceiverCaseCashOutConfirmed, ReceiverCaseCashOutError, ReceiverCaseCashIn, ReceiverCaseRefundOut,
-	ReceiverCaseMEDCreated, ReceiverCaseMEDAccepted, ReceiverCaseMEDRejected,
-	ReceiverCaseDuplicate, ReceiverCaseOutOfOrder, ReceiverCaseUnknownFields, ReceiverCaseSlow, ReceiverCaseCustomHeaders,
+// Cases lists every case in the order a check runs them.
+var Cases = []string{
+	CaseTransfer, CaseReceive, CaseRefund,
+	CaseCashOutConfirmed, CaseCashOutError, CaseCashIn, CaseRefundOut,
+	CaseMEDCreated, CaseMEDAccepted, CaseMEDRejected,
+	CaseDuplicate, CaseOutOfOrder, CaseUnknownFields, CaseSlow, CaseCustomHeaders,
 }
 
-// ReceiverHeader is a custom header sent with every delivery of a check.
-type ReceiverHeader struct {
+// Header is a custom header sent with every delivery of a check.
+type Header struct {
 	Key   string
 	Value string
 }
 
-// ReceiverCheckConfig configures a receiver check. Zero fields take their
+// Config configures a receiver check. Zero fields take their
 // defaults.
-type ReceiverCheckConfig struct {
+type Config struct {
 	// URL is the partner's webhook receiver (http or https). Required.
 	URL string
 	// CallbackURL, when set, is read with GET after the run: the receiver
-	// tells what it applied, in the ReceiverCallbackBody format.
+	// tells what it applied, in the CallbackBody format.
 	CallbackURL string
 	// Secret signs every delivery (Standard Webhooks "whsec_…"); empty means
 	// a fresh one is generated and returned in the report.
 	Secret string
 	// Headers are sent with every delivery (at most 5, as a webhook target).
-	Headers []ReceiverHeader
+	Headers []Header
 	// Timeout is how long the receiver has to answer each delivery; 0 means
-	// DefaultReceiverTimeout, at most MaxReceiverTimeout.
+	// DefaultTimeout, at most MaxTimeout.
 	Timeout time.Duration
 	// Slow is how long the slow case waits between signing its delivery and
-	// sending it; 0 means DefaultReceiverSlow, at most MaxReceiverSlow.
+	// sending it; 0 means DefaultSlow, at most MaxSlow.
 	Slow time.Duration
 	// Cases selects the cases to run, by name; empty means every case.
 	Cases []string
@@ -92,36 +92,36 @@ type ReceiverCheckConfig struct {
 	DenyPrivate bool
 }
 
-// ReceiverResult is the outcome of a case or of a read-back.
-type ReceiverResult string
+// Result is the outcome of a case or of a read-back.
+type Result string
 
 // Receiver check outcomes. NOT CHECKED is never a failure: the check had
 // nothing to judge by (no callback URL, no custom headers configured).
 const (
-	ReceiverPass       ReceiverResult = "PASS"
-	ReceiverFail       ReceiverResult = "FAIL"
-	ReceiverNotChecked ReceiverResult = "NOT CHECKED"
+	Pass       Result = "PASS"
+	Fail       Result = "FAIL"
+	NotChecked Result = "NOT CHECKED"
 )
 
-// ReceiverCallbackBody is what a receiver's callback URL answers to GET:
+// CallbackBody is what a receiver's callback URL answers to GET:
 // every webhook-id it applied, with how many times it applied it. An id that
 // is absent was applied 0 times. Count is what took effect, not what arrived:
 // a receiver that deduplicates lists a repeated delivery once, with count 1.
 //
 //	{"processed": [{"webhookId": "evt_…", "count": 1}]}
-type ReceiverCallbackBody struct {
-	Processed []ReceiverProcessed `json:"processed"`
+type CallbackBody struct {
+	Processed []Processed `json:"processed"`
 }
 
-// ReceiverProcessed is how many times a receiver applied one webhook-id.
-type ReceiverProcessed struct {
+// Processed is how many times a receiver applied one webhook-id.
+type Processed struct {
 	WebhookID string `json:"webhookId"`
 	Count     int    `json:"count"`
 }
 
-// ReceiverCheckReport is the result of a receiver check, as the CLI prints it
+// Report is the result of a receiver check, as the CLI prints it
 // in JSON and POST /_sandbox/check-receiver answers it.
-type ReceiverCheckReport struct {
+type Report struct {
 	URL         string `json:"url"`
 	CallbackURL string `json:"callbackUrl,omitempty"`
 	// Secret is the signing secret of every delivery; verify webhook-signature
@@ -134,28 +134,28 @@ type ReceiverCheckReport struct {
 	StartedAt       time.Time `json:"startedAt"`  // wall time
 	FinishedAt      time.Time `json:"finishedAt"` // wall time
 	// OK is true when no case failed (NOT CHECKED is not a failure).
-	OK         bool                 `json:"ok"`
-	Passed     int                  `json:"passed"`
-	Failed     int                  `json:"failed"`
-	NotChecked int                  `json:"notChecked"`
-	Callback   *ReceiverCallback    `json:"callback,omitempty"` // nil without a callback URL
-	Cases      []ReceiverCaseReport `json:"cases"`
+	OK         bool         `json:"ok"`
+	Passed     int          `json:"passed"`
+	Failed     int          `json:"failed"`
+	NotChecked int          `json:"notChecked"`
+	Callback   *Callback    `json:"callback,omitempty"` // nil without a callback URL
+	Cases      []CaseReport `json:"cases"`
 }
 
-// ReceiverCallback is the read-back of the callback URL.
-type ReceiverCallback struct {
-	URL        string              `json:"url"`
-	StatusCode int                 `json:"statusCode"` // 0 when no HTTP answer arrived
-	DurationMs float64             `json:"durationMs"`
-	Error      string              `json:"error,omitempty"` // why the read-back could not be used
-	Processed  []ReceiverProcessed `json:"processed"`       // as the receiver reported it
+// Callback is the read-back of the callback URL.
+type Callback struct {
+	URL        string      `json:"url"`
+	StatusCode int         `json:"statusCode"` // 0 when no HTTP answer arrived
+	DurationMs float64     `json:"durationMs"`
+	Error      string      `json:"error,omitempty"` // why the read-back could not be used
+	Processed  []Processed `json:"processed"`       // as the receiver reported it
 }
 
-// ReceiverCaseReport is the outcome of one case.
-type ReceiverCaseReport struct {
-	Name   string         `json:"name"`
-	Sends  string         `json:"sends"` // what the case sends
-	Result ReceiverResult `json:"result"`
+// CaseReport is the outcome of one case.
+type CaseReport struct {
+	Name   string `json:"name"`
+	Sends  string `json:"sends"` // what the case sends
+	Result Result `json:"result"`
 	// StatusCode is the receiver's status for the delivery that decided the
 	// result: the first that failed, else the last (0: no HTTP answer).
 	StatusCode int `json:"statusCode"`
@@ -166,19 +166,19 @@ type ReceiverCaseReport struct {
 	Reason        string  `json:"reason"`        // why the result, in one line
 	// ReadBack judges what the receiver applied, through the callback URL:
 	// the duplicate and out-of-order cases only.
-	ReadBack   *ReceiverReadBack  `json:"readBack,omitempty"`
-	Deliveries []ReceiverDelivery `json:"deliveries"`
+	ReadBack   *ReadBack  `json:"readBack,omitempty"`
+	Deliveries []Delivery `json:"deliveries"`
 }
 
-// ReceiverReadBack is a case's judgement through the callback URL.
-type ReceiverReadBack struct {
-	Result  ReceiverResult      `json:"result"`
-	Applied []ReceiverProcessed `json:"applied,omitempty"` // the counts of this case's webhook ids (0 when absent)
-	Detail  string              `json:"detail"`
+// ReadBack is a case's judgement through the callback URL.
+type ReadBack struct {
+	Result  Result      `json:"result"`
+	Applied []Processed `json:"applied,omitempty"` // the counts of this case's webhook ids (0 when absent)
+	Detail  string      `json:"detail"`
 }
 
-// ReceiverDelivery is one HTTP request a case sent.
-type ReceiverDelivery struct {
+// Delivery is one HTTP request a case sent.
+type Delivery struct {
 	WebhookID string `json:"webhookId"`
 	EventType string `json:"eventType"` // the registration event type it belongs to (cash_out, …)
 	Payload   string `json:"payload"`   // TRANSFER, RECEIVE, REFUND, CashOut, CashIn, MED
@@ -200,7 +200,7 @@ type ReceiverDelivery struct {
 
 // Text renders r as a terminal report: a header, one line per case (result,
 // name, status, duration, why) and a summary line.
-func (r ReceiverCheckReport) Text() string {
+func (r Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "receiver   %s\n", r.URL)
 	secret := r.Secret

@@ -1,13 +1,11 @@
-package simulator
+package webhook
 
 import (
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
-	"github.com/pixsandbox/pixsandbox/simulator/storage"
-	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
@@ -16,10 +14,8 @@ import (
 // spec's, money follows each table (V2 payment.amount is a string, CashOut
 // amounts are numbers).
 
-// decimalNumber renders centavos as a JSON number with two decimals.
-type decimalNumber = wire.Money
-
-type v2Envelope struct {
+// Envelope is the V2 webhook envelope: type and data.
+type Envelope struct {
 	Type string `json:"type"`
 	Data any    `json:"data"`
 }
@@ -75,9 +71,9 @@ type movement struct {
 	MovementType    string            `json:"movementType"`
 	TransactionID   string            `json:"transactionId"`
 	ExternalID      string            `json:"externalId"`
-	FeeAmount       decimalNumber     `json:"feeAmount"`
-	OriginalAmount  decimalNumber     `json:"originalAmount"`
-	FinalAmount     decimalNumber     `json:"finalAmount"`
+	FeeAmount       wire.Money        `json:"feeAmount"`
+	OriginalAmount  wire.Money        `json:"originalAmount"`
+	FinalAmount     wire.Money        `json:"finalAmount"`
 	ProcessingDate  string            `json:"processingDate"`
 	ErrorCode       *string           `json:"errorCode"`
 	ErrorMessage    *string           `json:"errorMessage"`
@@ -88,8 +84,8 @@ type movement struct {
 func newMovement(event, movementType string, t pix.Transaction, final pix.Cents) movement {
 	m := movement{
 		Event: event, Status: string(t.Status), TransactionType: "PIX", MovementType: movementType,
-		TransactionID: itoa(t.ID), ExternalID: t.ExternalID,
-		FeeAmount: decimalNumber(t.Fee), OriginalAmount: decimalNumber(t.Amount), FinalAmount: decimalNumber(final),
+		TransactionID: strconv.FormatInt(t.ID, 10), ExternalID: t.ExternalID,
+		FeeAmount: wire.Money(t.Fee), OriginalAmount: wire.Money(t.Amount), FinalAmount: wire.Money(final),
 		ProcessingDate: wire.Time(t.ProcessedAt),
 		Counterpart: cashOutParty{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document),
 			Bank: cashOutBank{BankISPB: t.Counterpart.ISPB, BankName: t.Counterpart.BankName, BankCode: t.Counterpart.BankCode,
@@ -102,8 +98,8 @@ func newMovement(event, movementType string, t pix.Transaction, final pix.Cents)
 	return m
 }
 
-// cashOutPayload is the CashOut webhook.
-type cashOutPayload struct {
+// CashOut is the CashOut webhook.
+type CashOut struct {
 	movement
 	EndToEndID string `json:"endToEndId"`
 	PixKey     string `json:"pixKey"`
@@ -123,18 +119,19 @@ type cashOutBank struct {
 	AccountNumber *string `json:"accountNumber"`
 }
 
-// newCashOutPayload builds the CashOut webhook of a cash-out or split; pixKey
+// CashOutPayload builds the CashOut webhook of a cash-out or split; pixKey
 // is the key as the client sent it (11987654321 stays 11987654321, an EVP
 // keeps its form, an email its case), not as the DICT knows it.
-func newCashOutPayload(t pix.Transaction) cashOutPayload {
+func CashOutPayload(t pix.Transaction) CashOut {
 	key := t.PixKeySent
 	if key == "" {
 		key = t.PixKey
 	}
-	return cashOutPayload{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: key}
+	return CashOut{movement: newMovement("CashOut", "DEBIT", t, t.Hold()), EndToEndID: t.EndToEndID, PixKey: key}
 }
 
-func newTransferPayload(t pix.Transaction) v2Envelope {
+// TransferPayload builds the TRANSFER envelope of a settled or failed DICT transfer.
+func TransferPayload(t pix.Transaction) Envelope {
 	amount := t.Amount.Decimal2()
 	if faults.On(faults.TransferAmountTrimmed) {
 		amount = strings.TrimSuffix(strings.TrimRight(amount, "0"), ".")
@@ -149,10 +146,12 @@ func newTransferPayload(t pix.Transaction) v2Envelope {
 	if t.Status == pix.TxStatusError {
 		d.Status, d.ErrorCode, d.ErrorMessage = "ERROR", string(t.ErrorCode), t.ErrorMessage
 	}
-	return v2Envelope{Type: "TRANSFER", Data: d}
+	return Envelope{Type: "TRANSFER", Data: d}
 }
 
-func receivePayload(t pix.Transaction) v2Envelope {
+// ReceivePayload builds the RECEIVE envelope of a PIX received (a cob paid,
+// a cash-in charge paid or expired, a PIX by key).
+func ReceivePayload(t pix.Transaction) Envelope {
 	d := receiveData{
 		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
 		EndToEndID: wire.Optional(t.EndToEndID), DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
@@ -160,59 +159,28 @@ func receivePayload(t pix.Transaction) v2Envelope {
 	if t.Status == pix.TxStatusError {
 		d.Status, d.ErrorCode, d.ErrorMessage = "ERROR", string(t.ErrorCode), t.ErrorMessage
 	}
-	return v2Envelope{Type: "RECEIVE", Data: d}
+	return Envelope{Type: "RECEIVE", Data: d}
 }
 
-// emitCashIn sends the outcome webhook of a cash-in charge (paid or expired)
-// to the account's cash_in targets, in the shape the account's settings or
-// the server's default choose (Gap G-38): V2 RECEIVE, whose data.id is the
-// charge's transactionId and txId the charge's txid, or the flat CashIn.
-func (s *Simulator) emitCashIn(tx storage.Tx, t pix.Transaction, ch pix.Charge, now time.Time) error {
-	shape := s.cashInWebhook
-	a, err := tx.Account(t.AccountID)
-	if err != nil {
-		return err
-	}
-	st, err := settingsOf(tx, a)
-	if err != nil {
-		return err
-	}
-	if st.CashInWebhook.Valid() {
-		shape = st.CashInWebhook
-	}
-	if shape == pix.CashInWebhookCashIn {
-		return s.emit(tx, t.AccountID, webhookEventCashIn, "CashIn", t.ID, newCashInPayload(t, ch), now)
-	}
-	return s.emit(tx, t.AccountID, webhookEventCashIn, "RECEIVE", t.ID, receivePayload(t), now)
-}
-
-// emitPixOut sends the outcome webhook of a PIX out to the account's cash_out
-// targets: TRANSFER (V2) for a DICT transfer, CashOut for a cash-out or a split.
-func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
-	if t.Kind == pix.TxTransfer {
-		return s.emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, newTransferPayload(t), now)
-	}
-	return s.emit(tx, t.AccountID, webhook.EventCashOut, "CashOut", t.ID, newCashOutPayload(t), now)
-}
-
-// cashInPayload is the cash_in webhook of a cash-in charge. The spec does not
+// CashIn is the cash_in webhook of a cash-in charge. The spec does not
 // show it (Gap G-38); it mirrors the CashOut payload: event "CashIn", status
 // CONFIRMED (paid) or ERROR (expired, errorCode PAYMENT_EXPIRED), movementType
 // CREDIT, the payer as counterpart, feeAmount/originalAmount/finalAmount (final =
 // original − fee, what the account received), and the charge's additionalInfo as
 // metadata.
-type cashInPayload struct {
+type CashIn struct {
 	movement
 	CorrelationID string  `json:"correlationId"`
 	EndToEndID    *string `json:"endToEndId"`
 }
 
-func newCashInPayload(t pix.Transaction, ch pix.Charge) cashInPayload {
+// CashInPayload builds the flat CashIn webhook of a cash-in charge.
+func CashInPayload(t pix.Transaction, ch pix.Charge) CashIn {
 	final := t.Amount - t.Fee
 	if t.Status == pix.TxStatusError {
 		final = 0 // nothing was received
 	}
-	p := cashInPayload{movement: newMovement("CashIn", "CREDIT", t, final), CorrelationID: ch.CorrelationID, EndToEndID: wire.Optional(t.EndToEndID)}
+	p := CashIn{movement: newMovement("CashIn", "CREDIT", t, final), CorrelationID: ch.CorrelationID, EndToEndID: wire.Optional(t.EndToEndID)}
 	for k, v := range ch.AdditionalInfo {
 		p.Metadata[k] = v
 	}
@@ -250,19 +218,19 @@ type v2Refund struct {
 }
 
 type v2RefundPayment struct {
-	Amount   decimalNumber `json:"amount"`
-	Currency string        `json:"currency"`
+	Amount   wire.Money `json:"amount"`
+	Currency string     `json:"currency"`
 }
 
 func newV2Refund(r pix.Refund, status string) v2Refund {
-	return v2Refund{Status: status, Payment: v2RefundPayment{Amount: decimalNumber(r.Amount), Currency: "BRL"},
+	return v2Refund{Status: status, Payment: v2RefundPayment{Amount: wire.Money(r.Amount), Currency: "BRL"},
 		EndToEndID: r.RtrID, EventDate: wire.Time(r.SettledAt), Information: wire.Optional(r.Description)}
 }
 
-// newRefundPayload builds the REFUND envelope of refund r of the PIX o for the
+// RefundPayload builds the REFUND envelope of refund r of the PIX o for the
 // transaction id (the refunder's REFUND_IN, or the payer's REFUND_OUT); all,
 // when given, is every refund of o (the refunding side's view).
-func newRefundPayload(o pix.Transaction, r pix.Refund, all []pix.Refund, id int64) v2Envelope {
+func RefundPayload(o pix.Transaction, r pix.Refund, all []pix.Refund, id int64) Envelope {
 	d := refundData{ID: id, TxID: wire.Optional(o.TxID), Status: "REFUNDED",
 		Payment: v2Payment{Amount: o.Amount.Decimal2(), Currency: "BRL"}, EndToEndID: o.EndToEndID,
 		CreditDebitType: "DEBIT", // spec "Events > Envelope V2", REFUND row, on both sides
@@ -270,7 +238,7 @@ func newRefundPayload(o pix.Transaction, r pix.Refund, all []pix.Refund, id int6
 	if r.Status == pix.RefundStatusNaoRealizado {
 		d.Status, d.Motivo = "ERROR", wire.Optional(r.Motivo)
 		d.Refunds = append(d.Refunds, newV2Refund(r, "ERROR"))
-		return v2Envelope{Type: "REFUND", Data: d}
+		return Envelope{Type: "REFUND", Data: d}
 	}
 	if all == nil {
 		all = []pix.Refund{r}
@@ -280,17 +248,18 @@ func newRefundPayload(o pix.Transaction, r pix.Refund, all []pix.Refund, id int6
 			d.Refunds = append(d.Refunds, newV2Refund(x, "LIQUIDATED"))
 		}
 	}
-	return v2Envelope{Type: "REFUND", Data: d}
+	return Envelope{Type: "REFUND", Data: d}
 }
 
-// medPayload is the body of the med_created, med_accepted and med_rejected
+// MEDEvent is the body of the med_created, med_accepted and med_rejected
 // webhooks. The spec shows none of them (Gap G-51): {"event": <type>, "med":
 // <the MED resource as GET /api/med lists it>}.
-type medPayload struct {
+type MEDEvent struct {
 	Event string   `json:"event"`
 	MED   wire.MED `json:"med"`
 }
 
-func newMEDPayload(event string, m pix.MED) medPayload {
-	return medPayload{Event: event, MED: wire.NewMED(m)}
+// MEDPayload builds a MED webhook of the given event type.
+func MEDPayload(event string, m pix.MED) MEDEvent {
+	return MEDEvent{Event: event, MED: wire.NewMED(m)}
 }

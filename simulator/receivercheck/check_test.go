@@ -1,4 +1,4 @@
-package simulator_test
+package receivercheck_test
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -61,9 +61,9 @@ func newTestReceiver(t *testing.T, o receiverOpts) *testReceiver {
 	mux.HandleFunc("POST /hook", r.hook)
 	mux.HandleFunc("GET /processed", func(w http.ResponseWriter, _ *http.Request) {
 		r.mu.Lock()
-		body := pix.ReceiverCallbackBody{Processed: []pix.ReceiverProcessed{}}
+		body := receivercheck.CallbackBody{Processed: []receivercheck.Processed{}}
 		for id, n := range r.applied {
-			body.Processed = append(body.Processed, pix.ReceiverProcessed{WebhookID: id, Count: n})
+			body.Processed = append(body.Processed, receivercheck.Processed{WebhookID: id, Count: n})
 		}
 		r.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -144,18 +144,18 @@ func (r *testReceiver) hook(w http.ResponseWriter, req *http.Request) {
 }
 
 // mustCheck runs the check and fails the test on an error.
-func mustCheck(t *testing.T, cfg pix.ReceiverCheckConfig) pix.ReceiverCheckReport {
+func mustCheck(t *testing.T, cfg receivercheck.Config) receivercheck.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := simulator.CheckReceiver(ctx, cfg)
+	rep, err := receivercheck.Run(ctx, cfg, webhook.Dispatcher{})
 	if err != nil {
 		t.Fatalf("CheckReceiver: %v", err)
 	}
 	return rep
 }
 
-func caseOf(t *testing.T, rep pix.ReceiverCheckReport, name string) pix.ReceiverCaseReport {
+func caseOf(t *testing.T, rep receivercheck.Report, name string) receivercheck.CaseReport {
 	t.Helper()
 	for _, c := range rep.Cases {
 		if c.Name == name {
@@ -163,7 +163,7 @@ func caseOf(t *testing.T, rep pix.ReceiverCheckReport, name string) pix.Receiver
 		}
 	}
 	t.Fatalf("no case %s in the report:\n%s", name, rep.Text())
-	return pix.ReceiverCaseReport{}
+	return receivercheck.CaseReport{}
 }
 
 // TestCheckReceiver_TellsDedupingFromNaive: the same run against a receiver
@@ -173,17 +173,17 @@ func caseOf(t *testing.T, rep pix.ReceiverCheckReport, name string) pix.Receiver
 func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 	t.Parallel()
 	secret := webhook.NewSecret()
-	run := func(r *testReceiver) pix.ReceiverCheckReport {
-		return mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: r.callback(), Secret: secret,
-			Headers: []pix.ReceiverHeader{{Key: "X-Partner-Token", Value: "tok-1"}}, Timeout: 5 * time.Second, Slow: 20 * time.Millisecond})
+	run := func(r *testReceiver) receivercheck.Report {
+		return mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Secret: secret,
+			Headers: []receivercheck.Header{{Key: "X-Partner-Token", Value: "tok-1"}}, Timeout: 5 * time.Second, Slow: 20 * time.Millisecond})
 	}
 
 	good := run(newTestReceiver(t, receiverOpts{secret: secret, dedupe: true}))
-	if !good.OK || good.Passed != len(pix.ReceiverCases) || good.Failed != 0 || good.NotChecked != 0 {
+	if !good.OK || good.Passed != len(receivercheck.Cases) || good.Failed != 0 || good.NotChecked != 0 {
 		t.Fatalf("deduplicating receiver: want every case PASS:\n%s", good.Text())
 	}
-	dup := caseOf(t, good, pix.ReceiverCaseDuplicate)
-	if dup.ReadBack == nil || dup.ReadBack.Result != pix.ReceiverPass || len(dup.ReadBack.Applied) != 1 || dup.ReadBack.Applied[0].Count != 1 {
+	dup := caseOf(t, good, receivercheck.CaseDuplicate)
+	if dup.ReadBack == nil || dup.ReadBack.Result != receivercheck.Pass || len(dup.ReadBack.Applied) != 1 || dup.ReadBack.Applied[0].Count != 1 {
 		t.Fatalf("duplicate read-back = %+v", dup.ReadBack)
 	}
 	if len(dup.Deliveries) != 2 || dup.Deliveries[0].WebhookID != dup.Deliveries[1].WebhookID {
@@ -197,14 +197,14 @@ func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 	if naive.OK || naive.Failed != 1 {
 		t.Fatalf("naive receiver: want exactly the duplicate case to fail:\n%s", naive.Text())
 	}
-	dup = caseOf(t, naive, pix.ReceiverCaseDuplicate)
-	if dup.Result != pix.ReceiverFail || dup.ReadBack == nil || dup.ReadBack.Applied[0].Count != 2 || !strings.Contains(dup.Reason, "applied 2 times") {
+	dup = caseOf(t, naive, receivercheck.CaseDuplicate)
+	if dup.Result != receivercheck.Fail || dup.ReadBack == nil || dup.ReadBack.Applied[0].Count != 2 || !strings.Contains(dup.Reason, "applied 2 times") {
 		t.Fatalf("naive duplicate case = %+v", dup)
 	}
 	if !dup.Answered2xx || !dup.WithinTimeout {
 		t.Fatalf("naive duplicate: both deliveries were answered 200 in time: %+v", dup)
 	}
-	if c := caseOf(t, naive, pix.ReceiverCaseOutOfOrder); c.Result != pix.ReceiverPass {
+	if c := caseOf(t, naive, receivercheck.CaseOutOfOrder); c.Result != receivercheck.Pass {
 		t.Fatalf("naive out-of-order = %+v", c)
 	}
 }
@@ -214,17 +214,17 @@ func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 func TestCheckReceiver_WithoutCallback(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), Slow: time.Millisecond})
-	for _, name := range []string{pix.ReceiverCaseDuplicate, pix.ReceiverCaseOutOfOrder} {
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: time.Millisecond})
+	for _, name := range []string{receivercheck.CaseDuplicate, receivercheck.CaseOutOfOrder} {
 		c := caseOf(t, rep, name)
-		if c.Result != pix.ReceiverNotChecked || c.ReadBack == nil || c.ReadBack.Result != pix.ReceiverNotChecked || len(c.ReadBack.Applied) != 0 {
+		if c.Result != receivercheck.NotChecked || c.ReadBack == nil || c.ReadBack.Result != receivercheck.NotChecked || len(c.ReadBack.Applied) != 0 {
 			t.Fatalf("%s = %+v", name, c)
 		}
 		if !strings.Contains(c.Reason, "not checked (no callback URL)") {
 			t.Fatalf("%s reason %q", name, c.Reason)
 		}
 	}
-	if c := caseOf(t, rep, pix.ReceiverCaseCustomHeaders); c.Result != pix.ReceiverNotChecked || len(c.Deliveries) != 0 {
+	if c := caseOf(t, rep, receivercheck.CaseCustomHeaders); c.Result != receivercheck.NotChecked || len(c.Deliveries) != 0 {
 		t.Fatalf("custom headers without headers = %+v", c)
 	}
 	if !rep.OK || rep.Failed != 0 || rep.NotChecked != 3 || rep.Callback != nil {
@@ -239,9 +239,9 @@ func TestCheckReceiver_WithoutCallback(t *testing.T) {
 func TestCheckReceiver_ServerErrorFails(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{status: http.StatusInternalServerError})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond,
-		Headers: []pix.ReceiverHeader{{Key: "X-A", Value: "b"}}})
-	if rep.OK || rep.Failed != len(pix.ReceiverCases) {
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond,
+		Headers: []receivercheck.Header{{Key: "X-A", Value: "b"}}})
+	if rep.OK || rep.Failed != len(receivercheck.Cases) {
 		t.Fatalf("want every case FAIL:\n%s", rep.Text())
 	}
 	for _, c := range rep.Cases {
@@ -259,19 +259,19 @@ func TestCheckReceiver_ServerErrorFails(t *testing.T) {
 // with a timeout it meets.
 func TestCheckReceiver_SlowReceiverFails(t *testing.T) {
 	t.Parallel()
-	cases := []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseReceive}
+	cases := []string{receivercheck.CaseTransfer, receivercheck.CaseReceive}
 	hung := newTestReceiver(t, receiverOpts{delay: time.Minute})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: hung.url(), Timeout: 100 * time.Millisecond, Cases: cases})
+	rep := mustCheck(t, receivercheck.Config{URL: hung.url(), Timeout: 100 * time.Millisecond, Cases: cases})
 	for _, c := range rep.Cases {
-		if c.Result != pix.ReceiverFail || c.WithinTimeout || c.StatusCode != 0 || !strings.Contains(c.Reason, "no answer within 100ms") {
+		if c.Result != receivercheck.Fail || c.WithinTimeout || c.StatusCode != 0 || !strings.Contains(c.Reason, "no answer within 100ms") {
 			t.Errorf("hung receiver, %s = %+v", c.Name, c)
 		}
 	}
 
 	late := newTestReceiver(t, receiverOpts{delay: 150 * time.Millisecond})
-	rep = mustCheck(t, pix.ReceiverCheckConfig{URL: late.url(), Timeout: 100 * time.Millisecond, Cases: cases})
+	rep = mustCheck(t, receivercheck.Config{URL: late.url(), Timeout: 100 * time.Millisecond, Cases: cases})
 	for _, c := range rep.Cases {
-		if c.Result != pix.ReceiverFail || c.WithinTimeout || c.DurationMs < 100 {
+		if c.Result != receivercheck.Fail || c.WithinTimeout || c.DurationMs < 100 {
 			t.Errorf("late receiver, %s = %+v", c.Name, c)
 		}
 		if c.StatusCode == http.StatusOK && !strings.Contains(c.Reason, "beyond the 100ms timeout") {
@@ -279,7 +279,7 @@ func TestCheckReceiver_SlowReceiverFails(t *testing.T) {
 		}
 	}
 
-	rep = mustCheck(t, pix.ReceiverCheckConfig{URL: late.url(), Timeout: 5 * time.Second, Cases: cases})
+	rep = mustCheck(t, receivercheck.Config{URL: late.url(), Timeout: 5 * time.Second, Cases: cases})
 	if !rep.OK || rep.Passed != len(cases) {
 		t.Fatalf("the late receiver within a 5s timeout:\n%s", rep.Text())
 	}
@@ -290,16 +290,16 @@ func TestCheckReceiver_SlowReceiverFails(t *testing.T) {
 func TestCheckReceiver_CustomHeadersArrive(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	headers := []pix.ReceiverHeader{{Key: "X-Partner-Token", Value: "tok-42"}, {Key: "X-Trace", Value: "check"}}
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), Headers: headers, Slow: time.Millisecond})
-	if c := caseOf(t, rep, pix.ReceiverCaseCustomHeaders); c.Result != pix.ReceiverPass || !slices.Equal(c.Deliveries[0].CustomHeaders, []string{"X-Partner-Token", "X-Trace"}) {
+	headers := []receivercheck.Header{{Key: "X-Partner-Token", Value: "tok-42"}, {Key: "X-Trace", Value: "check"}}
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Headers: headers, Slow: time.Millisecond})
+	if c := caseOf(t, rep, receivercheck.CaseCustomHeaders); c.Result != receivercheck.Pass || !slices.Equal(c.Deliveries[0].CustomHeaders, []string{"X-Partner-Token", "X-Trace"}) {
 		t.Fatalf("custom headers case = %+v", c)
 	}
 	if !slices.Equal(rep.HeadersSent, []string{"X-Partner-Token", "X-Trace"}) || !strings.Contains(rep.Text(), "X-Partner-Token, X-Trace sent with every delivery") {
 		t.Fatalf("headersSent %v; text:\n%s", rep.HeadersSent, rep.Text())
 	}
 	reqs := r.requests()
-	if len(reqs) < len(pix.ReceiverCases) {
+	if len(reqs) < len(receivercheck.Cases) {
 		t.Fatalf("receiver got %d requests", len(reqs))
 	}
 	for i, q := range reqs {
@@ -317,7 +317,7 @@ func TestCheckReceiver_CustomHeadersArrive(t *testing.T) {
 func TestCheckReceiver_GeneratedSecret(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), Cases: []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseMEDCreated}})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseMEDCreated}})
 	if !rep.SecretGenerated || !webhook.ValidSecret(rep.Secret) || !strings.Contains(rep.Text(), rep.Secret+" (generated)") {
 		t.Fatalf("secret %q generated=%v", rep.Secret, rep.SecretGenerated)
 	}
@@ -342,8 +342,8 @@ func TestCheckReceiver_GeneratedSecret(t *testing.T) {
 func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), Cases: []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseReceive,
-		pix.ReceiverCaseRefund, pix.ReceiverCaseCashOutConfirmed, pix.ReceiverCaseCashOutError, pix.ReceiverCaseMEDAccepted, pix.ReceiverCaseUnknownFields}})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseReceive,
+		receivercheck.CaseRefund, receivercheck.CaseCashOutConfirmed, receivercheck.CaseCashOutError, receivercheck.CaseMEDAccepted, receivercheck.CaseUnknownFields}})
 	if !rep.OK {
 		t.Fatalf("report:\n%s", rep.Text())
 	}
@@ -369,7 +369,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 		return &shape{t: t, where: name, v: b}
 	}
 
-	tr := body(pix.ReceiverCaseTransfer)
+	tr := body(receivercheck.CaseTransfer)
 	tr.eq("type", "TRANSFER")
 	tr.number("data.id")
 	tr.nullOrString("data.txId")
@@ -385,7 +385,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 	tr.match("data.creditorAccount.ispb", `^\d{8}$`)
 	tr.nullOrString("data.remittanceInformation")
 
-	rc := body(pix.ReceiverCaseReceive)
+	rc := body(receivercheck.CaseReceive)
 	rc.eq("type", "RECEIVE")
 	rc.number("data.id")
 	rc.eq("data.status", "LIQUIDATED")
@@ -394,7 +394,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 	rc.str("data.debtorAccount.name")
 	rc.match("data.debtorAccount.document", `^\*\*\*\.\d{3}\.\d{3}-\*\*$`)
 
-	rf := body(pix.ReceiverCaseRefund)
+	rf := body(receivercheck.CaseRefund)
 	rf.eq("type", "REFUND")
 	rf.str("data.txId")
 	rf.eq("data.status", "REFUNDED")
@@ -407,7 +407,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 	rf.e2e("data.refunds.0.endToEndId", 'D')
 	rf.str("data.refunds.0.eventDate")
 
-	for _, name := range []string{pix.ReceiverCaseCashOutConfirmed, pix.ReceiverCaseCashOutError} {
+	for _, name := range []string{receivercheck.CaseCashOutConfirmed, receivercheck.CaseCashOutError} {
 		co := body(name)
 		co.eq("event", "CashOut")
 		co.eq("transactionType", "PIX")
@@ -432,11 +432,11 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 			t.Errorf("%s: metadata is not an object", name)
 		}
 	}
-	ok := body(pix.ReceiverCaseCashOutConfirmed)
+	ok := body(receivercheck.CaseCashOutConfirmed)
 	ok.eq("status", "CONFIRMED")
 	ok.null("errorCode")
 	ok.null("errorMessage")
-	bad := body(pix.ReceiverCaseCashOutError)
+	bad := body(receivercheck.CaseCashOutError)
 	bad.eq("status", "ERROR")
 	code := bad.str("errorCode")
 	if _, known := pix.LookupFailure(pix.Code(code)); !known {
@@ -444,7 +444,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 	}
 	bad.str("errorMessage")
 
-	med := body(pix.ReceiverCaseMEDAccepted)
+	med := body(receivercheck.CaseMEDAccepted)
 	med.eq("event", "med_accepted")
 	med.number("med.id")
 	med.e2e("med.endToEnd", 'E')
@@ -459,7 +459,7 @@ func TestCheckReceiver_PayloadsHaveSpecShapes(t *testing.T) {
 		t.Errorf("med.isReconciled = %v", med.get("med.isReconciled"))
 	}
 
-	uf := body(pix.ReceiverCaseUnknownFields)
+	uf := body(receivercheck.CaseUnknownFields)
 	uf.eq("event", "CashOut")
 	uf.eq("counterpart.bank.participantType", "IP")
 	uf.str("sandboxUnknownField.note")
@@ -564,25 +564,25 @@ func (s *shape) nullOrString(path string) {
 // drops it is caught by the read-back.
 func TestCheckReceiver_OutOfOrder(t *testing.T) {
 	t.Parallel()
-	cases := []string{pix.ReceiverCaseOutOfOrder}
+	cases := []string{receivercheck.CaseOutOfOrder}
 	refusing := newTestReceiver(t, receiverOpts{earlyRefund: "refuse"})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: refusing.url(), CallbackURL: refusing.callback(), Cases: cases})
-	c := caseOf(t, rep, pix.ReceiverCaseOutOfOrder)
-	if c.Result != pix.ReceiverPass || len(c.Deliveries) != 3 {
+	rep := mustCheck(t, receivercheck.Config{URL: refusing.url(), CallbackURL: refusing.callback(), Cases: cases})
+	c := caseOf(t, rep, receivercheck.CaseOutOfOrder)
+	if c.Result != receivercheck.Pass || len(c.Deliveries) != 3 {
 		t.Fatalf("refusing receiver: %+v\n%s", c, rep.Text())
 	}
 	if d := c.Deliveries; d[0].Payload != "REFUND" || d[0].StatusCode != http.StatusConflict || d[1].Payload != "RECEIVE" ||
 		d[2].Attempt != "retry" || d[2].WebhookID != d[0].WebhookID || d[2].StatusCode != http.StatusOK {
 		t.Fatalf("deliveries %+v", d)
 	}
-	if rb := c.ReadBack; rb.Result != pix.ReceiverPass || len(rb.Applied) != 2 || rb.Applied[0].Count != 1 || rb.Applied[1].Count != 1 {
+	if rb := c.ReadBack; rb.Result != receivercheck.Pass || len(rb.Applied) != 2 || rb.Applied[0].Count != 1 || rb.Applied[1].Count != 1 {
 		t.Fatalf("read-back %+v", rb)
 	}
 
 	dropping := newTestReceiver(t, receiverOpts{earlyRefund: "drop"})
-	rep = mustCheck(t, pix.ReceiverCheckConfig{URL: dropping.url(), CallbackURL: dropping.callback(), Cases: cases})
-	c = caseOf(t, rep, pix.ReceiverCaseOutOfOrder)
-	if c.Result != pix.ReceiverFail || len(c.Deliveries) != 2 || !strings.Contains(c.Reason, "RECEIVE applied 1 time(s) and REFUND applied 0 time(s)") {
+	rep = mustCheck(t, receivercheck.Config{URL: dropping.url(), CallbackURL: dropping.callback(), Cases: cases})
+	c = caseOf(t, rep, receivercheck.CaseOutOfOrder)
+	if c.Result != receivercheck.Fail || len(c.Deliveries) != 2 || !strings.Contains(c.Reason, "RECEIVE applied 1 time(s) and REFUND applied 0 time(s)") {
 		t.Fatalf("dropping receiver: %+v", c)
 	}
 }
@@ -593,12 +593,12 @@ func TestCheckReceiver_OutOfOrder(t *testing.T) {
 func TestCheckReceiver_SlowCaseCatchesStaleTimestamps(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{maxAge: 2 * time.Second})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), Slow: 3 * time.Second, Cases: []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseSlow}})
-	if c := caseOf(t, rep, pix.ReceiverCaseTransfer); c.Result != pix.ReceiverPass {
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: 3 * time.Second, Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseSlow}})
+	if c := caseOf(t, rep, receivercheck.CaseTransfer); c.Result != receivercheck.Pass {
 		t.Fatalf("transfer: %+v", c)
 	}
-	c := caseOf(t, rep, pix.ReceiverCaseSlow)
-	if c.Result != pix.ReceiverFail || c.StatusCode != http.StatusBadRequest {
+	c := caseOf(t, rep, receivercheck.CaseSlow)
+	if c.Result != receivercheck.Fail || c.StatusCode != http.StatusBadRequest {
 		t.Fatalf("slow: %+v", c)
 	}
 	if d := c.Deliveries[0]; d.SentAt.Unix()-d.WebhookTimestamp < 2 {
@@ -615,15 +615,15 @@ func TestCheckReceiver_CallbackUnusable(t *testing.T) {
 		{name: "not found", path: "/nope", want: "GET answered 404"},
 		{name: "wrong method", path: "/hook", want: "GET answered 405"},
 	} {
-		rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: r.srv.URL + tt.path, Cases: []string{pix.ReceiverCaseDuplicate}})
-		c := caseOf(t, rep, pix.ReceiverCaseDuplicate)
-		if c.Result != pix.ReceiverFail || rep.Callback == nil || !strings.Contains(rep.Callback.Error, tt.want) || !strings.Contains(c.Reason, "could not be used") {
+		rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.srv.URL + tt.path, Cases: []string{receivercheck.CaseDuplicate}})
+		c := caseOf(t, rep, receivercheck.CaseDuplicate)
+		if c.Result != receivercheck.Fail || rep.Callback == nil || !strings.Contains(rep.Callback.Error, tt.want) || !strings.Contains(c.Reason, "could not be used") {
 			t.Fatalf("%s: callback %+v, case %+v", tt.name, rep.Callback, c)
 		}
 	}
 	text := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	defer text.Close()
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: text.URL, Cases: []string{pix.ReceiverCaseDuplicate}})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: text.URL, Cases: []string{receivercheck.CaseDuplicate}})
 	if rep.OK || !strings.Contains(rep.Callback.Error, `is not {"processed"`) {
 		t.Fatalf("plain-text callback: %+v", rep.Callback)
 	}
@@ -634,10 +634,10 @@ func TestCheckReceiver_CallbackUnusable(t *testing.T) {
 func TestCheckReceiver_DenyPrivate(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: r.callback(), DenyPrivate: true,
-		Cases: []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseDuplicate}})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), DenyPrivate: true,
+		Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseDuplicate}})
 	for _, c := range rep.Cases {
-		if c.Result != pix.ReceiverFail || !strings.Contains(c.Reason, "dial refused") {
+		if c.Result != receivercheck.Fail || !strings.Contains(c.Reason, "dial refused") {
 			t.Errorf("%s = %+v", c.Name, c)
 		}
 	}
@@ -658,12 +658,12 @@ func TestCheckReceiver_Interrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
-	var rep pix.ReceiverCheckReport
+	var rep receivercheck.Report
 	var err error
 	go func() {
 		defer close(done)
-		rep, err = simulator.CheckReceiver(ctx, pix.ReceiverCheckConfig{URL: r.url(), Slow: time.Minute,
-			Cases: []string{pix.ReceiverCaseTransfer, pix.ReceiverCaseSlow}})
+		rep, err = receivercheck.Run(ctx, receivercheck.Config{URL: r.url(), Slow: time.Minute,
+			Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseSlow}}, webhook.Dispatcher{})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(r.requests()) == 0 {
@@ -681,10 +681,10 @@ func TestCheckReceiver_Interrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if len(rep.Cases) == 0 || rep.Cases[0].Name != pix.ReceiverCaseTransfer || len(rep.Cases) > 2 {
+	if len(rep.Cases) == 0 || rep.Cases[0].Name != receivercheck.CaseTransfer || len(rep.Cases) > 2 {
 		t.Fatalf("report:\n%s", rep.Text())
 	}
-	if len(rep.Cases) == 2 && rep.Cases[1].Result != pix.ReceiverNotChecked {
+	if len(rep.Cases) == 2 && rep.Cases[1].Result != receivercheck.NotChecked {
 		t.Fatalf("the interrupted slow case: %+v", rep.Cases[1])
 	}
 	if n := len(r.requests()); n != 1 {
@@ -697,24 +697,24 @@ func TestValidateReceiverCheck(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		cfg    pix.ReceiverCheckConfig
+		cfg    receivercheck.Config
 		fields []string
 	}{
-		{name: "no url", cfg: pix.ReceiverCheckConfig{}, fields: []string{"url"}},
-		{name: "ftp url", cfg: pix.ReceiverCheckConfig{URL: "ftp://x/y"}, fields: []string{"url"}},
-		{name: "long url", cfg: pix.ReceiverCheckConfig{URL: "https://x/" + strings.Repeat("a", 2048)}, fields: []string{"url"}},
-		{name: "bad callback", cfg: pix.ReceiverCheckConfig{URL: "https://x", CallbackURL: "/relative"}, fields: []string{"callbackUrl"}},
-		{name: "bad secret", cfg: pix.ReceiverCheckConfig{URL: "https://x", Secret: "s3cret"}, fields: []string{"secret"}},
-		{name: "headers", cfg: pix.ReceiverCheckConfig{URL: "https://x", Headers: []pix.ReceiverHeader{{Key: "Host", Value: "a"}, {Key: "webhook-id", Value: "b"}, {Key: "X-Ok", Value: "a\nb"}}},
+		{name: "no url", cfg: receivercheck.Config{}, fields: []string{"url"}},
+		{name: "ftp url", cfg: receivercheck.Config{URL: "ftp://x/y"}, fields: []string{"url"}},
+		{name: "long url", cfg: receivercheck.Config{URL: "https://x/" + strings.Repeat("a", 2048)}, fields: []string{"url"}},
+		{name: "bad callback", cfg: receivercheck.Config{URL: "https://x", CallbackURL: "/relative"}, fields: []string{"callbackUrl"}},
+		{name: "bad secret", cfg: receivercheck.Config{URL: "https://x", Secret: "s3cret"}, fields: []string{"secret"}},
+		{name: "headers", cfg: receivercheck.Config{URL: "https://x", Headers: []receivercheck.Header{{Key: "Host", Value: "a"}, {Key: "webhook-id", Value: "b"}, {Key: "X-Ok", Value: "a\nb"}}},
 			fields: []string{"headers[0].key", "headers[2].value", "headers[1].key"}},
-		{name: "too many headers", cfg: pix.ReceiverCheckConfig{URL: "https://x", Headers: make([]pix.ReceiverHeader, 6)}, fields: []string{"headers"}},
-		{name: "timeout", cfg: pix.ReceiverCheckConfig{URL: "https://x", Timeout: time.Minute}, fields: []string{"timeout"}},
-		{name: "slow", cfg: pix.ReceiverCheckConfig{URL: "https://x", Slow: -time.Second}, fields: []string{"slow"}},
-		{name: "cases", cfg: pix.ReceiverCheckConfig{URL: "https://x", Cases: []string{"transfer", "nope"}}, fields: []string{"cases[1]"}},
+		{name: "too many headers", cfg: receivercheck.Config{URL: "https://x", Headers: make([]receivercheck.Header, 6)}, fields: []string{"headers"}},
+		{name: "timeout", cfg: receivercheck.Config{URL: "https://x", Timeout: time.Minute}, fields: []string{"timeout"}},
+		{name: "slow", cfg: receivercheck.Config{URL: "https://x", Slow: -time.Second}, fields: []string{"slow"}},
+		{name: "cases", cfg: receivercheck.Config{URL: "https://x", Cases: []string{"transfer", "nope"}}, fields: []string{"cases[1]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := simulator.ValidateReceiverCheck(tt.cfg)
+			_, err := receivercheck.Validate(tt.cfg)
 			pe, ok := errors.AsType[*pix.Error](err)
 			if !ok || pe.Kind != pix.KindInvalid {
 				t.Fatalf("err = %v", err)
@@ -730,14 +730,14 @@ func TestValidateReceiverCheck(t *testing.T) {
 			}
 		})
 	}
-	cfg, err := simulator.ValidateReceiverCheck(pix.ReceiverCheckConfig{URL: "http://127.0.0.1:1/hook", Cases: []string{"slow", "slow", "transfer"}})
+	cfg, err := receivercheck.Validate(receivercheck.Config{URL: "http://127.0.0.1:1/hook", Cases: []string{"slow", "slow", "transfer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Timeout != pix.DefaultReceiverTimeout || cfg.Slow != pix.DefaultReceiverSlow || !slices.Equal(cfg.Cases, []string{"slow", "transfer"}) {
+	if cfg.Timeout != receivercheck.DefaultTimeout || cfg.Slow != receivercheck.DefaultSlow || !slices.Equal(cfg.Cases, []string{"slow", "transfer"}) {
 		t.Fatalf("defaults: %+v", cfg)
 	}
-	if _, err := simulator.CheckReceiver(context.Background(), pix.ReceiverCheckConfig{URL: "mailto:x"}); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
+	if _, err := receivercheck.Run(context.Background(), receivercheck.Config{URL: "mailto:x"}, webhook.Dispatcher{}); !pix.Match(&pix.Error{Kind: pix.KindInvalid}, err) {
 		t.Fatalf("CheckReceiver with a bad URL: %v", err)
 	}
 }
@@ -747,14 +747,14 @@ func TestValidateReceiverCheck(t *testing.T) {
 func TestReceiverCheckReport_TextAndJSON(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{dedupe: true})
-	rep := mustCheck(t, pix.ReceiverCheckConfig{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond})
 	line := regexp.MustCompile(`(?m)^(PASS|FAIL|NOT CHECKED) +([a-z_]+) +(\d{3}|---) +\d+(ms|\.\d\ds) +\S.*$`)
 	m := line.FindAllStringSubmatch(rep.Text(), -1)
-	if len(m) != len(pix.ReceiverCases) {
-		t.Fatalf("%d case lines, want %d:\n%s", len(m), len(pix.ReceiverCases), rep.Text())
+	if len(m) != len(receivercheck.Cases) {
+		t.Fatalf("%d case lines, want %d:\n%s", len(m), len(receivercheck.Cases), rep.Text())
 	}
 	for i, x := range m {
-		if x[2] != pix.ReceiverCases[i] || x[1] != string(rep.Cases[i].Result) {
+		if x[2] != receivercheck.Cases[i] || x[1] != string(rep.Cases[i].Result) {
 			t.Fatalf("line %d = %q", i, x[0])
 		}
 	}
@@ -762,7 +762,7 @@ func TestReceiverCheckReport_TextAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back pix.ReceiverCheckReport
+	var back receivercheck.Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -783,8 +783,8 @@ func TestSimulator_CheckReceiver(t *testing.T) {
 	t.Parallel()
 	env := simulatortest.New(t, simulatortest.Options{})
 	r := newTestReceiver(t, receiverOpts{})
-	rep, err := env.Sim.CheckReceiver(context.Background(), pix.ReceiverCheckConfig{URL: r.url(), Cases: []string{pix.ReceiverCaseCashIn}})
-	if err != nil || !rep.OK || len(rep.Cases) != 1 || rep.Cases[0].Result != pix.ReceiverPass {
+	rep, err := env.Sim.CheckReceiver(context.Background(), receivercheck.Config{URL: r.url(), Cases: []string{receivercheck.CaseCashIn}})
+	if err != nil || !rep.OK || len(rep.Cases) != 1 || rep.Cases[0].Result != receivercheck.Pass {
 		t.Fatalf("err %v, report:\n%s", err, rep.Text())
 	}
 	if ua := r.requests()[0].header.Get("User-Agent"); ua != webhook.DefaultUserAgent {

@@ -1,4 +1,4 @@
-package simulator
+package receivercheck
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,45 +26,41 @@ import (
 // every instant here is wall time, because the partner's receiver judges
 // webhook-timestamp against its own clock.
 
-// CheckReceiver sends the receiver at cfg.URL every selected case and reports
-// each one; with cfg.CallbackURL it then reads back what the receiver applied.
-// It needs no running simulator.
+// Run sends the receiver at cfg.URL every selected case and reports each
+// one; with cfg.CallbackURL it then reads back what the receiver applied. It
+// sends with dp (the simulator's dispatcher settings: its HTTP client, its
+// user agent and --webhook-deny-private, which applies to the receiver and the
+// callback URL; the zero Dispatcher outside a simulator). It needs no running
+// simulator.
 //
 // It returns a *pix.Error of KindInvalid naming each bad field of cfg (url,
 // callbackUrl, secret, headers, headers[i].key, headers[i].value, timeout,
 // slow, cases[i]) before sending anything. A receiver that fails is not an
 // error: it shows in the report. When ctx ends, the report holds the cases run
 // so far and the error is ctx's.
-func CheckReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckReport, error) {
-	return checkReceiver(ctx, cfg, webhook.Dispatcher{})
+func Run(ctx context.Context, cfg Config, dp webhook.Dispatcher) (Report, error) {
+	return check(ctx, cfg, dp)
 }
 
-// CheckReceiver runs the receiver check with the simulator's webhook
-// dispatcher settings: its HTTP client, its user agent and
-// --webhook-deny-private, which applies to the receiver and the callback URL.
-func (s *Simulator) CheckReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckReport, error) {
-	return checkReceiver(ctx, cfg, *s.dispatcher)
-}
-
-// ValidateReceiverCheck returns cfg with its defaults applied (Timeout, Slow,
+// Validate returns cfg with its defaults applied (Timeout, Slow,
 // Cases; repeated cases once), or a *pix.Error of KindInvalid with one
 // violation per bad field. The receiver URL, the custom headers and the
 // secret follow the rules of a webhook target (webhook.ValidateTarget, http
 // accepted so loopback receivers work); both URLs are at most
-// pix.MaxReceiverURLLength bytes. It sends nothing and generates no secret.
-func ValidateReceiverCheck(cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckConfig, error) {
+// MaxURLLength bytes. It sends nothing and generates no secret.
+func Validate(cfg Config) (Config, error) {
 	var vs []pix.Violation
 	hs := make([]webhook.Header, len(cfg.Headers))
 	for i, h := range cfg.Headers {
 		hs[i] = webhook.Header{Key: h.Key, Value: h.Value}
 	}
-	if len(cfg.URL) > pix.MaxReceiverURLLength {
-		vs = append(vs, pix.Violation{Field: "url", Message: fmt.Sprintf("must be at most %d bytes, got %d", pix.MaxReceiverURLLength, len(cfg.URL))})
+	if len(cfg.URL) > MaxURLLength {
+		vs = append(vs, pix.Violation{Field: "url", Message: fmt.Sprintf("must be at most %d bytes, got %d", MaxURLLength, len(cfg.URL))})
 	}
 	err := webhook.ValidateTarget(webhook.Target{URL: cfg.URL, EventType: webhook.EventCashOut, Headers: hs, Secret: cfg.Secret}, false)
 	if pe, ok := errors.AsType[*pix.Error](err); ok {
 		for _, v := range pe.Violations {
-			if v.Field == "url" && len(cfg.URL) > pix.MaxReceiverURLLength {
+			if v.Field == "url" && len(cfg.URL) > MaxURLLength {
 				continue // already said
 			}
 			vs = append(vs, v)
@@ -78,8 +75,8 @@ func ValidateReceiverCheck(cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckConfig
 		}
 	}
 	if cfg.CallbackURL != "" {
-		if len(cfg.CallbackURL) > pix.MaxReceiverURLLength {
-			vs = append(vs, pix.Violation{Field: "callbackUrl", Message: fmt.Sprintf("must be at most %d bytes, got %d", pix.MaxReceiverURLLength, len(cfg.CallbackURL))})
+		if len(cfg.CallbackURL) > MaxURLLength {
+			vs = append(vs, pix.Violation{Field: "callbackUrl", Message: fmt.Sprintf("must be at most %d bytes, got %d", MaxURLLength, len(cfg.CallbackURL))})
 		} else if err := webhook.ValidateURL(cfg.CallbackURL, false); err != nil {
 			if pe, ok := errors.AsType[*pix.Error](err); ok && len(pe.Violations) > 0 {
 				vs = append(vs, pix.Violation{Field: "callbackUrl", Message: pe.Violations[0].Message})
@@ -90,27 +87,27 @@ func ValidateReceiverCheck(cfg pix.ReceiverCheckConfig) (pix.ReceiverCheckConfig
 	}
 	switch {
 	case cfg.Timeout == 0:
-		cfg.Timeout = pix.DefaultReceiverTimeout
-	case cfg.Timeout < time.Millisecond || cfg.Timeout > pix.MaxReceiverTimeout:
-		vs = append(vs, pix.Violation{Field: "timeout", Message: fmt.Sprintf("must be from 1ms to %s, got %s", pix.MaxReceiverTimeout, cfg.Timeout)})
+		cfg.Timeout = DefaultTimeout
+	case cfg.Timeout < time.Millisecond || cfg.Timeout > MaxTimeout:
+		vs = append(vs, pix.Violation{Field: "timeout", Message: fmt.Sprintf("must be from 1ms to %s, got %s", MaxTimeout, cfg.Timeout)})
 	}
 	switch {
 	case cfg.Slow == 0:
-		cfg.Slow = pix.DefaultReceiverSlow
-	case cfg.Slow < 0 || cfg.Slow > pix.MaxReceiverSlow:
-		vs = append(vs, pix.Violation{Field: "slow", Message: fmt.Sprintf("must be from 0s to %s (0 means the default %s), got %s", pix.MaxReceiverSlow, pix.DefaultReceiverSlow, cfg.Slow)})
+		cfg.Slow = DefaultSlow
+	case cfg.Slow < 0 || cfg.Slow > MaxSlow:
+		vs = append(vs, pix.Violation{Field: "slow", Message: fmt.Sprintf("must be from 0s to %s (0 means the default %s), got %s", MaxSlow, DefaultSlow, cfg.Slow)})
 	}
 	var cases []string
 	for i, c := range cfg.Cases {
 		switch {
-		case !slices.Contains(pix.ReceiverCases, c):
-			vs = append(vs, pix.Violation{Field: fmt.Sprintf("cases[%d]", i), Message: "must be one of " + strings.Join(pix.ReceiverCases, ", ") + ", not " + quote(c)})
+		case !slices.Contains(Cases, c):
+			vs = append(vs, pix.Violation{Field: fmt.Sprintf("cases[%d]", i), Message: "must be one of " + strings.Join(Cases, ", ") + ", not " + strconv.Quote(truncateText(c, 80))})
 		case !slices.Contains(cases, c):
 			cases = append(cases, c)
 		}
 	}
 	if len(cfg.Cases) == 0 {
-		cases = slices.Clone(pix.ReceiverCases)
+		cases = slices.Clone(Cases)
 	}
 	cfg.Cases = cases
 	if len(vs) > 0 {
@@ -135,16 +132,16 @@ func isStandardWebhookHeader(name string) bool {
 // timeout itself, at most 2 s.
 func answerGrace(timeout time.Duration) time.Duration { return min(timeout, 2*time.Second) }
 
-func checkReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig, dp webhook.Dispatcher) (pix.ReceiverCheckReport, error) {
-	cfg, err := ValidateReceiverCheck(cfg)
+func check(ctx context.Context, cfg Config, dp webhook.Dispatcher) (Report, error) {
+	cfg, err := Validate(cfg)
 	if err != nil {
-		return pix.ReceiverCheckReport{}, err
+		return Report{}, err
 	}
-	rep := pix.ReceiverCheckReport{
+	rep := Report{
 		URL: cfg.URL, CallbackURL: cfg.CallbackURL, Secret: cfg.Secret, HeadersSent: []string{},
 		TimeoutMs: cfg.Timeout.Milliseconds(), SlowMs: cfg.Slow.Milliseconds(),
 		StartedAt: time.Now().UTC(), // wall time: the report's own timing
-		Cases:     []pix.ReceiverCaseReport{},
+		Cases:     []CaseReport{},
 	}
 	if cfg.Secret == "" {
 		cfg.Secret = webhook.NewSecret()
@@ -158,7 +155,7 @@ func checkReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig, dp webhook.
 	c := &checker{cfg: cfg, dp: &dp, w: newCheckWorld()}
 
 	var runs []*caseRun
-	for _, name := range pix.ReceiverCases {
+	for _, name := range Cases {
 		if !slices.Contains(cfg.Cases, name) {
 			continue
 		}
@@ -173,9 +170,9 @@ func checkReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig, dp webhook.
 	for _, r := range runs {
 		cr := r.judge(cfg.Timeout, rep.Callback)
 		switch cr.Result {
-		case pix.ReceiverPass:
+		case Pass:
 			rep.Passed++
-		case pix.ReceiverFail:
+		case Fail:
 			rep.Failed++
 		default:
 			rep.NotChecked++
@@ -189,7 +186,7 @@ func checkReceiver(ctx context.Context, cfg pix.ReceiverCheckConfig, dp webhook.
 
 // checker sends the deliveries of one check.
 type checker struct {
-	cfg     pix.ReceiverCheckConfig
+	cfg     Config
 	dp      *webhook.Dispatcher
 	w       *checkWorld
 	attempt int64
@@ -206,12 +203,12 @@ type outgoing struct {
 }
 
 // send makes one delivery with the dispatcher and reports it.
-func (c *checker) send(ctx context.Context, o outgoing) pix.ReceiverDelivery {
+func (c *checker) send(ctx context.Context, o outgoing) Delivery {
 	body, ok := o.body.([]byte)
 	if !ok {
 		var err error
 		if body, err = json.Marshal(o.body); err != nil {
-			return pix.ReceiverDelivery{EventType: o.eventType, Payload: o.payload, Error: "payload: " + err.Error()}
+			return Delivery{EventType: o.eventType, Payload: o.payload, Error: "payload: " + err.Error()}
 		}
 	}
 	if o.webhookID == "" {
@@ -231,7 +228,7 @@ func (c *checker) send(ctx context.Context, o outgoing) pix.ReceiverDelivery {
 	dp := c.dp
 	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
 	a := dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
-	out := pix.ReceiverDelivery{
+	out := Delivery{
 		WebhookID: ev.ID, EventType: o.eventType, Payload: o.payload, Attempt: o.attempt,
 		SentAt: sentAt.UTC(), WebhookTimestamp: o.signedAt.Unix(),
 		StatusCode: a.StatusCode, DurationMs: ms(a.Duration), Answered2xx: webhook.Success(a.StatusCode),
@@ -254,7 +251,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // caseRun is a case whose deliveries were made, waiting for its judgement.
 type caseRun struct {
 	name, sends string
-	deliveries  []pix.ReceiverDelivery
+	deliveries  []Delivery
 	// optional marks deliveries that need an answer within the timeout but
 	// not a 2xx (the out-of-order case's early REFUND, which may be refused).
 	optional map[int]bool
@@ -265,18 +262,18 @@ type caseRun struct {
 	// passNote is added to the reason of a pass: what the receiver proved.
 	passNote string
 	// readBack judges the case through the callback; nil for none.
-	readBack func(cb *pix.ReceiverCallback) *pix.ReceiverReadBack
+	readBack func(cb *Callback) *ReadBack
 }
 
 // judge decides a case: every delivery answered within the timeout, with a
 // 2xx unless optional; then the read-back, when the case has one.
-func (r *caseRun) judge(timeout time.Duration, cb *pix.ReceiverCallback) pix.ReceiverCaseReport {
-	cr := pix.ReceiverCaseReport{Name: r.name, Sends: r.sends, Deliveries: r.deliveries, Answered2xx: true, WithinTimeout: true}
+func (r *caseRun) judge(timeout time.Duration, cb *Callback) CaseReport {
+	cr := CaseReport{Name: r.name, Sends: r.sends, Deliveries: r.deliveries, Answered2xx: true, WithinTimeout: true}
 	if cr.Deliveries == nil {
-		cr.Deliveries = []pix.ReceiverDelivery{}
+		cr.Deliveries = []Delivery{}
 	}
 	if r.notChecked != "" {
-		cr.Result, cr.Reason, cr.Answered2xx, cr.WithinTimeout = pix.ReceiverNotChecked, r.notChecked, false, false
+		cr.Result, cr.Reason, cr.Answered2xx, cr.WithinTimeout = NotChecked, r.notChecked, false, false
 		return cr
 	}
 	failed := -1
@@ -300,18 +297,18 @@ func (r *caseRun) judge(timeout time.Duration, cb *pix.ReceiverCallback) pix.Rec
 		cr.StatusCode = r.deliveries[decisive].StatusCode
 	}
 	if failed >= 0 {
-		cr.Result, cr.Reason = pix.ReceiverFail, deliveryFailure(r.deliveries[failed], timeout)
+		cr.Result, cr.Reason = Fail, deliveryFailure(r.deliveries[failed], timeout)
 	} else if r.problem != "" {
-		cr.Result, cr.Reason = pix.ReceiverFail, r.problem
+		cr.Result, cr.Reason = Fail, r.problem
 	} else {
-		cr.Result, cr.Reason = pix.ReceiverPass, deliverySummary(r.deliveries, timeout)
+		cr.Result, cr.Reason = Pass, deliverySummary(r.deliveries, timeout)
 		if r.passNote != "" {
 			cr.Reason += "; " + r.passNote
 		}
 	}
 	if r.readBack != nil {
 		cr.ReadBack = r.readBack(cb)
-		if cr.Result == pix.ReceiverPass {
+		if cr.Result == Pass {
 			cr.Result = cr.ReadBack.Result
 		}
 		cr.Reason += "; " + cr.ReadBack.Detail
@@ -320,7 +317,7 @@ func (r *caseRun) judge(timeout time.Duration, cb *pix.ReceiverCallback) pix.Rec
 }
 
 // deliveryFailure says why d failed.
-func deliveryFailure(d pix.ReceiverDelivery, timeout time.Duration) string {
+func deliveryFailure(d Delivery, timeout time.Duration) string {
 	what := d.Payload + " (" + d.EventType + ")"
 	if d.Attempt != "" && d.Attempt != "first" {
 		what += " " + d.Attempt
@@ -338,7 +335,7 @@ func deliveryFailure(d pix.ReceiverDelivery, timeout time.Duration) string {
 }
 
 // deliverySummary says what a passing case's deliveries got.
-func deliverySummary(ds []pix.ReceiverDelivery, timeout time.Duration) string {
+func deliverySummary(ds []Delivery, timeout time.Duration) string {
 	if len(ds) == 1 {
 		return fmt.Sprintf("%s (%s) answered %d in %s, within %s", ds[0].Payload, ds[0].EventType, ds[0].StatusCode, formatMs(ds[0].DurationMs), timeout)
 	}
@@ -347,13 +344,6 @@ func deliverySummary(ds []pix.ReceiverDelivery, timeout time.Duration) string {
 		parts[i] = fmt.Sprintf("%s %s: %d", d.Payload, d.Attempt, d.StatusCode)
 	}
 	return strings.Join(parts, ", ") + ", each within " + timeout.String()
-}
-
-func formatMs(msec float64) string {
-	if msec >= 1000 {
-		return fmt.Sprintf("%.2fs", msec/1000)
-	}
-	return fmt.Sprintf("%.0fms", msec)
 }
 
 func truncateText(s string, n int) string {
@@ -368,53 +358,53 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 	w := c.w
 	one := func(sends string, o outgoing) *caseRun {
 		o.attempt = "first"
-		return &caseRun{name: name, sends: sends, deliveries: []pix.ReceiverDelivery{c.send(ctx, o)}}
+		return &caseRun{name: name, sends: sends, deliveries: []Delivery{c.send(ctx, o)}}
 	}
 	switch name {
-	case pix.ReceiverCaseTransfer:
+	case CaseTransfer:
 		return one("V2 TRANSFER (cash_out): a PIX to a DICT key settled, status LIQUIDATED",
-			outgoing{eventType: webhook.EventCashOut, payload: "TRANSFER", body: newTransferPayload(w.transfer())})
-	case pix.ReceiverCaseReceive:
+			outgoing{eventType: webhook.EventCashOut, payload: "TRANSFER", body: webhook.TransferPayload(w.transfer())})
+	case CaseReceive:
 		return one("V2 RECEIVE (cash_in): a cob paid, status LIQUIDATED",
-			outgoing{eventType: webhook.EventCashIn, payload: "RECEIVE", body: receivePayload(w.received())})
-	case pix.ReceiverCaseRefund:
+			outgoing{eventType: webhook.EventCashIn, payload: "RECEIVE", body: webhook.ReceivePayload(w.received())})
+	case CaseRefund:
 		o := w.received()
-		r := w.refundOf(o, pix.ReceiverCaseRefund)
+		r := w.refundOf(o, CaseRefund)
 		return one("V2 REFUND (refund_in): a received PIX refunded, status REFUNDED, creditDebitType DEBIT",
-			outgoing{eventType: webhook.EventRefundIn, payload: "REFUND", body: newRefundPayload(o, r, nil, r.TransactionID)})
-	case pix.ReceiverCaseCashOutConfirmed:
+			outgoing{eventType: webhook.EventRefundIn, payload: "REFUND", body: webhook.RefundPayload(o, r, nil, r.TransactionID)})
+	case CaseCashOutConfirmed:
 		return one("CashOut CONFIRMED (cash_out): errorCode and errorMessage null",
-			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: newCashOutPayload(w.cashOut(""))})
-	case pix.ReceiverCaseCashOutError:
+			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: webhook.CashOutPayload(w.cashOut(""))})
+	case CaseCashOutError:
 		t := w.cashOut(pix.CodeAccountClosed)
 		run := one("CashOut ERROR (cash_out): errorCode "+string(t.ErrorCode)+" of the spec's table, errorMessage set",
-			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: newCashOutPayload(t)})
+			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: webhook.CashOutPayload(t)})
 		run.passNote = "status ERROR, errorCode " + string(t.ErrorCode)
 		return run
-	case pix.ReceiverCaseCashIn:
+	case CaseCashIn:
 		t, ch := w.cashIn()
 		return one("CashIn CONFIRMED (cash_in): a cash-in charge paid",
-			outgoing{eventType: webhook.EventCashIn, payload: "CashIn", body: newCashInPayload(t, ch)})
-	case pix.ReceiverCaseRefundOut:
+			outgoing{eventType: webhook.EventCashIn, payload: "CashIn", body: webhook.CashInPayload(t, ch)})
+	case CaseRefundOut:
 		o := w.transfer()
 		r := w.refundBy(o)
 		return one("V2 REFUND (refund_out): a refund received for a PIX sent, creditDebitType CREDIT",
-			outgoing{eventType: webhook.EventRefundOut, payload: "REFUND", body: newRefundPayload(o, r, nil, w.id())})
-	case pix.ReceiverCaseMEDCreated:
+			outgoing{eventType: webhook.EventRefundOut, payload: "REFUND", body: webhook.RefundPayload(o, r, nil, w.id())})
+	case CaseMEDCreated:
 		return one("MED (med_created): a MED opened against a received PIX, status OPEN",
-			outgoing{eventType: webhook.EventMedCreated, payload: "MED", body: newMEDPayload("med_created", w.med(""))})
-	case pix.ReceiverCaseMEDAccepted:
+			outgoing{eventType: webhook.EventMedCreated, payload: "MED", body: webhook.MEDPayload("med_created", w.med(""))})
+	case CaseMEDAccepted:
 		return one("MED (med_accepted): a MED analysed, status ANALYZED, analysisResult APPROVED",
-			outgoing{eventType: webhook.EventMedAccepted, payload: "MED", body: newMEDPayload("med_accepted", w.med(pix.MEDResultApproved))})
-	case pix.ReceiverCaseMEDRejected:
+			outgoing{eventType: webhook.EventMedAccepted, payload: "MED", body: webhook.MEDPayload("med_accepted", w.med(pix.MEDResultApproved))})
+	case CaseMEDRejected:
 		return one("MED (med_rejected): a MED analysed, status ANALYZED, analysisResult REJECTED",
-			outgoing{eventType: webhook.EventMedRejected, payload: "MED", body: newMEDPayload("med_rejected", w.med(pix.MEDResultRejected))})
-	case pix.ReceiverCaseDuplicate:
+			outgoing{eventType: webhook.EventMedRejected, payload: "MED", body: webhook.MEDPayload("med_rejected", w.med(pix.MEDResultRejected))})
+	case CaseDuplicate:
 		return c.duplicate(ctx)
-	case pix.ReceiverCaseOutOfOrder:
+	case CaseOutOfOrder:
 		return c.outOfOrder(ctx)
-	case pix.ReceiverCaseUnknownFields:
-		body, err := withUnknownFields(newCashOutPayload(w.cashOut("")))
+	case CaseUnknownFields:
+		body, err := withUnknownFields(webhook.CashOutPayload(w.cashOut("")))
 		if err != nil {
 			return &caseRun{name: name, notChecked: "could not build the payload: " + err.Error()}
 		}
@@ -422,9 +412,9 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 			outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: body})
 		run.passNote = "unknown fields accepted"
 		return run
-	case pix.ReceiverCaseSlow:
+	case CaseSlow:
 		return c.slow(ctx)
-	case pix.ReceiverCaseCustomHeaders:
+	case CaseCustomHeaders:
 		return c.customHeaders(ctx)
 	}
 	return &caseRun{name: name, notChecked: "unknown case"}
@@ -434,27 +424,27 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 // after a lost answer would. Both must be answered 2xx; through the callback,
 // the event must have been applied exactly once.
 func (c *checker) duplicate(ctx context.Context) *caseRun {
-	o := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: receivePayload(c.w.received()), attempt: "first"}
+	o := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: webhook.ReceivePayload(c.w.received()), attempt: "first"}
 	first := c.send(ctx, o)
 	o.attempt = "repeat"
 	again := c.send(ctx, o)
 	id := o.webhookID
 	return &caseRun{
-		name: pix.ReceiverCaseDuplicate, sends: "V2 RECEIVE (cash_in) twice with the same webhook-id " + id,
-		deliveries: []pix.ReceiverDelivery{first, again},
-		readBack: func(cb *pix.ReceiverCallback) *pix.ReceiverReadBack {
+		name: CaseDuplicate, sends: "V2 RECEIVE (cash_in) twice with the same webhook-id " + id,
+		deliveries: []Delivery{first, again},
+		readBack: func(cb *Callback) *ReadBack {
 			if rb := readBackUnusable(cb, "whether the duplicate was applied once"); rb != nil {
 				return rb
 			}
 			n := appliedCount(cb, id)
-			rb := &pix.ReceiverReadBack{Applied: []pix.ReceiverProcessed{{WebhookID: id, Count: n}}}
+			rb := &ReadBack{Applied: []Processed{{WebhookID: id, Count: n}}}
 			switch n {
 			case 1:
-				rb.Result, rb.Detail = pix.ReceiverPass, "the callback reports it applied once"
+				rb.Result, rb.Detail = Pass, "the callback reports it applied once"
 			case 0:
-				rb.Result, rb.Detail = pix.ReceiverFail, "the callback does not list "+id+": the event was never applied"
+				rb.Result, rb.Detail = Fail, "the callback does not list "+id+": the event was never applied"
 			default:
-				rb.Result, rb.Detail = pix.ReceiverFail, fmt.Sprintf("the callback reports it applied %d times: deduplicate by webhook-id", n)
+				rb.Result, rb.Detail = Fail, fmt.Sprintf("the callback reports it applied %d times: deduplicate by webhook-id", n)
 			}
 			return rb
 		},
@@ -467,11 +457,11 @@ func (c *checker) duplicate(ctx context.Context) *caseRun {
 // retry would. Through the callback, both must end applied exactly once.
 func (c *checker) outOfOrder(ctx context.Context) *caseRun {
 	o := c.w.received()
-	r := c.w.refundOf(o, pix.ReceiverCaseOutOfOrder)
+	r := c.w.refundOf(o, CaseOutOfOrder)
 	refund := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventRefundIn, payload: "REFUND",
-		body: newRefundPayload(o, r, nil, r.TransactionID), attempt: "first"}
-	receive := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: receivePayload(o), attempt: "first"}
-	run := &caseRun{name: pix.ReceiverCaseOutOfOrder, optional: map[int]bool{},
+		body: webhook.RefundPayload(o, r, nil, r.TransactionID), attempt: "first"}
+	receive := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: webhook.ReceivePayload(o), attempt: "first"}
+	run := &caseRun{name: CaseOutOfOrder, optional: map[int]bool{},
 		sends: "V2 REFUND (refund_in) " + refund.webhookID + " before the RECEIVE (cash_in) " + receive.webhookID + " of the PIX it refunds; the REFUND again if refused"}
 	early := c.send(ctx, refund)
 	run.deliveries = append(run.deliveries, early, c.send(ctx, receive))
@@ -480,17 +470,17 @@ func (c *checker) outOfOrder(ctx context.Context) *caseRun {
 		refund.attempt = "retry"
 		run.deliveries = append(run.deliveries, c.send(ctx, refund))
 	}
-	run.readBack = func(cb *pix.ReceiverCallback) *pix.ReceiverReadBack {
+	run.readBack = func(cb *Callback) *ReadBack {
 		if rb := readBackUnusable(cb, "what the receiver ended with"); rb != nil {
 			return rb
 		}
 		nRecv, nRef := appliedCount(cb, receive.webhookID), appliedCount(cb, refund.webhookID)
-		rb := &pix.ReceiverReadBack{Applied: []pix.ReceiverProcessed{{WebhookID: receive.webhookID, Count: nRecv}, {WebhookID: refund.webhookID, Count: nRef}}}
+		rb := &ReadBack{Applied: []Processed{{WebhookID: receive.webhookID, Count: nRecv}, {WebhookID: refund.webhookID, Count: nRef}}}
 		rb.Detail = fmt.Sprintf("the receiver ended with RECEIVE applied %d time(s) and REFUND applied %d time(s)", nRecv, nRef)
 		if nRecv == 1 && nRef == 1 {
-			rb.Result = pix.ReceiverPass
+			rb.Result = Pass
 		} else {
-			rb.Result, rb.Detail = pix.ReceiverFail, rb.Detail+"; both must end applied exactly once (the PIX received, then refunded)"
+			rb.Result, rb.Detail = Fail, rb.Detail+"; both must end applied exactly once (the PIX received, then refunded)"
 		}
 		return rb
 	}
@@ -501,9 +491,9 @@ func (c *checker) outOfOrder(ctx context.Context) *caseRun {
 // arrives with a webhook-timestamp cfg.Slow old, as a delivery that waited in
 // a queue. The receiver must accept it (and its signature) and answer in time.
 func (c *checker) slow(ctx context.Context) *caseRun {
-	run := &caseRun{name: pix.ReceiverCaseSlow,
+	run := &caseRun{name: CaseSlow,
 		sends: fmt.Sprintf("CashOut CONFIRMED (cash_out) sent %s after it was signed: its webhook-timestamp is %s old on arrival", c.cfg.Slow, c.cfg.Slow)}
-	o := outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: newCashOutPayload(c.w.cashOut("")), attempt: "first",
+	o := outgoing{eventType: webhook.EventCashOut, payload: "CashOut", body: webhook.CashOutPayload(c.w.cashOut("")), attempt: "first",
 		signedAt: time.Now()} // wall time: the delivery's webhook-timestamp
 	wait := time.NewTimer(c.cfg.Slow) // wall time: the delay is the point of the case
 	defer wait.Stop()
@@ -513,7 +503,7 @@ func (c *checker) slow(ctx context.Context) *caseRun {
 		return run
 	case <-wait.C:
 	}
-	run.deliveries = []pix.ReceiverDelivery{c.send(ctx, o)}
+	run.deliveries = []Delivery{c.send(ctx, o)}
 	run.passNote = fmt.Sprintf("accepted a webhook-timestamp %s old", c.cfg.Slow)
 	return run
 }
@@ -521,7 +511,7 @@ func (c *checker) slow(ctx context.Context) *caseRun {
 // customHeaders sends one TRANSFER and checks that every configured header
 // went out with it (they go with every delivery of the check).
 func (c *checker) customHeaders(ctx context.Context) *caseRun {
-	run := &caseRun{name: pix.ReceiverCaseCustomHeaders}
+	run := &caseRun{name: CaseCustomHeaders}
 	if len(c.cfg.Headers) == 0 {
 		run.sends = "nothing: no custom headers are configured"
 		run.notChecked = "no custom headers configured (--header, or headers in the request)"
@@ -532,8 +522,8 @@ func (c *checker) customHeaders(ctx context.Context) *caseRun {
 		names[i] = h.Key
 	}
 	run.sends = "V2 TRANSFER (cash_out) with the configured headers " + strings.Join(names, ", ")
-	d := c.send(ctx, outgoing{eventType: webhook.EventCashOut, payload: "TRANSFER", body: newTransferPayload(c.w.transfer()), attempt: "first"})
-	run.deliveries = []pix.ReceiverDelivery{d}
+	d := c.send(ctx, outgoing{eventType: webhook.EventCashOut, payload: "TRANSFER", body: webhook.TransferPayload(c.w.transfer()), attempt: "first"})
+	run.deliveries = []Delivery{d}
 	var missing []string
 	for _, n := range names {
 		if !slices.Contains(d.CustomHeaders, n) {
@@ -550,18 +540,18 @@ func (c *checker) customHeaders(ctx context.Context) *caseRun {
 // readBackUnusable returns the read-back of a case when the callback cannot
 // judge it: NOT CHECKED without a callback URL, FAIL when it could not be
 // read. It returns nil when the callback is usable.
-func readBackUnusable(cb *pix.ReceiverCallback, what string) *pix.ReceiverReadBack {
+func readBackUnusable(cb *Callback, what string) *ReadBack {
 	switch {
 	case cb == nil:
-		return &pix.ReceiverReadBack{Result: pix.ReceiverNotChecked, Detail: what + ": not checked (no callback URL)"}
+		return &ReadBack{Result: NotChecked, Detail: what + ": not checked (no callback URL)"}
 	case cb.Error != "":
-		return &pix.ReceiverReadBack{Result: pix.ReceiverFail, Detail: what + ": unknown, the callback could not be used: " + cb.Error}
+		return &ReadBack{Result: Fail, Detail: what + ": unknown, the callback could not be used: " + cb.Error}
 	}
 	return nil
 }
 
 // appliedCount is how many times the callback says id was applied.
-func appliedCount(cb *pix.ReceiverCallback, id string) int {
+func appliedCount(cb *Callback, id string) int {
 	n := 0
 	for _, p := range cb.Processed {
 		if p.WebhookID == id {
@@ -600,10 +590,10 @@ func withUnknownFields(payload any) ([]byte, error) {
 const maxCallbackBody = 1 << 20
 
 // readCallback GETs the callback URL (through the dispatcher, so the
-// deny-private guard applies) and parses its ReceiverCallbackBody. Any problem
+// deny-private guard applies) and parses its CallbackBody. Any problem
 // is reported in Error; the cases that need it then FAIL.
-func readCallback(ctx context.Context, dp *webhook.Dispatcher, url string, timeout time.Duration) *pix.ReceiverCallback {
-	cb := &pix.ReceiverCallback{URL: url, Processed: []pix.ReceiverProcessed{}}
+func readCallback(ctx context.Context, dp *webhook.Dispatcher, url string, timeout time.Duration) *Callback {
+	cb := &Callback{URL: url, Processed: []Processed{}}
 	start := time.Now() // wall time: the read-back's duration
 	status, data, err := dp.Fetch(ctx, url, timeout, maxCallbackBody)
 	cb.DurationMs = ms(time.Since(start))
@@ -621,7 +611,7 @@ func readCallback(ctx context.Context, dp *webhook.Dispatcher, url string, timeo
 		return cb
 	}
 	var body struct {
-		Processed *[]pix.ReceiverProcessed `json:"processed"`
+		Processed *[]Processed `json:"processed"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil || body.Processed == nil {
 		why := "no processed list"
