@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
@@ -87,9 +89,14 @@ func (fs *fuzzServer) serve(t testing.TB, rq fuzzRequest) fuzzAnswer {
 
 // check fails t when a is a 5xx, or an error answer outside sh's shape, or a
 // 400 whose message does not start with the name of the offending field: one
-// of fields or body (nested names such as details.key count by their root).
+// of fields, a key of the request's body object (a key given twice, or a
+// string that is not valid UTF-8, is named whatever it is) or body (nested
+// names such as details.key count by their root).
 func (a fuzzAnswer) check(t testing.TB, rq fuzzRequest, sh errShape, fields ...string) {
 	t.Helper()
+	if len(fields) > 0 {
+		fields = append(slices.Clip(fields), bodyKeys(rq.body)...)
+	}
 	where := rq.method + " " + rq.path
 	if rq.query != "" {
 		where += "?" + rq.query
@@ -137,6 +144,29 @@ func (a fuzzAnswer) check(t testing.TB, rq fuzzRequest, sh errShape, fields ...s
 			t.Fatalf("%q: 400 message %q does not start with one of the fields %v", where, m, fields)
 		}
 	}
+}
+
+// bodyKeys lists the top-level keys of a JSON object body as violations name
+// them, reading tokens until the first error.
+func bodyKeys(body string) []string {
+	dec := json.NewDecoder(strings.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		k, ok := tok.(string)
+		if err != nil || !ok {
+			break
+		}
+		keys = append(keys, httpapi.JoinPath("", k))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+	}
+	return keys
 }
 
 // namesField reports whether msg starts with body or one of fields, alone or

@@ -19,6 +19,10 @@ import (
 // of the API nests beyond four levels.
 const maxDepth = 64
 
+// maxViolations bounds the problems listed for one body, so that a body of
+// a million repeated keys does not get an answer many times its size.
+const maxViolations = 100
+
 // strictDecode decodes the JSON object body data into dst in one pass over the
 // body, and reports every problem it finds as a violation naming its field:
 //
@@ -52,6 +56,11 @@ func strictDecode(data []byte, dst any) []pix.Violation {
 	c := typeChecker{}
 	clean, ok := c.check(reflect.TypeOf(dst), tree, "")
 	vs := append(w.vs, c.vs...)
+	if len(vs) > maxViolations {
+		more := len(vs) - maxViolations
+		return append(vs[:maxViolations:maxViolations], pix.Violation{Field: "body",
+			Message: fmt.Sprintf("has %d more problems not listed: fix those above and send it again", more)})
+	}
 	if !ok { // the body is not an object (or not the value dst is)
 		return vs
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,6 +80,8 @@ func TestStrictDecode(t *testing.T) {
 		{name: "trailing data", body: `{} {}`, fields: []string{"body"}},
 		{name: "too deep", body: `{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, fields: []string{"body"}},
 		{name: "null fields", body: `{"value":null,"details":null,"list":null}`},
+		{name: "problems beyond the bound are counted, not listed", body: `{"info":{` + strings.Repeat(`"k":1,`, 150) + `"k":1}}`,
+			fields: append(slices.Repeat([]string{"info.k"}, 100), "body")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

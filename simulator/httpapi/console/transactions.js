@@ -48,7 +48,8 @@ export function transactionsPanel(ctx) {
       h('td', { class: 'mono small' }, show(t.endToEndId)),
       h('td', { class: 'small' }, show(t.externalId)),
       h('td', { class: 'small' }, show(t.createdAt)),
-      h('td', { class: 'small' }, show(t.processedAt)));
+      // A Pendente item's processedAt is its createdAt (Gap G-53): nothing processed yet.
+      h('td', { class: 'small' }, show(t.status === 'Pendente' ? '' : t.processedAt)));
       body.append(row);
     }
     if (!(r.data || []).length) {
