@@ -25,14 +25,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if isHelpFlag(args[0]) || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	switch args[0] {
+	case "version", "--version", "-version":
+		return printVersion(args[1:], stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "cert-header":
@@ -44,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "token", "pay", "clock", "trigger", "webhooks", "reset":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\nRun 'pixsandbox help' for the list of commands.\n", args[0])
 		return 2
 	}
 }
@@ -62,6 +65,7 @@ Usage:
   pixsandbox trigger SCENARIO        create a transaction that runs a named scenario
   pixsandbox webhooks tail           print webhook deliveries as they happen
   pixsandbox reset                   drop all state and reseed the fixture accounts
+  pixsandbox version                 print the version, commit and build date (also --version)
 
 Run "pixsandbox COMMAND -h" for a command's flags.
 `
@@ -93,13 +97,26 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+const certHeaderUsage = `Usage:
+  pixsandbox cert-header CERTIFICATE.pem
+
+Prints the PEM certificate in the file URL-encoded (every + as %2B), as the
+X-SSL-Client-Cert header of POST /api/auth/token wants it:
+
+  curl -H "X-SSL-Client-Cert: $(pixsandbox cert-header fixtures/certs/account-1.pem)" ...
+`
+
 // certHeader prints a PEM certificate file URL-encoded as the X-SSL-Client-Cert
 // header wants it (every + as %2B), for curl:
 //
 //	-H "X-SSL-Client-Cert: $(pixsandbox cert-header fixtures/certs/account-1.pem)"
 func certHeader(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && isHelpFlag(args[0]) {
+		fmt.Fprint(stdout, certHeaderUsage)
+		return 0
+	}
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: pixsandbox cert-header CERTIFICATE.pem")
+		fmt.Fprintln(stderr, "pixsandbox cert-header: give exactly one certificate file\nRun 'pixsandbox cert-header -h' for usage.")
 		return 2
 	}
 	b, err := os.ReadFile(args[0])
