@@ -147,8 +147,8 @@ bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a n
 fixtures: ## regenerate fixtures/ from the fixed seed (certificate keys change: review the diff)
 	$(GO) run ./cmd/pixfixtures -out fixtures
 
-golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt, docs/conformance-coverage.md)
-	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/
+golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt, docs/conformance-coverage.md, the Postman collection)
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/ ./docs/
 
 checks: golden ## alias: refresh the golden list of conformance checks
 
@@ -173,6 +173,9 @@ dist: ## static binaries (CGO off) for linux, darwin and windows on amd64 and ar
 
 # Builds the Dockerfile with the first engine that answers (docker, then podman).
 # With no engine running it says so and succeeds: CI machines without one skip the image.
+collection: ## regenerate docs/pixsandbox.postman_collection.json (Postman v2.1; Bruno and Insomnia import it) from docs/openapi.yaml
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run TestPostmanCollection_UpToDate ./docs/
+
 image: ## build the container image $(IMAGE) with docker or podman (skipped, with a message, when no engine runs)
 	@engine=; for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; done; \
 	if [ -z "$$engine" ]; then echo "make image: skipped: no container engine is running (docker or podman; 'docker info' fails or neither is installed)"; exit 0; fi; \

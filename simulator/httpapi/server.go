@@ -163,7 +163,11 @@ func NewServer(cfg Config) *Server {
 		// The web console (console.go): static files, not JSON, so outside the route table.
 		s.router.Handle("/_sandbox/console", s.handleConsolePage()).Methods(http.MethodGet).Name("sandbox.console")
 		s.router.Handle("/_sandbox/console/{asset}", s.handleConsoleAsset()).Methods(http.MethodGet).Name("sandbox.console.asset")
+		// The API document and its reference page (sandbox_docs.go).
+		s.router.Handle("/_sandbox/openapi.yaml", s.handleOpenAPIDocument()).Methods(http.MethodGet).Name("sandbox.openapi")
+		s.router.Handle("/_sandbox/docs", s.handleAPIReference()).Methods(http.MethodGet).Name("sandbox.docs")
 	}
+	s.router.Handle("/", s.handleRoot()).Methods(http.MethodGet).Name("root")
 	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
 	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s
