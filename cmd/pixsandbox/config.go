@@ -33,6 +33,8 @@ type Config struct {
 	MEDAcknowledge, MEDAnalysis, MEDRefund time.Duration
 	// WebhookRegistration is "disabled" (as the spec says the routes are) or "enabled".
 	WebhookRegistration string
+	// JournalSize is how many requests GET /_sandbox/requests keeps; 0 none.
+	JournalSize int
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
@@ -55,6 +57,7 @@ func DefaultConfig() Config {
 		MEDRefund:       24 * time.Hour,
 
 		WebhookRegistration: "disabled",
+		JournalSize:         1000,
 	}
 }
 
@@ -89,6 +92,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MEDRefund, "med-refund", c.MEDRefund, "simulation time from a MED's approval to its refund")
 	fs.StringVar(&c.WebhookRegistration, "webhook-registration", c.WebhookRegistration, "POST/GET /api/webhooks: disabled (as the spec says they currently are) or enabled (the intended shape)")
 	fs.BoolVar(&c.WebhookDenyPrivate, "webhook-deny-private", c.WebhookDenyPrivate, "refuse webhook targets at private, loopback, link-local and metadata addresses (checked on the dialed IP)")
+	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -128,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookRegistration != "disabled" && c.WebhookRegistration != "enabled" {
 		errs = append(errs, fmt.Errorf("--webhook-registration must be disabled or enabled, not %q", c.WebhookRegistration))
+	}
+	if c.JournalSize < 0 || c.JournalSize > 1_000_000 {
+		errs = append(errs, fmt.Errorf("--journal-size must be 0 (no journal) to 1000000, not %d", c.JournalSize))
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))

@@ -117,6 +117,9 @@ type Config struct {
 	Registry *prometheus.Registry
 	// AdminToken, when set, is required in X-Sandbox-Admin-Token on /_sandbox.
 	AdminToken string
+	// JournalSize is how many requests the request journal keeps
+	// (GET /_sandbox/requests); 0 keeps none.
+	JournalSize int
 }
 
 // Server is an http.Handler serving the API.
@@ -127,6 +130,7 @@ type Server struct {
 	log        *slog.Logger
 	metrics    *metrics.HTTP
 	adminToken string
+	journal    *journal // nil when off
 	router     *mux.Router
 	routes     []*route
 	// resetMu keeps requests apart from an exclusive route (POST
@@ -145,7 +149,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		svc: cfg.Services, sandbox: cfg.Sandbox, clock: cfg.Clock, log: cfg.Logger,
-		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken,
+		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.
 		router: mux.NewRouter().SkipClean(true),

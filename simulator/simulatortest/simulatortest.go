@@ -28,6 +28,8 @@ type Options struct {
 	NoSandbox  bool // do not mount /_sandbox
 	// Fixtures replaces the embedded fixtures.
 	Fixtures *fixtures.Set
+	// JournalSize is the request journal's capacity (0: no journal).
+	JournalSize int
 }
 
 // Env is a running simulator with its HTTP server.
@@ -89,7 +91,7 @@ func Open(tb testing.TB, o Options) *Env {
 		st.Close()
 		tb.Fatal(err)
 	}
-	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken}
+	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken, JournalSize: o.JournalSize}
 	if !o.NoSandbox {
 		cfg.Sandbox = sim
 	}
