@@ -125,7 +125,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzSandboxDictRequest simulator/httpapi:FuzzSandboxWebhookTargetRequest \
 		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader \
 		simulator/httpapi:FuzzSandboxCheckReceiverRequest simulator/httpapi:FuzzSandboxQRCodeRequest \
-		simulator/httpapi:FuzzSandboxRequestsQuery; do \
+		simulator/httpapi:FuzzSandboxRequestsQuery simulator/httpapi:FuzzSandboxListenerRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		corpus=./$$pkg/testdata/fuzz/$$name; before=$$(ls $$corpus 2>/dev/null | wc -l || true); log=$$(mktemp); \
 		if $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg 2>&1 | tee $$log; then rm -f $$log; continue; fi; \

@@ -35,6 +35,12 @@ type cliClockAnswer struct {
 
 func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "clock", clockUsage)
+	for _, a := range args {
+		// "-5s" would otherwise read as an unknown flag.
+		if len(a) > 1 && a[0] == '-' && (a[1] >= '0' && a[1] <= '9' || a[1] == '.') {
+			return cc.usageError("cannot move the clock back by %s: the simulation clock only moves forward (give a positive DURATION such as 5s)", a[1:])
+		}
+	}
 	pos, code, done := cc.parse(args)
 	if done {
 		return code
@@ -81,7 +87,7 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	}
 	cc.printf("now %s (%s clock)", c.Now, c.Mode)
 	if c.JobsRun != nil {
-		cc.printf(", %d jobs run", *c.JobsRun)
+		cc.printf(", %s run", plural(*c.JobsRun, "job", "jobs"))
 	}
 	cc.printf("\n")
 	return cliExitOK

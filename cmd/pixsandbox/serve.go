@@ -33,6 +33,7 @@ type Main struct {
 	Logger *slog.Logger
 
 	stdout, stderr io.Writer
+	lookup         func(string) (string, bool) // environment; nil reads the process's
 	fixtures       *fixtures.Set
 	store          *badgerstore.Store
 	sim            *simulator.Simulator
@@ -53,15 +54,33 @@ func newFlagSet(c *Config) *flag.FlagSet {
 	return fs
 }
 
-// ParseFlags reads PIXSANDBOX_* variables, then flags, and validates the result.
+const serveUsage = `Usage:
+  pixsandbox serve [flags]
+
+Starts the simulator: the PIX API, the /_sandbox control plane, the console
+(/_sandbox/console), the API reference (/_sandbox/docs), /healthz and /metrics.
+
+Flags (each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_DATA_DIR; flags win):
+`
+
+// ParseFlags reads PIXSANDBOX_* variables, then flags, and validates the
+// result. -h prints the usage on standard output and returns errHelp.
 func (m *Main) ParseFlags(args []string) error {
 	fs := newFlagSet(&m.Config)
-	fs.SetOutput(m.stderr)
-	if err := ApplyEnv(fs, envLookup); err != nil {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	lookup := m.lookup
+	if lookup == nil {
+		lookup = envLookup
+	}
+	if err := ApplyEnv(fs, lookup); err != nil {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(m.stdout, serveUsage)
+			fs.SetOutput(m.stdout)
+			fs.PrintDefaults()
 			return errHelp
 		}
 		return err

@@ -22,6 +22,9 @@ import (
 // sandbox_requests.go). The wrapper records every routed request except the
 // journal's own routes; the console's static files are not routed through it.
 
+// maxJournalSize bounds the journal's capacity (and limit when it is off).
+const maxJournalSize = 1_000_000
+
 // journalBodyLimit is how much of a request or response body an entry keeps.
 const journalBodyLimit = 16 << 10
 
@@ -86,6 +89,7 @@ func newJournal(capacity int) *journal {
 	if capacity <= 0 {
 		return nil
 	}
+	capacity = min(capacity, maxJournalSize)
 	return &journal{cap: capacity}
 }
 

@@ -25,3 +25,29 @@ func FuzzSandboxRequestsQuery(f *testing.F) {
 		fs.serve(t, rq).check(t, rq, minimalErrors, "status", "since", "account", "after", "path", "limit")
 	})
 }
+
+// FuzzSandboxListenerRequest fuzzes the body of POST /_sandbox/listeners and
+// the {id} of renew and delete.
+func FuzzSandboxListenerRequest(f *testing.F) {
+	fs := newFuzzServer(f)
+	for _, b := range []string{`{"accountId":1,"url":"http://127.0.0.1:9/h"}`, `{"all":true,"url":"http://127.0.0.1:9/h","events":["cash_out"]}`,
+		`{"accountId":1,"url":"http://127.0.0.1:9/h","ttlSeconds":1.5}`, `{"accountId":-1}`, `{"url":1}`, `{"events":"cash_out"}`,
+		`{"accountId":1,"url":"http://127.0.0.1:9/h","ttlSeconds":1e99}`, `{"accountId":1,"url":"http://127.0.0.1:9/h","secret":"whsec_"}`, ``, `[]`} {
+		f.Add(b, "lst_0")
+	}
+	f.Fuzz(func(t *testing.T, body, id string) {
+		rq := fuzzRequest{method: http.MethodPost, path: "/_sandbox/listeners", body: body}
+		a := fs.serve(t, rq)
+		a.check(t, rq, minimalErrors, "accountId", "url", "events", "ttlSeconds", "secret", "eventType")
+		if a.status == http.StatusCreated {
+			// Leave nothing behind for the next input.
+			del := fuzzRequest{method: http.MethodDelete, path: "/_sandbox/listeners/" + a.body["id"].(string)}
+			if d := fs.serve(t, del); d.status != http.StatusOK {
+				t.Fatalf("DELETE %s = %d %s", del.path, d.status, d.raw)
+			}
+		}
+		for _, rq := range []fuzzRequest{{method: http.MethodPost, path: "/_sandbox/listeners/" + id + "/renew"}, {method: http.MethodDelete, path: "/_sandbox/listeners/" + id}} {
+			fs.serve(t, rq).check(t, rq, minimalErrors, "id")
+		}
+	})
+}

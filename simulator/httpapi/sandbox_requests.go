@@ -48,7 +48,7 @@ type journalListDTO struct {
 func (s *Server) handleSandboxRequestList(r *http.Request) (any, error) {
 	out := journalListDTO{Data: []journalEntryDTO{}}
 	if s.journal == nil {
-		if _, err := journalQuery(r, 1); err != nil {
+		if _, err := journalQuery(r, maxJournalSize); err != nil {
 			return nil, err
 		}
 		return out, nil

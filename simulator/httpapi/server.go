@@ -131,8 +131,11 @@ type Server struct {
 	metrics    *metrics.HTTP
 	adminToken string
 	journal    *journal // nil when off
-	router     *mux.Router
-	routes     []*route
+	// listeners are the leases of pixsandbox listen (sandbox_listen.go).
+	listeners     *listenerSet
+	listenersOnce sync.Once
+	router        *mux.Router
+	routes        []*route
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
 	// writing, so no request sees the store half dropped.
