@@ -40,6 +40,26 @@ func (h *hookRecorder) hooks() []recordedHook {
 	return append([]recordedHook(nil), h.got...)
 }
 
+// newLocalServer starts h on a local port for the test and returns its URL.
+func newLocalServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// fixtureEmailKey is a DICT e-mail key with no scenario, and its holder's document.
+func fixtureEmailKey(t *testing.T, m *Main) (key, doc string) {
+	t.Helper()
+	for _, k := range m.fixtures.DICT() {
+		if k.Scenario == "" && k.Type == "EMAIL" {
+			return k.Key, k.Document
+		}
+	}
+	t.Fatal("the fixtures have no plain e-mail key")
+	return "", ""
+}
+
 // targetsAt lists account 1's webhook targets whose URL starts with prefix.
 func targetsAt(t *testing.T, m *Main, prefix string) int {
 	t.Helper()
@@ -73,8 +93,7 @@ func targetsAt(t *testing.T, m *Main, prefix string) int {
 func TestCLI_Listen(t *testing.T) {
 	m := MustRunMain(t, nil)
 	rec := &hookRecorder{}
-	local := httptest.NewServer(rec)
-	defer local.Close()
+	localURL := newLocalServer(t, rec)
 
 	out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
 	env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
@@ -82,24 +101,18 @@ func TestCLI_Listen(t *testing.T) {
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- runCLI(ctx, env, "listen", []string{"--url", m.URL(), "--forward-to", local.URL + "/hook",
+		done <- runCLI(ctx, env, "listen", []string{"--url", m.URL(), "--forward-to", localURL + "/hook",
 			"--events", "cash_out", "--print-json", "--interval", "20ms"})
 	}()
 	cliWaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(errb.String(), "Signing secret: whsec_") })
 	secret := strings.Fields(errb.String()[strings.Index(errb.String(), "Signing secret: ")+len("Signing secret: "):])[0]
-	if n := targetsAt(t, m, local.URL); n != 1 {
+	if n := targetsAt(t, m, localURL); n != 1 {
 		t.Fatalf("%d targets at the local URL, want 1 (cash_out of account 1)", n)
 	}
 
 	// A cash-out of account 1, settled by moving the virtual clock.
 	token := fixtureToken(t, m)
-	var key, doc string
-	for _, k := range m.fixtures.DICT() {
-		if k.Scenario == "" && k.Type == "EMAIL" {
-			key, doc = k.Key, k.Document
-			break
-		}
-	}
+	key, doc := fixtureEmailKey(t, m)
 	st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10,"externalId":"listen-1","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
 		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
 	if st != 201 {
@@ -135,7 +148,7 @@ func TestCLI_Listen(t *testing.T) {
 	case <-time.After(10 * time.Second): // wall time: bounds a hung command
 		t.Fatal("listen did not stop when interrupted")
 	}
-	if n := targetsAt(t, m, local.URL); n != 0 {
+	if n := targetsAt(t, m, localURL); n != 0 {
 		t.Fatalf("%d targets left at the local URL after the interrupt", n)
 	}
 	if !strings.Contains(errb.String(), "Stopped: 1 target removed.") {

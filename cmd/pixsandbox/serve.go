@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -131,8 +132,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
+	srv := httpapi.NewServer(hcfg)
+	metrics.NewSimulation(reg, simulationSource{sim: m.sim, srv: srv})
 	m.http = &http.Server{
-		Handler:           httpapi.NewServer(hcfg),
+		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a clock advance may run many jobs

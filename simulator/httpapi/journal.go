@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,9 @@ func (j *journal) size() int {
 	return len(j.ring)
 }
 
+// JournalSize is how many requests the request journal holds (0 when off).
+func (s *Server) JournalSize() int { return s.journal.size() }
+
 // clear drops every entry and returns how many there were.
 func (j *journal) clear() int {
 	j.mu.Lock()
@@ -131,8 +135,8 @@ type journalFilter struct {
 	PathPrefix string
 	Status     int // an exact status, or 1..5 for a class (4 = 4xx)
 	Since      time.Time
-	After      int64 // entries with a greater ID only
-	Ref        string
+	After      int64    // entries with a greater ID only
+	Refs       []string // entries naming any of them
 	Limit      int
 }
 
@@ -146,9 +150,9 @@ func (f journalFilter) match(e *JournalEntry) bool {
 		e.ID <= f.After:
 		return false
 	}
-	if f.Ref != "" {
+	if len(f.Refs) > 0 {
 		for _, r := range e.Refs {
-			if r == f.Ref {
+			if slices.Contains(f.Refs, r) {
 				return true
 			}
 		}
@@ -332,7 +336,12 @@ func maskJSON(v any, refs map[string]bool) bool {
 // journalQuery reads the filters of GET /_sandbox/requests.
 func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 	p := queryParams{q: r.URL.Query()}
-	f := journalFilter{Limit: p.whole("limit", min(100, max(capacity, 1)), 1, max(capacity, 1)), PathPrefix: p.q.Get("path"), Ref: p.q.Get("ref")}
+	f := journalFilter{Limit: p.whole("limit", min(100, max(capacity, 1)), 1, max(capacity, 1)), PathPrefix: p.q.Get("path")}
+	for _, ref := range p.q["ref"] {
+		if ref != "" {
+			f.Refs = append(f.Refs, ref)
+		}
+	}
 	f.Account = int64(p.whole("account", 0, 1, 0))
 	f.After = int64(p.whole("after", 0, 0, 0))
 	if v := p.q.Get("status"); v != "" {

@@ -110,6 +110,8 @@ func TestJournal_Filters(t *testing.T) {
 		{query: "account=1", paths: []string{"/api/pix/cash-out", "/api/transactions"}},
 		{query: "ref=" + url.QueryEscape(txID), paths: []string{"/api/pix/cash-out"}},
 		{query: "ref=journal-1", paths: []string{"/api/pix/cash-out"}},
+		{query: "ref=nothing&ref=journal-1", paths: []string{"/api/pix/cash-out"}},
+		{query: "ref=nothing", paths: nil},
 		{query: "after=" + jsonInt(all.Data[1].ID), paths: []string{"/api/pix/cash-out"}},
 		{query: "limit=1", paths: []string{"/api/pix/cash-out"}},
 		{query: "since=2999-01-01T00:00:00Z", paths: nil},

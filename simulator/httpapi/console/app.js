@@ -8,6 +8,7 @@ import { chargesPanel } from './charges.js';
 import { webhooksPanel } from './webhooks.js';
 import { medsPanel } from './meds.js';
 import { scenariosPanel } from './scenarios.js';
+import { requestsPanel } from './requests.js';
 
 const state = {
   accounts: [],
@@ -220,6 +221,7 @@ const ctx = {
   afterStateChange: () => afterStateChange(),
   showTab: (name) => showTab(name),
   openTransaction: (id) => panels.transactions.open(id),
+  openRequests: (ids) => panels.requests.open(ids),
   scenarios: () => panels.scenarios.list(),
 };
 
@@ -229,6 +231,7 @@ const panels = {
   webhooks: webhooksPanel(ctx),
   meds: medsPanel(ctx),
   scenarios: scenariosPanel(ctx),
+  requests: requestsPanel(ctx),
 };
 
 async function loadTab() {
