@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +109,96 @@ func TestConsoleE2E_DocsOffline(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#op-authToken a[href="#schema-TokenRequest"]`)),
 		chromedp.Poll[chromedp.Void](`location.hash === '#schema-TokenRequest'`, chromedp.WithPollingTimeout(5*time.Second)),
 	)
+	b.checkConsole()
+}
+
+// TestConsoleE2E_AccountsAndMED: the accounts list searches and pages (a
+// conformance run leaves hundreds), and a MED's buttons are enabled only in
+// the states where the server allows the step.
+func TestConsoleE2E_AccountsAndMED(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "")
+	for i := range 24 {
+		name := "Conta Extra"
+		if i == 17 {
+			name = "Zuleica Procurada"
+		}
+		e2ePost(t, m.URL()+"/_sandbox/accounts", `{"name":"`+name+`","balance":10}`, 201)
+	}
+	st, acct := call(t, "GET", m.URL()+"/_sandbox/accounts/1", "", nil)
+	if st != 200 {
+		t.Fatalf("account 1: %d", st)
+	}
+	key := acct["pixKeys"].([]any)[0].(map[string]any)["key"].(string)
+	st, in := call(t, "POST", m.URL()+"/_sandbox/pix-in", `{"key":"`+key+`","amount":20}`, nil)
+	if st != 201 && st != 200 {
+		t.Fatalf("pix-in: %d %v", st, in)
+	}
+	st, med := call(t, "POST", m.URL()+"/_sandbox/med", `{"accountId":1,"endToEndId":"`+in["endToEndId"].(string)+`"}`, nil)
+	if st != 201 {
+		t.Fatalf("MED: %d %v", st, med)
+	}
+
+	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancelRoot()
+	b := startE2EBrowser(t, root, chrome)
+	defer b.finish()
+	tid := e2eTestID
+	b.step("open the console", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1"))),
+	)
+	total := len(m.fixtures.Accounts) + 24
+	if got := b.text(tid("accounts-page-info")); !strings.HasPrefix(got, strconv.Itoa(total)+" of "+strconv.Itoa(total)) || !strings.HasSuffix(got, "page 1 of 2") {
+		t.Errorf("accounts pager reads %q, want %d accounts on 2 pages", got, total)
+	}
+	rows := func() string {
+		return evalString(t, b.tab, `String(document.querySelectorAll('[data-testid="accounts-body"] tr[data-testid^="account-row-"]').length)`, "account rows")
+	}
+	if n := rows(); n != "20" {
+		t.Errorf("%s account rows on page 1, want 20", n)
+	}
+	b.step("next page", 10*time.Second, chromedp.Click(chromedp.CSS(tid("accounts-next"))),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="accounts-page-info"]').textContent.endsWith('page 2 of 2')`, chromedp.WithPollingTimeout(5*time.Second)))
+	if n, want := rows(), strconv.Itoa(total-20); n != want {
+		t.Errorf("%s account rows on page 2, want %s", n, want)
+	}
+	b.step("search", 10*time.Second, chromedp.SendKeys(chromedp.CSS(tid("accounts-search")), "zuleica proc"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid="accounts-body"] tr[data-testid^="account-row-"]').length === 1`, chromedp.WithPollingTimeout(5*time.Second)))
+	if got := b.text(tid("accounts-body")); !strings.Contains(got, "Zuleica Procurada") {
+		t.Errorf("the search shows %q", got)
+	}
+
+	row := tid("med-row") + `[data-med-id="` + med["id"].(json.Number).String() + `"]`
+	disabled := func(button string) string {
+		return evalString(t, b.tab, `String(document.querySelector(`+jsString(row+" "+tid(button))+`).disabled)`, button)
+	}
+	b.step("the MED tab", 20*time.Second,
+		chromedp.Poll[chromedp.Void](`(() => { const e = document.querySelector('[data-testid="accounts-search"]'); e.value = ''; e.dispatchEvent(new Event('input')); return true; })()`,
+			chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-select-1"))),
+		chromedp.Click(chromedp.CSS(tid("account-select-1"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1")+`.selected`)),
+		chromedp.Click(chromedp.CSS(tid("tab-meds"))),
+		chromedp.WaitVisible(chromedp.CSS(row+`[data-status="OPEN"]`)),
+	)
+	for button, want := range map[string]string{"med-receive": "false", "med-analyze-approve": "false", "med-cancel": "false", "med-refund": "true"} {
+		if got := disabled(button); got != want {
+			t.Errorf("OPEN MED: %s disabled = %s, want %s", button, got, want)
+		}
+	}
+	b.step("approve it", 20*time.Second,
+		chromedp.Click(chromedp.CSS(row+" "+tid("med-analyze-approve"))),
+		chromedp.WaitVisible(chromedp.CSS(row+`[data-status="ANALYZED"]`)),
+	)
+	for button, want := range map[string]string{"med-receive": "true", "med-analyze-approve": "true", "med-cancel": "true", "med-refund": "false"} {
+		if got := disabled(button); got != want {
+			t.Errorf("APPROVED MED: %s disabled = %s, want %s", button, got, want)
+		}
+	}
+	if n := countErrors(t, b.tab); n != 0 {
+		t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
+	}
 	b.checkConsole()
 }
