@@ -202,3 +202,39 @@ func TestConsoleE2E_AccountsAndMED(t *testing.T) {
 	}
 	b.checkConsole()
 }
+
+// TestConsoleE2E_TriggerScenario: the Scenarios tab triggers a scenario as the
+// selected account: a cash-out with TAX_ID_MISMATCH opens in the
+// transaction's detail, and fails with that errorCode once the clock moves.
+func TestConsoleE2E_TriggerScenario(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "")
+	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancelRoot()
+	b := startE2EBrowser(t, root, chrome)
+	defer b.finish()
+	tid := e2eTestID
+	button := tid("scenario-row") + `[data-name="TAX_ID_MISMATCH"] ` + tid("scenario-trigger") + `[data-operation="cashout.create"]`
+	b.step("trigger TAX_ID_MISMATCH as account 1", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.Click(chromedp.CSS(tid("account-select-1"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1")+`.selected`)),
+		chromedp.Click(chromedp.CSS(tid("tab-scenarios"))),
+		chromedp.WaitVisible(chromedp.CSS(button)),
+		chromedp.Click(chromedp.CSS(button)),
+		chromedp.WaitVisible(chromedp.CSS(tid("tx-detail-history"))),
+	)
+	if got := b.text(tid("tx-detail")); !strings.Contains(got, "TAX_ID_MISMATCH") || !strings.Contains(got, "PENDING") {
+		t.Errorf("the triggered transaction's detail reads %q, want a PENDING cash-out with the scenario", got)
+	}
+	b.step("move the clock", 30*time.Second,
+		chromedp.Click(chromedp.CSS(tid("clock-advance-60"))),
+		chromedp.Poll[chromedp.Void](`(document.querySelector('[data-testid="tx-detail"]')?.textContent || '').includes('ERROR: TAX_ID_MISMATCH')`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	if n := countErrors(t, b.tab); n != 0 {
+		t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
+	}
+	b.checkConsole()
+}

@@ -242,6 +242,7 @@ const ctx = {
   guarded,
   session: () => state.session,
   account: () => state.account,
+  accounts: () => state.accounts,
   afterStateChange: () => afterStateChange(),
   showTab: (name) => showTab(name),
   openTransaction: (id) => panels.transactions.open(id),
