@@ -80,7 +80,7 @@ func (s *Server) sandboxListenRoutes() []*route {
 	return []*route{
 		{name: "sandbox.listeners.create", method: http.MethodPost, path: "/_sandbox/listeners", success: http.StatusCreated, handle: s.handleSandboxListenerCreate},
 		{name: "sandbox.listeners.list", method: http.MethodGet, path: "/_sandbox/listeners", success: http.StatusOK, handle: s.handleSandboxListenerList},
-		{name: "sandbox.listeners.renew", method: http.MethodPost, path: "/_sandbox/listeners/{id}/renew", success: http.StatusOK, handle: s.handleSandboxListenerRenew},
+		{name: "sandbox.listeners.renew", method: http.MethodPost, path: "/_sandbox/listeners/{id}/renew", success: http.StatusOK, handle: s.handleSandboxListenerRenew, noJournal: true},
 		{name: "sandbox.listeners.delete", method: http.MethodDelete, path: "/_sandbox/listeners/{id}", success: http.StatusOK, handle: s.handleSandboxListenerDelete},
 	}
 }

@@ -116,3 +116,16 @@ func TestListener_BadRequest(t *testing.T) {
 		t.Errorf("%d targets left by refused listeners", n)
 	}
 }
+
+// TestListener_RenewNotJournaled: the heartbeat of a listener does not fill
+// the request journal.
+func TestListener_RenewNotJournaled(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{JournalSize: 10})
+	r := createListener(t, env, `{"accountId":1,"url":"http://127.0.0.1:9/hook","events":["cash_in"]}`)
+	for range 3 {
+		do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+r.body["id"].(string)+"/renew", nil, nil)
+	}
+	if l := listJournal(t, env, ""); len(l.Data) != 1 || l.Data[0].Path != "/_sandbox/listeners" {
+		t.Fatalf("journal holds %+v, want only the listener's creation", l.Data)
+	}
+}
