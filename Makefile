@@ -2,6 +2,8 @@
 #
 #   make run    start the simulator on 127.0.0.1:8080 (embedded Badger in ./.pixsandbox)
 #   make test   lint, every test under -race, the conformance suite in-process
+#   make dist   static binaries for linux/darwin/windows on amd64/arm64 in dist/, with SHA256SUMS
+#   make image  the container image (docker or podman; skipped when no engine runs)
 #
 # Variables: ARGS (extra serve flags), TARGET/CLIENT_ID/CLIENT_SECRET/CERT/TOKEN/TOKEN_COMMAND/AUTH/
 # DICT_KEY/PIX_KEY/REFUND_E2E/REFUND_TRANSACTION_ID/LABELS
@@ -15,6 +17,7 @@ FUZZTIME ?= 30s
 LABELS   ?= spec && !sandbox && !sandbox-choice
 ARGS     ?=
 
+.PHONY: dist image collection
 .PHONY: all build run test test-e2e unit lint fmt vet deps-check openapi-lint conformance conformance-local fuzz bench fixtures golden checks soak clean help
 
 all: build
@@ -124,7 +127,8 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/httpapi:FuzzSandboxMEDRequest simulator/httpapi:FuzzSandboxTransactionRequest \
 		simulator/httpapi:FuzzSandboxDictRequest simulator/httpapi:FuzzSandboxWebhookTargetRequest \
 		simulator/httpapi:FuzzAuthorizationHeader simulator/httpapi:FuzzAdminTokenHeader \
-		simulator/httpapi:FuzzSandboxCheckReceiverRequest simulator/httpapi:FuzzSandboxQRCodeRequest; do \
+		simulator/httpapi:FuzzSandboxCheckReceiverRequest simulator/httpapi:FuzzSandboxQRCodeRequest \
+		simulator/httpapi:FuzzSandboxRequestsQuery simulator/httpapi:FuzzSandboxListenerRequest; do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		corpus=./$$pkg/testdata/fuzz/$$name; before=$$(ls $$corpus 2>/dev/null | wc -l || true); log=$$(mktemp); \
 		if $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg 2>&1 | tee $$log; then rm -f $$log; continue; fi; \
@@ -147,10 +151,37 @@ bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a n
 fixtures: ## regenerate fixtures/ from the fixed seed (certificate keys change: review the diff)
 	$(GO) run ./cmd/pixfixtures -out fixtures
 
-golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt, docs/conformance-coverage.md)
-	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/
+golden: ## regenerate golden files (docs/scenarios.md, conformance/testdata/checks.txt, docs/conformance-coverage.md, the Postman collection)
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./scenarios/ ./conformance/ ./docs/
 
 checks: golden ## alias: refresh the golden list of conformance checks
 
 clean:
-	rm -rf bin reports
+	rm -rf bin reports dist
+
+# Version stamped into binaries and the image (pixsandbox version). The date is
+# the commit's, so two builds of one commit are byte-identical.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+IMAGE     ?= pixsandbox:$(VERSION)
+
+dist: ## static binaries (CGO off) for linux, darwin and windows on amd64 and arm64 in dist/, with dist/SHA256SUMS
+	@rm -rf dist && mkdir -p dist
+	@set -e; for p in $(PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		out=dist/pixsandbox-$$os-$$arch$$ext; echo "  $$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/pixsandbox; done
+	cd dist && sha256sum pixsandbox-* > SHA256SUMS && cat SHA256SUMS
+
+# Builds the Dockerfile with the first engine that answers (docker, then podman).
+# With no engine running it says so and succeeds: CI machines without one skip the image.
+collection: ## regenerate docs/pixsandbox.postman_collection.json (Postman v2.1; Bruno and Insomnia import it) from docs/openapi.yaml
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run TestPostmanCollection_UpToDate ./docs/
+
+image: ## build the container image $(IMAGE) with docker or podman (skipped, with a message, when no engine runs)
+	@engine=; for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; done; \
+	if [ -z "$$engine" ]; then echo "make image: skipped: no container engine is running (docker or podman; 'docker info' fails or neither is installed)"; exit 0; fi; \
+	echo "make image: building $(IMAGE) with $$engine"; \
+	$$engine build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg DATE=$(DATE) -t $(IMAGE) -t pixsandbox:latest .

@@ -27,9 +27,9 @@ med_accepted, med_rejected) and the hard cases (duplicate, out_of_order,
 unknown_fields, slow, custom_headers), signed with Standard Webhooks headers,
 and prints one line per case. With --callback-url it then GETs that URL for
 {"processed": [{"webhookId": "evt_...", "count": N}]} to judge the duplicate
-and out-of-order cases. Every flag also reads PIXSANDBOX_<FLAG> (e.g.
-PIXSANDBOX_CALLBACK_URL; PIXSANDBOX_HEADER holds one header per line); flags
-win. Exit status: 0 when no checked case failed, 1 otherwise, 2 on bad usage.
+and out-of-order cases. Every flag also reads PIXSANDBOX_RECEIVER_<FLAG> (e.g.
+PIXSANDBOX_RECEIVER_URL, PIXSANDBOX_RECEIVER_CALLBACK_URL;
+PIXSANDBOX_RECEIVER_HEADER holds one header per line); flags win. Exit status: 0 when no checked case failed, 1 otherwise, 2 on bad usage.
 See docs/receiver-check.md.
 
 Flags:
@@ -104,7 +104,7 @@ func checkReceiver(args []string, stdout, stderr io.Writer) int {
 
 func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pixsandbox check-receiver: "+format+"\nRun \"pixsandbox check-receiver -h\" for the flags.\n", a...)
+		fmt.Fprintf(stderr, "pixsandbox check-receiver: "+format+"\n"+usageHint("check-receiver"), a...)
 		return 2
 	}
 	var f checkReceiverFlags
@@ -121,8 +121,8 @@ func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writ
 	f.headers.fromEnv = len(f.headers.list) > 0
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, checkReceiverUsage)
-			fs.SetOutput(stderr)
+			fmt.Fprint(stdout, checkReceiverUsage)
+			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return 0
 		}
@@ -132,7 +132,7 @@ func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageErr("unexpected arguments %q: every setting is a flag", fs.Args())
 	}
 	if f.cfg.URL == "" {
-		return usageErr("--url is required: the partner's webhook receiver, e.g. --url https://partner.example/webhooks (or %s)", envName("url"))
+		return usageErr("--url is required: the partner's webhook receiver, e.g. --url https://partner.example/webhooks (or %s)", receiverEnvPrefix+"URL")
 	}
 	f.cfg.Headers = f.headers.list
 	for _, c := range strings.Split(f.cases, ",") {

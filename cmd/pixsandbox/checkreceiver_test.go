@@ -222,13 +222,15 @@ func TestCheckReceiverCLI_Usage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := crRun(t, nil, tt.args...).must(t, 2, tt.want, `Run "pixsandbox check-receiver -h"`)
+			res := crRun(t, nil, tt.args...).must(t, 2, tt.want, `Run 'pixsandbox check-receiver -h'`)
 			if res.out != "" {
 				t.Fatalf("bad usage wrote to stdout: %q", res.out)
 			}
 		})
 	}
-	crRun(t, nil, "-h").must(t, 0, "usage: pixsandbox check-receiver --url URL", "-callback-url", "docs/receiver-check.md")
+	if h := crRun(t, nil, "-h").must(t, 0, "usage: pixsandbox check-receiver --url URL", "-callback-url", "docs/receiver-check.md"); h.errOut != "" || !strings.Contains(h.out, "PIXSANDBOX_RECEIVER_URL") {
+		t.Fatalf("-h: stdout %q, stderr %q: want the usage on stdout naming PIXSANDBOX_RECEIVER_URL", h.out, h.errOut)
+	}
 }
 
 // TestCheckReceiverCLI_Command runs the real entry point, as main does.

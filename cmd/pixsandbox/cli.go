@@ -67,6 +67,10 @@ func runCLI(ctx context.Context, env cliEnv, cmd string, args []string) int {
 		return cliWebhooks(ctx, env, args)
 	case "reset":
 		return cliReset(ctx, env, args)
+	case "requests":
+		return cliRequests(ctx, env, args)
+	case "listen":
+		return cliListen(ctx, env, args)
 	}
 	fmt.Fprintf(env.stderr, "pixsandbox: unknown command %q\n", cmd)
 	return cliExitUsage
@@ -162,14 +166,18 @@ func (cc *cliCmd) printUsage() {
 	cc.fs.SetOutput(&b)
 	cc.fs.PrintDefaults()
 	cc.fs.SetOutput(io.Discard)
-	fmt.Fprint(cc.env.stderr, b.String())
+	fmt.Fprint(cc.env.stdout, b.String())
 }
 
-// usageError prints the problem and the usage, and returns exit code 2.
+// usageError prints the problem on one line and a hint, and returns exit code 2.
 func (cc *cliCmd) usageError(format string, args ...any) int {
-	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %s\n\n", cc.name, fmt.Sprintf(format, args...))
-	cc.printUsage()
+	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %s\n%s", cc.name, fmt.Sprintf(format, args...), usageHint(strings.Fields(cc.name)[0]))
 	return cliExitUsage
+}
+
+// usageHint is the line after a usage error: where the usage is.
+func usageHint(cmd string) string {
+	return fmt.Sprintf("Run 'pixsandbox %s -h' for usage.\n", cmd)
 }
 
 // fail prints err and returns exit code 1.
@@ -408,4 +416,39 @@ func excerpt(b []byte) string {
 		s = "(empty body)"
 	}
 	return s
+}
+
+// poller paces a command that polls the simulator until interrupted (webhooks
+// tail, requests --follow, listen) and reports a failing poll once, not at
+// every interval.
+type poller struct {
+	cc       *cliCmd
+	interval time.Duration
+	lastErr  string
+}
+
+// report prints err the first time it differs from the last one; nil after a
+// failure says the simulator answers again.
+func (p *poller) report(err error) {
+	switch {
+	case err == nil && p.lastErr != "":
+		fmt.Fprintf(p.cc.env.stderr, "pixsandbox %s: the simulator answers again\n", p.cc.name)
+		p.lastErr = ""
+	case err != nil && err.Error() != p.lastErr:
+		fmt.Fprintf(p.cc.env.stderr, "pixsandbox %s: %v (retrying every %s)\n", p.cc.name, err, p.interval)
+		p.lastErr = err.Error()
+	}
+}
+
+// wait waits one interval; false when ctx ended first.
+func (p *poller) wait(ctx context.Context) bool {
+	// Wall time: the polling period is I/O pacing, not simulation time.
+	t := time.NewTimer(p.interval)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return false
+	case <-t.C:
+		return true
+	}
 }

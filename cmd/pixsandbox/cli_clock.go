@@ -42,6 +42,12 @@ type cliClockAnswer struct {
 func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "clock", clockUsage)
 	waitWebhooks := cc.fs.Bool("wait-webhooks", false, "a move also waits for the webhook attempts due on the way")
+	for _, a := range args {
+		// "-5s" would otherwise read as an unknown flag.
+		if len(a) > 1 && a[0] == '-' && (a[1] >= '0' && a[1] <= '9' || a[1] == '.') {
+			return cc.usageError("cannot move the clock back by %s: the simulation clock only moves forward (give a positive DURATION such as 5s)", a[1:])
+		}
+	}
 	pos, code, done := cc.parse(args)
 	if done {
 		return code
@@ -88,10 +94,10 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	}
 	cc.printf("now %s (%s clock)", c.Now, c.Mode)
 	if c.JobsRun != nil {
-		cc.printf(", %s run", plural(*c.JobsRun, "job"))
+		cc.printf(", %s run", plural(*c.JobsRun, "job", "jobs"))
 	}
 	if c.WebhooksPending != nil && *c.WebhooksPending > 0 {
-		cc.printf(", %s under way", plural(*c.WebhooksPending, "webhook attempt"))
+		cc.printf(", %s under way", plural(*c.WebhooksPending, "webhook attempt", "webhook attempts"))
 	}
 	cc.printf("\n")
 	return cliExitOK
@@ -103,14 +109,6 @@ func moveWait(webhooks bool) string {
 		return "webhooks"
 	}
 	return "jobs"
-}
-
-// plural writes n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // cliDays is a number of days, optionally followed by a Go duration: 7d, 1.5d, 1d12h.

@@ -609,14 +609,15 @@ func TestCLI_Usage(t *testing.T) {
 		{"reset", "now"},
 	} {
 		r := cliRun(t, args[0], args[1:]...)
-		if r.code != 2 || !strings.Contains(r.stderr, "Usage:") || !strings.Contains(r.stderr, "pixsandbox "+args[0]+": ") {
-			t.Errorf("%v: exit %d, want 2 with the problem and the usage; stderr:\n%s", args, r.code, r.stderr)
+		if r.code != 2 || strings.Contains(r.stderr, "Usage:") || !strings.HasPrefix(r.stderr, "pixsandbox "+args[0]+": ") ||
+			!strings.HasSuffix(r.stderr, "Run 'pixsandbox "+args[0]+" -h' for usage.\n") || strings.Count(r.stderr, "\n") != 2 {
+			t.Errorf("%v: exit %d, want 2 with the problem on one line and a hint; stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
 	for _, cmd := range []string{"token", "pay", "clock", "trigger", "webhooks", "reset"} {
 		r := cliRun(t, cmd, "-h")
-		if r.code != 0 || !strings.Contains(r.stderr, "Usage:") || !strings.Contains(r.stderr, "-url") || !strings.Contains(r.stderr, "PIXSANDBOX_") {
-			t.Errorf("%s -h: exit %d; stderr:\n%s", cmd, r.code, r.stderr)
+		if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "Usage:") || !strings.Contains(r.stdout, "-url") || !strings.Contains(r.stdout, "PIXSANDBOX_") {
+			t.Errorf("%s -h: exit %d; stdout:\n%s\nstderr:\n%s", cmd, r.code, r.stdout, r.stderr)
 		}
 	}
 	var out, errb bytes.Buffer

@@ -125,7 +125,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 	seen := map[int64]bool{}
 	var newest int64
 	first := true
-	lastErr := ""
+	poll := poller{cc: cc, interval: *interval}
 	for {
 		p := path
 		if !first {
@@ -139,15 +139,9 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 			return cc.fail(err)
 		case err != nil:
 			// Keep watching across a restart of the server; say so once.
-			if msg := err.Error(); msg != lastErr {
-				fmt.Fprintf(env.stderr, "pixsandbox webhooks: %v (retrying every %s)\n", err, *interval)
-				lastErr = msg
-			}
+			poll.report(err)
 		default:
-			if lastErr != "" {
-				fmt.Fprintln(env.stderr, "pixsandbox webhooks: the simulator answers again")
-				lastErr = ""
-			}
+			poll.report(nil)
 			var fresh []cliNewAttempt
 			floor := newest - cursorMargin
 			for i := range list {
@@ -195,13 +189,8 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 				first = false
 			}
 		}
-		// Wall time: the polling period is I/O pacing, not simulation time.
-		t := time.NewTimer(*interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !poll.wait(ctx) {
 			return cliExitOK
-		case <-t.C:
 		}
 	}
 }

@@ -34,6 +34,8 @@ type Config struct {
 	MEDAcknowledge, MEDAnalysis, MEDRefund time.Duration
 	// WebhookRegistration is "disabled" (as the spec says the routes are) or "enabled".
 	WebhookRegistration string
+	// JournalSize is how many requests GET /_sandbox/requests keeps; 0 none.
+	JournalSize int
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
@@ -71,6 +73,7 @@ func DefaultConfig() Config {
 		WebhookPerTarget:    webhook.DefaultPerTarget,
 		Sync:                true,
 		CashInWebhook:       "RECEIVE",
+		JournalSize:         1000,
 	}
 }
 
@@ -110,6 +113,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once, in all")
 	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL (a receiver that hangs holds only these)")
 	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
+	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -152,6 +156,9 @@ func (c Config) Validate() error {
 	}
 	if c.CashInWebhook != "RECEIVE" && c.CashInWebhook != "CashIn" {
 		errs = append(errs, fmt.Errorf("--cash-in-webhook must be RECEIVE or CashIn, not %q", c.CashInWebhook))
+	}
+	if c.JournalSize < 0 || c.JournalSize > 1_000_000 {
+		errs = append(errs, fmt.Errorf("--journal-size must be 0 (no journal) to 1000000, not %d", c.JournalSize))
 	}
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))

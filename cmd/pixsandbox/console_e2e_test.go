@@ -241,8 +241,8 @@ type e2eBrowser struct {
 }
 
 // startE2EBrowser starts Chromium under root's deadline, with the flags CI
-// containers need.
-func startE2EBrowser(t *testing.T, root context.Context, chrome string) *e2eBrowser {
+// containers need and any extra ones.
+func startE2EBrowser(t *testing.T, root context.Context, chrome string, extra ...chromedp.ExecAllocatorOption) *e2eBrowser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome),
@@ -252,6 +252,7 @@ func startE2EBrowser(t *testing.T, root context.Context, chrome string) *e2eBrow
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(1400, 1100),
 	)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(root, opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	b := &e2eBrowser{t: t, tab: tab, cancel: []context.CancelFunc{cancelTab, cancelAlloc}}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -51,22 +50,7 @@ func startChild(t *testing.T, dir string) *child {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if _, after, ok := strings.Cut(sc.Text(), "is listening on "); ok {
-				found <- strings.Fields(after)[0]
-			}
-		}
-	}()
-	select {
-	case url := <-found:
-		return &child{cmd: cmd, url: url}
-	case <-time.After(30 * time.Second): // wall time: process start-up
-		t.Fatal("server did not start")
-		return nil
-	}
+	return &child{cmd: cmd, url: waitListening(t, out)}
 }
 
 // kill sends SIGKILL: no shutdown, no flush.

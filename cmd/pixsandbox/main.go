@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -25,14 +26,23 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if isHelpFlag(args[0]) || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
 		return 0
 	}
+	if len(args) > 1 && slices.ContainsFunc(args[1:], isHelpFlag) {
+		// Help goes to standard output with exit 0, for every command.
+		stderr = stdout
+	}
 	switch args[0] {
+	case "version", "--version", "-version":
+		return printVersion(args[1:], stdout, stderr)
+	case "completion":
+		return completion(args[1:], stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "cert-header":
@@ -41,10 +51,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return conform(args[1:], stdout, stderr)
 	case "check-receiver":
 		return checkReceiver(args[1:], stdout, stderr)
-	case "token", "pay", "clock", "trigger", "webhooks", "reset":
+	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\nRun 'pixsandbox help' for the list of commands.\n", args[0])
 		return 2
 	}
 }
@@ -62,6 +72,10 @@ Usage:
   pixsandbox trigger SCENARIO        create a transaction that runs a named scenario
   pixsandbox webhooks tail           print webhook deliveries as they happen
   pixsandbox reset                   drop all state and reseed the fixture accounts
+  pixsandbox requests [--follow]     print the requests the simulator answered (secrets masked)
+  pixsandbox listen --forward-to U   forward an account's webhook events to a local URL while it runs
+  pixsandbox version                 print the version, commit and build date (also --version)
+  pixsandbox completion bash|zsh|fish  print a shell completion script
 
 Run "pixsandbox COMMAND -h" for a command's flags.
 `
@@ -75,7 +89,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "pixsandbox serve: %v\n", err)
+		fmt.Fprintf(stderr, "pixsandbox serve: %v\n%s", err, usageHint("serve"))
 		return 2
 	}
 	if err := m.Run(ctx); err != nil {
@@ -93,13 +107,26 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+const certHeaderUsage = `Usage:
+  pixsandbox cert-header CERTIFICATE.pem
+
+Prints the PEM certificate in the file URL-encoded (every + as %2B), as the
+X-SSL-Client-Cert header of POST /api/auth/token wants it:
+
+  curl -H "X-SSL-Client-Cert: $(pixsandbox cert-header fixtures/certs/account-1.pem)" ...
+`
+
 // certHeader prints a PEM certificate file URL-encoded as the X-SSL-Client-Cert
 // header wants it (every + as %2B), for curl:
 //
 //	-H "X-SSL-Client-Cert: $(pixsandbox cert-header fixtures/certs/account-1.pem)"
 func certHeader(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && isHelpFlag(args[0]) {
+		fmt.Fprint(stdout, certHeaderUsage)
+		return 0
+	}
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: pixsandbox cert-header CERTIFICATE.pem")
+		fmt.Fprintln(stderr, "pixsandbox cert-header: give exactly one certificate file\nRun 'pixsandbox cert-header -h' for usage.")
 		return 2
 	}
 	b, err := os.ReadFile(args[0])

@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -33,6 +34,7 @@ type Main struct {
 	Logger *slog.Logger
 
 	stdout, stderr io.Writer
+	lookup         func(string) (string, bool) // environment; nil reads the process's
 	fixtures       *fixtures.Set
 	store          *badgerstore.Store
 	sim            *simulator.Simulator
@@ -53,15 +55,33 @@ func newFlagSet(c *Config) *flag.FlagSet {
 	return fs
 }
 
-// ParseFlags reads PIXSANDBOX_* variables, then flags, and validates the result.
+const serveUsage = `Usage:
+  pixsandbox serve [flags]
+
+Starts the simulator: the PIX API, the /_sandbox control plane, the console
+(/_sandbox/console), the API reference (/_sandbox/docs), /healthz and /metrics.
+
+Flags (each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_DATA_DIR; flags win):
+`
+
+// ParseFlags reads PIXSANDBOX_* variables, then flags, and validates the
+// result. -h prints the usage on standard output and returns errHelp.
 func (m *Main) ParseFlags(args []string) error {
 	fs := newFlagSet(&m.Config)
-	fs.SetOutput(m.stderr)
-	if err := ApplyEnv(fs, envLookup); err != nil {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	lookup := m.lookup
+	if lookup == nil {
+		lookup = envLookup
+	}
+	if err := ApplyEnv(fs, lookup); err != nil {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(m.stdout, serveUsage)
+			fs.SetOutput(m.stdout)
+			fs.PrintDefaults()
 			return errHelp
 		}
 		return err
@@ -107,15 +127,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken}
+	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken, JournalSize: m.Config.JournalSize}
 	if m.Config.ControlPlane {
 		hcfg.Sandbox = m.sim
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
+	srv := httpapi.NewServer(hcfg)
+	metrics.NewSimulation(reg, simulationSource{sim: m.sim, srv: srv})
 	m.http = &http.Server{
-		Handler:           httpapi.NewServer(hcfg),
+		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a clock advance may run many jobs

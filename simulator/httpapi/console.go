@@ -88,8 +88,18 @@ func (s *Server) handleConsoleAsset() http.Handler {
 // state and act on nothing; every call the console makes goes to a JSON route
 // of the API or of the control plane, which applies the admin token as always.
 func (s *Server) serveConsole(route string, name func(*http.Request) string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.serveStatic(route, consoleCSP, func(r *http.Request) (consoleFile, bool) {
 		f, ok := consoleIndex()[name(r)]
+		return f, ok
+	})
+}
+
+// serveStatic answers with the file that pick chooses, under the security
+// headers of the console and the given Content-Security-Policy; when pick finds
+// none, the answer of any unmatched path.
+func (s *Server) serveStatic(route, csp string, pick func(*http.Request) (consoleFile, bool)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, ok := pick(r)
 		if !ok {
 			s.router.NotFoundHandler.ServeHTTP(w, r)
 			return
@@ -100,7 +110,7 @@ func (s *Server) serveConsole(route string, name func(*http.Request) string) htt
 		h := w.Header()
 		h.Set("X-Request-Id", reqID)
 		h.Set("Content-Type", f.ctype)
-		h.Set("Content-Security-Policy", consoleCSP)
+		h.Set("Content-Security-Policy", csp)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-cache")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -33,10 +34,19 @@ func accountOf(r *http.Request) pix.AccountID {
 	return id
 }
 
-// statusRecorder remembers the status written.
+// statusRecorder remembers the status written and, for the request journal,
+// copies the body into capture when set.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status  int
+	capture io.Writer
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.capture != nil {
+		_, _ = s.capture.Write(b)
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -60,6 +70,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 		w.Header().Set("X-Request-Id", reqID)
 		rec := &statusRecorder{ResponseWriter: w}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody+1)
+		jr := s.startJournal(rt, r, rec, start)
 
 		defer func() {
 			if p := recover(); p != nil {
@@ -73,6 +84,7 @@ func (s *Server) wrap(rt *route) http.Handler {
 			s.metrics.Observe(rt.path, r.Method, rec.status, d)
 			s.log.Info("request", "request_id", reqID, "method", r.Method, "route", rt.path,
 				"status", rec.status, "duration_ms", float64(d.Microseconds())/1000, "account", int64(accountOf(r)))
+			s.finishJournal(jr, rt, r, rec, d)
 		}()
 
 		if err := s.guard(rt, r); err != nil {

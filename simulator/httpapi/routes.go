@@ -23,6 +23,8 @@ type route struct {
 	// exclusive routes run alone: the wrapper holds Server.resetMu for
 	// writing around them, and for reading around every other route.
 	exclusive bool
+	// noJournal routes are left out of the request journal (its own routes).
+	noJournal bool
 	// overrides maps codes to statuses where the spec departs from the kind's default.
 	overrides map[pix.Code]int
 	// handle serves the route; nil answers 501 once authenticated.

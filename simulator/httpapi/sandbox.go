@@ -36,6 +36,8 @@ func (s *Server) sandboxRoutes() []*route {
 	rts = append(rts, s.sandboxPixInRoutes()...)
 	rts = append(rts, s.sandboxMEDRoutes()...)
 	rts = append(rts, s.sandboxReceiverRoutes()...)
+	rts = append(rts, s.sandboxRequestRoutes()...)
+	rts = append(rts, s.sandboxListenRoutes()...)
 	rts = append(rts,
 		&route{name: "sandbox.registration.get", method: http.MethodGet, path: "/_sandbox/webhook-registration", success: http.StatusOK, handle: s.handleSandboxRegistration},
 		&route{name: "sandbox.registration.put", method: http.MethodPut, path: "/_sandbox/webhook-registration", success: http.StatusOK, handle: s.handleSandboxRegistration})

@@ -119,6 +119,9 @@ type Config struct {
 	Registry *prometheus.Registry
 	// AdminToken, when set, is required in X-Sandbox-Admin-Token on /_sandbox.
 	AdminToken string
+	// JournalSize is how many requests the request journal keeps
+	// (GET /_sandbox/requests); 0 keeps none.
+	JournalSize int
 }
 
 // Server is an http.Handler serving the API.
@@ -129,8 +132,12 @@ type Server struct {
 	log        *slog.Logger
 	metrics    *metrics.HTTP
 	adminToken string
-	router     *mux.Router
-	routes     []*route
+	journal    *journal // nil when off
+	// listeners are the leases of pixsandbox listen (sandbox_listen.go).
+	listeners     *listenerSet
+	listenersOnce sync.Once
+	router        *mux.Router
+	routes        []*route
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
 	// writing, so no request sees the store half dropped.
@@ -147,7 +154,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		svc: cfg.Services, sandbox: cfg.Sandbox, clock: cfg.Clock, log: cfg.Logger,
-		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken,
+		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.
 		router: mux.NewRouter().SkipClean(true),
@@ -165,7 +172,11 @@ func NewServer(cfg Config) *Server {
 		// The web console (console.go): static files, not JSON, so outside the route table.
 		s.router.Handle("/_sandbox/console", s.handleConsolePage()).Methods(http.MethodGet).Name("sandbox.console")
 		s.router.Handle("/_sandbox/console/{asset}", s.handleConsoleAsset()).Methods(http.MethodGet).Name("sandbox.console.asset")
+		// The API document and its reference page (sandbox_docs.go).
+		s.router.Handle("/_sandbox/openapi.yaml", s.handleOpenAPIDocument()).Methods(http.MethodGet).Name("sandbox.openapi")
+		s.router.Handle("/_sandbox/docs", s.handleAPIReference()).Methods(http.MethodGet).Name("sandbox.docs")
 	}
+	s.router.Handle("/", s.handleRoot()).Methods(http.MethodGet).Name("root")
 	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
 	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s

@@ -31,6 +31,8 @@ type Options struct {
 	Fixtures *fixtures.Set
 	// CashInWebhook is the server's default cash-in webhook shape ("" = RECEIVE).
 	CashInWebhook pix.CashInWebhook
+	// JournalSize is the request journal's capacity (0: no journal).
+	JournalSize int
 }
 
 // Env is a running simulator with its HTTP server.
@@ -92,7 +94,7 @@ func Open(tb testing.TB, o Options) *Env {
 		st.Close()
 		tb.Fatal(err)
 	}
-	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken}
+	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken, JournalSize: o.JournalSize}
 	if !o.NoSandbox {
 		cfg.Sandbox = sim
 	}

@@ -170,8 +170,10 @@ function errorDetail(body, raw, resp) {
 export async function call(method, path, { query, body, bearer, headers: extra } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query || {})) {
-    if (v !== undefined && v !== null && v !== '') {
-      url.searchParams.set(k, String(v));
+    for (const one of Array.isArray(v) ? v : [v]) { // an array: the parameter repeated
+      if (one !== undefined && one !== null && one !== '') {
+        url.searchParams.append(k, String(one));
+      }
     }
   }
   const headers = { Accept: 'application/json', ...(extra || {}) };

@@ -8,9 +8,16 @@ import { chargesPanel } from './charges.js';
 import { webhooksPanel } from './webhooks.js';
 import { medsPanel } from './meds.js';
 import { scenariosPanel } from './scenarios.js';
+import { requestsPanel } from './requests.js';
+
+// accountsPerPage is how many accounts the list shows at once (a
+// conformance run leaves hundreds).
+const accountsPerPage = 20;
 
 const state = {
   accounts: [],
+  accountsPage: 1,
+  accountsQuery: '',
   session: null, // AccountSession of the selected account
   account: null, // its row of GET /_sandbox/accounts
   tab: 'transactions',
@@ -152,10 +159,28 @@ function initClock() {
 
 // ---- accounts ----
 
+// accountMatches reports whether an account matches the search text: its id,
+// holder, document, branch/number, client ids or PIX keys contain it.
+function accountMatches(a, q) {
+  if (!q) {
+    return true;
+  }
+  const hay = [String(a.id), a.name, a.document, `${a.branch}/${a.accountNumber}`, ...(a.clientIds || []),
+    ...(a.pixKeys || []).map((k) => k.key)].join(' ').toLowerCase();
+  return q.toLowerCase().split(/\s+/).every((w) => hay.includes(w));
+}
+
 function renderAccounts() {
   const body = $('accounts-body');
   body.replaceChildren();
-  for (const a of state.accounts) {
+  const found = state.accounts.filter((a) => accountMatches(a, state.accountsQuery));
+  const pages = Math.max(1, Math.ceil(found.length / accountsPerPage));
+  state.accountsPage = Math.min(Math.max(1, state.accountsPage), pages);
+  const from = (state.accountsPage - 1) * accountsPerPage;
+  $('accounts-page-info').textContent = `${found.length} of ${state.accounts.length} account(s) · page ${state.accountsPage} of ${pages}`;
+  $('accounts-prev').disabled = state.accountsPage <= 1;
+  $('accounts-next').disabled = state.accountsPage >= pages;
+  for (const a of found.slice(from, from + accountsPerPage)) {
     const selected = state.account && state.account.id === a.id;
     const select = h('button', { type: 'button', testid: `account-select-${a.id}`, class: selected ? 'selected' : '' },
       selected ? 'Selected' : 'Select');
@@ -170,8 +195,8 @@ function renderAccounts() {
       h('td', { class: 'num', testid: `account-balance-net-${a.id}` }, show(a.balance && a.balance.netBalance)),
       h('td', {}, select)));
   }
-  if (!state.accounts.length) {
-    body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No accounts.')));
+  if (!found.length) {
+    body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, state.accounts.length ? 'No account matches the search.' : 'No accounts.')));
   }
 }
 
@@ -217,9 +242,11 @@ const ctx = {
   guarded,
   session: () => state.session,
   account: () => state.account,
+  accounts: () => state.accounts,
   afterStateChange: () => afterStateChange(),
   showTab: (name) => showTab(name),
   openTransaction: (id) => panels.transactions.open(id),
+  openRequests: (ids) => panels.requests.open(ids),
   scenarios: () => panels.scenarios.list(),
 };
 
@@ -229,6 +256,7 @@ const panels = {
   webhooks: webhooksPanel(ctx),
   meds: medsPanel(ctx),
   scenarios: scenariosPanel(ctx),
+  requests: requestsPanel(ctx),
 };
 
 async function loadTab() {
@@ -282,6 +310,13 @@ async function main() {
   initClock();
   initTabs();
   $('accounts-refresh').addEventListener('click', busy($('accounts-refresh'), loadAccounts));
+  $('accounts-search').addEventListener('input', () => {
+    state.accountsQuery = $('accounts-search').value.trim();
+    state.accountsPage = 1;
+    renderAccounts();
+  });
+  $('accounts-prev').addEventListener('click', () => { state.accountsPage -= 1; renderAccounts(); });
+  $('accounts-next').addEventListener('click', () => { state.accountsPage += 1; renderAccounts(); });
   renderSelected();
   await showTab('transactions');
   await reloadAll();

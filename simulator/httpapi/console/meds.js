@@ -31,8 +31,14 @@ export function medsPanel(ctx) {
 
   function row(med) {
     const actions = h('td', { class: 'actions' });
-    const act = (label, testid, step) => {
-      const b = h('button', { type: 'button', class: 'small', testid }, label);
+    // Each step is enabled only in the states where the server allows it
+    // (OPEN → RECEIVED → ANALYZED; OPEN or RECEIVED → CANCELLED; the refund
+    // of an APPROVED MED that matches a received PIX).
+    const open = med.status === 'OPEN';
+    const underAnalysis = open || med.status === 'RECEIVED';
+    const refundable = med.status === 'ANALYZED' && med.analysisResult === 'APPROVED' && med.isReconciled;
+    const act = (label, testid, allowed, why, step) => {
+      const b = h('button', { type: 'button', class: 'small', testid, disabled: !allowed, title: allowed ? '' : why }, label);
       b.addEventListener('click', ctx.busy(b, async () => {
         const m = await step();
         ctx.notice(`MED #${m.id}: ${m.status}${m.analysisResult ? ` (${m.analysisResult})` : ''}.`);
@@ -40,11 +46,11 @@ export function medsPanel(ctx) {
       }));
       actions.append(b);
     };
-    act('Receive', 'med-receive', () => call('POST', `/_sandbox/med/${med.id}/receive`));
-    act('Approve', 'med-analyze-approve', () => call('POST', `/_sandbox/med/${med.id}/analyze`, { body: { result: 'APPROVED', details: 'Approved from the console' } }));
-    act('Reject', 'med-analyze-reject', () => call('POST', `/_sandbox/med/${med.id}/analyze`, { body: { result: 'REJECTED', details: 'Rejected from the console' } }));
-    act('Cancel', 'med-cancel', () => call('POST', `/_sandbox/med/${med.id}/cancel`));
-    act('Refund', 'med-refund', () => call('POST', `/_sandbox/med/${med.id}/refund`));
+    act('Receive', 'med-receive', open, 'only an OPEN MED is received', () => call('POST', `/_sandbox/med/${med.id}/receive`));
+    act('Approve', 'med-analyze-approve', underAnalysis, 'only an OPEN or RECEIVED MED is analysed', () => call('POST', `/_sandbox/med/${med.id}/analyze`, { body: { result: 'APPROVED', details: 'Approved from the console' } }));
+    act('Reject', 'med-analyze-reject', underAnalysis, 'only an OPEN or RECEIVED MED is analysed', () => call('POST', `/_sandbox/med/${med.id}/analyze`, { body: { result: 'REJECTED', details: 'Rejected from the console' } }));
+    act('Cancel', 'med-cancel', underAnalysis, 'only an OPEN or RECEIVED MED is cancelled', () => call('POST', `/_sandbox/med/${med.id}/cancel`));
+    act('Refund', 'med-refund', refundable, 'only an APPROVED MED that matches a received PIX is refunded', () => call('POST', `/_sandbox/med/${med.id}/refund`));
     const o = med.originalTransaction;
     return h('tr', { testid: 'med-row', dataset: { medId: med.id, status: med.status } },
       h('td', {}, med.id),

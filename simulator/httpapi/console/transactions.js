@@ -149,6 +149,7 @@ export function transactionsPanel(ctx) {
         ctx.notice(`MED #${m.id} opened (${m.status}); see the MED tab.`);
       });
     }
+    add('Requests that named it', 'tx-detail-requests', () => ctx.openRequests([t.id, t.transactionId, t.externalId, t.endToEndId, t.charge && t.charge.txId]));
     add('Refresh', 'tx-detail-refresh', () => open(t.id, false));
     return h('div', {},
       h('div', { class: 'section-head' }, h('h3', {}, `Transaction #${t.id}`),

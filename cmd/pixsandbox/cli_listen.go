@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const listenUsage = `Usage:
+  pixsandbox listen --forward-to URL [--account N | --all] [--events cash_out,refund_in] [--print-json]
+
+Forwards webhook events to a local URL while it runs, as stripe listen does.
+It registers a temporary webhook target at URL for every event type of the
+account (default 1, the first fixture account) or, with --all, of every
+account that exists now; the simulator then delivers each event there with
+its headers and a Standard Webhooks signature, using the signing secret it
+prints at start (--secret to choose one). One line per delivery attempt as it
+happens: simulation time, event type, webhook-id, transaction, and the status
+the local URL answered (or the error). --print-json also prints each payload.
+
+The simulator itself calls URL, so it must reach it (the same machine; from a
+container, the host's address). The targets are removed on Ctrl-C; if this
+command dies without removing them, they expire on their own --ttl (wall time)
+after it stops polling. Works with both clocks: with a virtual clock, events
+happen when the clock moves (pixsandbox clock advance 5s).
+`
+
+// cliListener is the answer of POST /_sandbox/listeners and its renewal.
+type cliListener struct {
+	ID         string  `json:"id"`
+	Secret     string  `json:"secret"`
+	AccountIDs []int64 `json:"accountIds"`
+	Events     []string
+	Targets    []struct {
+		ID        int64  `json:"id"`
+		AccountID int64  `json:"accountId"`
+		EventType string `json:"eventType"`
+	} `json:"targets"`
+}
+
+// cliListenDelivery is the part of a delivery listen reads.
+type cliListenDelivery struct {
+	EventID       string      `json:"eventId"`
+	EventType     string      `json:"eventType"`
+	TargetID      int64       `json:"targetId"`
+	TransactionID json.Number `json:"transactionId"`
+	Attempts      []struct {
+		WebhookLogID int64   `json:"webhookLogId"`
+		Number       int     `json:"number"`
+		SentAt       string  `json:"sentAt"`
+		StatusCode   int     `json:"statusCode"`
+		Error        string  `json:"error"`
+		DurationMs   float64 `json:"durationMs"`
+		RequestBody  string  `json:"requestBody"`
+	} `json:"attempts"`
+}
+
+func cliListen(ctx context.Context, env cliEnv, args []string) int {
+	cc := newCLICmd(env, "listen", listenUsage)
+	forward := cc.fs.String("forward-to", "", "the local URL deliveries go to, e.g. http://127.0.0.1:4000/webhooks")
+	account := cc.fs.Int64("account", 1, "the account whose events to forward")
+	all := cc.fs.Bool("all", false, "forward the events of every account (those that exist when it starts)")
+	events := cc.fs.String("events", "", "only these event types, comma-separated: cash_in, cash_out, refund_in, refund_out, med_created, med_accepted, med_rejected")
+	printJSON := cc.fs.Bool("print-json", false, "also print each delivery's payload")
+	secret := cc.fs.String("secret", "", "the Standard Webhooks signing secret to use (whsec_...); default a new one")
+	interval := cc.fs.Duration("interval", time.Second, "how often to poll (wall time)")
+	ttl := cc.fs.Duration("ttl", 30*time.Second, "how long the targets outlive this command if it dies without removing them (wall time, 1s to 1h)")
+	pos, code, done := cc.parse(args)
+	if done {
+		return code
+	}
+	u, err := url.Parse(*forward)
+	switch {
+	case len(pos) > 0:
+		return cc.usageError("unexpected arguments %q", pos)
+	case *forward == "":
+		return cc.usageError("--forward-to is required, e.g. --forward-to http://127.0.0.1:4000/webhooks")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return cc.usageError("--forward-to %q must be an http or https URL", *forward)
+	case *all && cc.isSet("account"):
+		return cc.usageError("give --account or --all, not both")
+	case *account <= 0:
+		return cc.usageError("--account must be a positive account id")
+	case *interval <= 0:
+		return cc.usageError("--interval must be positive, e.g. 1s or 200ms")
+	case *ttl < time.Second || *ttl > time.Hour:
+		return cc.usageError("--ttl must be 1s to 1h")
+	case *ttl <= 2**interval:
+		return cc.usageError("--ttl %s must be more than twice --interval %s, or the targets would expire between polls", *ttl, *interval)
+	}
+	req := map[string]any{"url": *forward, "ttlSeconds": int(ttl.Seconds())}
+	if *all {
+		req["all"] = true
+	} else {
+		req["accountId"] = *account
+	}
+	if *events != "" {
+		var list []string
+		for _, e := range strings.Split(*events, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				list = append(list, e)
+			}
+		}
+		req["events"] = list
+	}
+	if *secret != "" {
+		req["secret"] = *secret
+	}
+
+	// The first cursor: the newest attempt before the targets exist.
+	cursor, err := cc.newestAttempt(ctx)
+	if err != nil {
+		return cc.fail(err)
+	}
+	var l cliListener
+	if _, err := cc.client.callJSON(ctx, http.MethodPost, "/_sandbox/listeners", req, nil, &l, http.StatusCreated); err != nil {
+		return cc.fail(err)
+	}
+	mine := map[int64]bool{}
+	types := map[string]bool{}
+	for _, t := range l.Targets {
+		mine[t.ID] = true
+		types[t.EventType] = true
+	}
+	who := "account " + strconv.FormatInt(*account, 10)
+	if *all {
+		who = plural(len(l.AccountIDs), "account", "accounts")
+	}
+	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s\nCtrl-C to stop; the targets are then removed.\n",
+		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret)
+
+	defer func() {
+		// The command's context has ended: removing the targets gets its own
+		// short deadline (wall time: I/O).
+		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var out struct {
+			TargetsRemoved int `json:"targetsRemoved"`
+		}
+		if _, err := cc.client.callJSON(dctx, http.MethodDelete, "/_sandbox/listeners/"+url.PathEscape(l.ID), nil, nil, &out, http.StatusOK); err != nil {
+			fmt.Fprintf(env.stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", *ttl, err)
+			return
+		}
+		fmt.Fprintf(env.stderr, "Stopped: %s removed.\n", plural(out.TargetsRemoved, "target", "targets"))
+	}()
+
+	seen := map[int64]bool{}
+	poll := poller{cc: cc, interval: *interval}
+	for {
+		if err := cc.listenPoll(ctx, &l, mine, seen, &cursor, *account, *all, *printJSON); err != nil {
+			var he *cliHTTPError
+			switch {
+			case ctx.Err() != nil:
+				return cliExitOK
+			case errors.As(err, &he) && he.status == http.StatusNotFound && strings.Contains(he.path, "/renew"):
+				fmt.Fprintf(env.stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
+				return cliExitFail
+			}
+		}
+		poll.report(err)
+		if !poll.wait(ctx) {
+			return cliExitOK
+		}
+	}
+}
+
+// newestAttempt is the id of the newest webhook attempt (0 when none).
+func (cc *cliCmd) newestAttempt(ctx context.Context) (int64, error) {
+	var list struct {
+		Data []cliListenDelivery `json:"data"`
+	}
+	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/webhook-deliveries?limit=50", nil, nil, &list, http.StatusOK); err != nil {
+		return 0, err
+	}
+	var newest int64
+	for _, d := range list.Data {
+		for _, a := range d.Attempts {
+			newest = max(newest, a.WebhookLogID)
+		}
+	}
+	return newest, nil
+}
+
+// listenPoll renews the lease, then prints the attempts to the listener's
+// targets made since the cursor.
+func (cc *cliCmd) listenPoll(ctx context.Context, l *cliListener, mine, seen map[int64]bool, cursor *int64, account int64, all, printJSON bool) error {
+	if _, err := cc.client.call(ctx, http.MethodPost, "/_sandbox/listeners/"+url.PathEscape(l.ID)+"/renew", nil, nil, http.StatusOK); err != nil {
+		return err
+	}
+	q := url.Values{"limit": {"1000"}, "afterAttempt": {strconv.FormatInt(max(0, *cursor-cursorMargin), 10)}}
+	if !all {
+		q.Set("accountId", strconv.FormatInt(account, 10))
+	}
+	var list struct {
+		Data []cliListenDelivery `json:"data"`
+	}
+	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/webhook-deliveries?"+q.Encode(), nil, nil, &list, http.StatusOK); err != nil {
+		return err
+	}
+	for _, d := range list.Data {
+		for _, a := range d.Attempts {
+			if a.WebhookLogID <= *cursor-cursorMargin || seen[a.WebhookLogID] {
+				continue
+			}
+			seen[a.WebhookLogID] = true
+			*cursor = max(*cursor, a.WebhookLogID)
+			if !mine[d.TargetID] {
+				continue
+			}
+			answer := fmt.Sprintf("%d %s", a.StatusCode, http.StatusText(a.StatusCode))
+			if a.StatusCode == 0 {
+				answer = "no answer: " + a.Error
+			}
+			retry := ""
+			if a.Number > 1 {
+				retry = fmt.Sprintf("  (attempt %d)", a.Number)
+			}
+			cc.printf("%s  %-12s %s  transaction %s  --> %s  [%s]%s\n", humanTime(a.SentAt), d.EventType, d.EventID,
+				d.TransactionID, answer, humanDuration(time.Duration(a.DurationMs*float64(time.Millisecond))), retry)
+			if printJSON {
+				var pretty bytes.Buffer
+				if json.Indent(&pretty, []byte(a.RequestBody), "", "  ") == nil {
+					cc.printf("%s\n", pretty.String())
+				} else {
+					cc.printf("%s\n", a.RequestBody)
+				}
+			}
+		}
+	}
+	for id := range seen {
+		if id <= *cursor-cursorMargin {
+			delete(seen, id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// hookRecorder is a local webhook receiver that keeps what it got.
+type hookRecorder struct {
+	mu   sync.Mutex
+	got  []recordedHook
+	code int
+}
+
+type recordedHook struct {
+	header http.Header
+	body   []byte
+}
+
+func (h *hookRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	h.mu.Lock()
+	h.got = append(h.got, recordedHook{header: r.Header.Clone(), body: b})
+	h.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *hookRecorder) hooks() []recordedHook {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]recordedHook(nil), h.got...)
+}
+
+// newLocalServer starts h on a local port for the test and returns its URL.
+func newLocalServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// fixtureEmailKey is a DICT e-mail key with no scenario, and its holder's document.
+func fixtureEmailKey(t *testing.T, m *Main) (key, doc string) {
+	t.Helper()
+	for _, k := range m.fixtures.DICT() {
+		if k.Scenario == "" && k.Type == "EMAIL" {
+			return k.Key, k.Document
+		}
+	}
+	t.Fatal("the fixtures have no plain e-mail key")
+	return "", ""
+}
+
+// targetsAt lists account 1's webhook targets whose URL starts with prefix.
+func targetsAt(t *testing.T, m *Main, prefix string) int {
+	t.Helper()
+	resp, err := http.Get(m.URL() + "/_sandbox/webhook-targets?accountId=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			URL string `json:"url"`
+		} `json:"data"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatalf("webhook targets: %s", raw)
+	}
+	n := 0
+	for _, x := range list.Data {
+		if strings.HasPrefix(x.URL, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCLI_Listen: listen forwards a cash-out's CashOut delivery to the local
+// URL with a signature that verifies with the secret it printed, prints a line
+// for it (with the payload under --print-json), and leaves no target behind
+// after the interrupt.
+func TestCLI_Listen(t *testing.T) {
+	m := MustRunMain(t, nil)
+	rec := &hookRecorder{}
+	localURL := newLocalServer(t, rec)
+
+	out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
+	env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- runCLI(ctx, env, "listen", []string{"--url", m.URL(), "--forward-to", localURL + "/hook",
+			"--events", "cash_out", "--print-json", "--interval", "20ms"})
+	}()
+	cliWaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(errb.String(), "Signing secret: whsec_") })
+	secret := strings.Fields(errb.String()[strings.Index(errb.String(), "Signing secret: ")+len("Signing secret: "):])[0]
+	if n := targetsAt(t, m, localURL); n != 1 {
+		t.Fatalf("%d targets at the local URL, want 1 (cash_out of account 1)", n)
+	}
+
+	// A cash-out of account 1, settled by moving the virtual clock.
+	token := fixtureToken(t, m)
+	key, doc := fixtureEmailKey(t, m)
+	st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10,"externalId":"listen-1","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
+		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+	if st != 201 {
+		t.Fatalf("cash-out: %d %v", st, co)
+	}
+	cliAdvance(t, m, "10s")
+	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
+	h := rec.hooks()[0]
+	var payload map[string]any
+	if err := json.Unmarshal(h.body, &payload); err != nil || payload["event"] != "CashOut" || payload["externalId"] != "listen-1" {
+		t.Fatalf("delivery body %s", h.body)
+	}
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The webhook-timestamp is simulation time (a virtual clock at the
+	// fixture epoch), so the check of its age against wall time is left out.
+	if err := wh.VerifyIgnoringTimestamp(h.body, h.header); err != nil {
+		t.Fatalf("the signature does not verify with the printed secret: %v (headers %v)", err, h.header)
+	}
+	cliWaitFor(t, "listen to print the delivery", func() bool {
+		s := out.String()
+		return strings.Contains(s, "cash_out") && strings.Contains(s, "--> 200 OK") && strings.Contains(s, `"event": "CashOut"`)
+	})
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("listen ended with %d after the interrupt; stderr %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second): // wall time: bounds a hung command
+		t.Fatal("listen did not stop when interrupted")
+	}
+	if n := targetsAt(t, m, localURL); n != 0 {
+		t.Fatalf("%d targets left at the local URL after the interrupt", n)
+	}
+	if !strings.Contains(errb.String(), "Stopped: 1 target removed.") {
+		t.Errorf("stderr after the interrupt: %s", errb.String())
+	}
+}
+
+// TestCLI_ListenUsage: listen refuses a missing or bad --forward-to and
+// contradictory flags with one line and a hint.
+func TestCLI_ListenUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"--forward-to", "localhost:4000"}, {"--forward-to", "http://x/", "--all", "--account", "2"},
+		{"--forward-to", "http://x/", "--ttl", "1s"}, {"--forward-to", "http://x/", "extra"},
+	} {
+		r := cliRun(t, "listen", args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 2 || !strings.Contains(r.stderr, "pixsandbox listen -h") {
+			t.Errorf("listen %v: %d %q", args, r.code, r.stderr)
+		}
+	}
+}

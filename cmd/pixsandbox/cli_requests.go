@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const requestsUsage = `Usage:
+  pixsandbox requests [--account N] [--path PREFIX] [--status 404|4xx] [--since TIME|DURATION] [--ref ID] [--limit N] [--follow]
+  pixsandbox requests clear
+
+Prints the requests the simulator answered, from its request journal (GET
+/_sandbox/requests; the server keeps the last --journal-size, default 1000),
+oldest first, one line each: simulation time, method, path, status, duration,
+account and request id (the errorId of error bodies). Secrets are masked by the
+server. --since keeps those at or after an RFC 3339 TIME, or within the last
+DURATION of simulation time (30m, 2h, 1d). --ref keeps those that named a
+transaction identifier (transactionId, endToEndId, externalId, txid, ...).
+--follow keeps printing new requests every --interval (wall time) until
+interrupted (Ctrl-C). With --json each request is one JSON line with its
+headers and bodies. clear empties the journal.
+`
+
+// cliJournalEntry is an entry of GET /_sandbox/requests.
+type cliJournalEntry struct {
+	ID         int64       `json:"id"`
+	RequestID  string      `json:"requestId"`
+	Time       string      `json:"time"`
+	Method     string      `json:"method"`
+	Path       string      `json:"path"`
+	Query      string      `json:"query"`
+	AccountID  json.Number `json:"accountId"`
+	Status     int         `json:"status"`
+	DurationMs float64     `json:"durationMs"`
+}
+
+func cliRequests(ctx context.Context, env cliEnv, args []string) int {
+	cc := newCLICmd(env, "requests", requestsUsage)
+	account := cc.fs.Int64("account", 0, "only this account's requests")
+	path := cc.fs.String("path", "", "only requests whose path starts with PREFIX, e.g. /api/pix")
+	status := cc.fs.String("status", "", "only requests answered with this status (404) or class (4xx)")
+	since := cc.fs.String("since", "", "only requests at or after an RFC 3339 TIME or within the last DURATION of simulation time")
+	ref := cc.fs.String("ref", "", "only requests that named this transaction identifier")
+	limit := cc.fs.Int("limit", 50, "at most this many requests (the first listing with --follow)")
+	follow := cc.fs.Bool("follow", false, "keep printing new requests until interrupted")
+	interval := cc.fs.Duration("interval", time.Second, "how often --follow polls (wall time)")
+	pos, code, done := cc.parse(args)
+	if done {
+		return code
+	}
+	switch {
+	case len(pos) == 1 && pos[0] == "clear":
+		var out struct {
+			Deleted int `json:"deleted"`
+		}
+		r, err := cc.client.callJSON(ctx, http.MethodDelete, "/_sandbox/requests", nil, nil, &out, http.StatusOK)
+		if err != nil {
+			return cc.fail(err)
+		}
+		if cc.json {
+			cc.printRaw(r.body)
+			return cliExitOK
+		}
+		cc.printf("%s dropped from the journal\n", plural(out.Deleted, "request", "requests"))
+		return cliExitOK
+	case len(pos) > 0:
+		return cc.usageError("unexpected arguments %q (only clear)", pos)
+	case *account < 0:
+		return cc.usageError("--account must be a positive account id")
+	case *limit < 1:
+		return cc.usageError("--limit must be at least 1")
+	case *interval <= 0:
+		return cc.usageError("--interval must be positive, e.g. 1s or 200ms")
+	}
+	q := url.Values{"limit": {strconv.Itoa(*limit)}}
+	if *account > 0 {
+		q.Set("account", strconv.FormatInt(*account, 10))
+	}
+	for k, v := range map[string]string{"path": *path, "status": *status, "ref": *ref} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if s := strings.TrimSpace(*since); s != "" {
+		t, err := cc.sinceTime(ctx, s)
+		if err != nil {
+			return cc.fail(err)
+		}
+		if t.IsZero() {
+			return cc.usageError("--since %q must be an RFC 3339 time or a duration such as 30m or 1d", s)
+		}
+		q.Set("since", t.UTC().Format(time.RFC3339Nano))
+	}
+	var after int64
+	first := true
+	poll := poller{cc: cc, interval: *interval}
+	for {
+		p := "/_sandbox/requests?" + q.Encode()
+		if !first {
+			p += "&after=" + strconv.FormatInt(after, 10)
+		}
+		var list struct {
+			Enabled bool              `json:"enabled"`
+			Data    []json.RawMessage `json:"data"`
+		}
+		_, err := cc.client.callJSON(ctx, http.MethodGet, p, nil, nil, &list, http.StatusOK)
+		switch {
+		case ctx.Err() != nil:
+			return cliExitOK
+		case err != nil && first:
+			return cc.fail(err)
+		case err != nil:
+			poll.report(err)
+		case first && !list.Enabled:
+			return cc.fail(fmt.Errorf("the simulator keeps no request journal: it runs with --journal-size 0 (PIXSANDBOX_JOURNAL_SIZE)"))
+		default:
+			poll.report(nil)
+			for i := len(list.Data) - 1; i >= 0; i-- { // the server lists newest first
+				var e cliJournalEntry
+				if decodeCLIJSON(list.Data[i], &e) != nil {
+					continue
+				}
+				after = max(after, e.ID)
+				cc.printJournalEntry(e, list.Data[i])
+			}
+			if first && *follow {
+				fmt.Fprintf(env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.base, *interval)
+			}
+			if first && !*follow && len(list.Data) == 0 && !cc.json {
+				cc.printf("no requests match\n")
+			}
+			first = false
+		}
+		if !*follow || !poll.wait(ctx) {
+			return cliExitOK
+		}
+	}
+}
+
+// sinceTime reads --since: an RFC 3339 time, or a span back from the
+// simulation clock's now. Zero time (no error) when s is neither.
+func (cc *cliCmd) sinceTime(ctx context.Context, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	d, err := parseSpan(s)
+	if err != nil {
+		return time.Time{}, nil
+	}
+	var c cliClockAnswer
+	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/clock", nil, nil, &c, http.StatusOK); err != nil {
+		return time.Time{}, err
+	}
+	now, err := time.Parse(time.RFC3339Nano, c.Now)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("GET /_sandbox/clock answered a time that is not RFC 3339: %q", c.Now)
+	}
+	return now.Add(-d), nil
+}
+
+func (cc *cliCmd) printJournalEntry(e cliJournalEntry, raw json.RawMessage) {
+	if cc.json {
+		cc.printRaw(raw)
+		return
+	}
+	target := e.Path
+	if e.Query != "" {
+		target += "?" + e.Query
+	}
+	who := "-"
+	if e.AccountID != "" {
+		who = "account " + e.AccountID.String()
+	}
+	cc.printf("%s  %-6s %s  %d  %s  %s  %s\n", humanTime(e.Time), e.Method, target, e.Status,
+		humanDuration(time.Duration(e.DurationMs*float64(time.Millisecond))), who, e.RequestID)
+}
+
+// plural is "1 request", "2 requests".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// humanTime shortens an RFC 3339 time for a line of output: seconds kept,
+// fractions dropped, the date kept (the simulation clock may be days ahead).
+func humanTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// humanDuration prints a wall-clock duration with a sensible precision.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return strconv.FormatInt(d.Microseconds(), 10) + "µs"
+	case d < time.Second:
+		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + "ms"
+	}
+	return d.Round(10 * time.Millisecond).String()
+}

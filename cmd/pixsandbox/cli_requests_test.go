@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCLI_Requests(t *testing.T) {
+	m := MustRunMain(t, nil)
+	u := m.URL()
+	token := fixtureToken(t, m)
+	call(t, "GET", u+"/accounts/balances", "", map[string]string{"Authorization": "Bearer " + token})
+	call(t, "GET", u+"/nowhere", "", nil)
+
+	r := cliRun(t, "requests", "--url", u).must(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "POST   /api/auth/token  201") || !strings.Contains(lines[1], "/accounts/balances  200") ||
+		!strings.Contains(lines[1], "account 1") || !strings.Contains(lines[2], "/nowhere  401") {
+		t.Fatalf("requests printed (oldest first):\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, token) {
+		t.Fatal("the token shows")
+	}
+	r = cliRun(t, "requests", "--url", u, "--status", "4xx", "--json").must(t, 0)
+	var e map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &e); err != nil || e["path"] != "/nowhere" {
+		t.Fatalf("--status 4xx --json: %q", r.stdout)
+	}
+	r = cliRun(t, "requests", "--url", u, "--path", "/api/auth", "--json").must(t, 0)
+	if !strings.Contains(r.stdout, `\"clientSecret\":\"***\"`) {
+		t.Fatalf("--path /api/auth --json: the body is not masked: %s", r.stdout)
+	}
+	cliRun(t, "requests", "--url", u, "--since", "1h").must(t, 0) // reads the clock: a 4th request
+	cliRun(t, "requests", "--url", u, "--since", "soon").must(t, 2, "--since")
+	if r := cliRun(t, "requests", "clear", "--url", u).must(t, 0); r.stdout != "4 requests dropped from the journal\n" {
+		t.Fatalf("clear: %q", r.stdout)
+	}
+	if r := cliRun(t, "requests", "--url", u).must(t, 0); r.stdout != "no requests match\n" {
+		t.Fatalf("after clear: %q", r.stdout)
+	}
+
+	// --follow prints requests made after it starts, until interrupted.
+	out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
+	env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- runCLI(ctx, env, "requests", []string{"--url", u, "--follow", "--interval", "20ms"}) }()
+	cliWaitFor(t, "requests --follow to start", func() bool { return strings.Contains(errb.String(), "following requests") })
+	call(t, "GET", u+"/healthz", "", nil)
+	cliWaitFor(t, "requests --follow to print /healthz", func() bool { return strings.Contains(out.String(), "GET    /healthz  200") })
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("--follow ended with %d", code)
+		}
+	case <-time.After(10 * time.Second): // wall time: bounds a hung command
+		t.Fatal("--follow did not stop when interrupted")
+	}
+}
+
+func TestCLI_RequestsJournalOff(t *testing.T) {
+	m := MustRunMain(t, func(c *Config) { c.JournalSize = 0 })
+	cliRun(t, "requests", "--url", m.URL()).must(t, 1, "--journal-size 0")
+}

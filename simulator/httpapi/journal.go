@@ -1,0 +1,371 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// The request journal: the last N requests the server answered, in memory,
+// with their bodies and secrets masked (GET/DELETE /_sandbox/requests,
+// sandbox_requests.go). The wrapper records every routed request except the
+// journal's own routes; the console's static files are not routed through it.
+
+// maxJournalSize bounds the journal's capacity (and limit when it is off).
+const maxJournalSize = 1_000_000
+
+// journalBodyLimit is how much of a request or response body an entry keeps.
+const journalBodyLimit = 16 << 10
+
+// journalMask replaces a secret.
+const journalMask = "***"
+
+// journalSecretKeys are the JSON keys whose values an entry masks, compared
+// case-insensitively at any depth: client credentials, tokens, private keys,
+// certificates and signing secrets.
+var journalSecretKeys = map[string]bool{
+	"clientsecret": true, "client_secret": true, "access_token": true, "accesstoken": true, "token": true,
+	"privatekey": true, "certificate": true, "secret": true, "password": true, "admintoken": true,
+}
+
+// secretMember matches a JSON member of a secret key with a string value, or
+// the start of one cut off by the body limit.
+var secretMember = regexp.MustCompile(`(?i)("(?:clientSecret|client_secret|access_token|accessToken|token|privateKey|certificate|secret|password|adminToken)"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|$)`)
+
+// journalSecretHeaders are the request headers an entry masks.
+var journalSecretHeaders = map[string]bool{
+	"Authorization": true, "X-Ssl-Client-Cert": true, "X-Sandbox-Admin-Token": true, "Cookie": true, "Proxy-Authorization": true,
+}
+
+// journalRefKeys are the JSON keys whose values name a transaction: an entry
+// lists them (and its path variables) in Refs, so the requests that touched a
+// transaction can be found.
+var journalRefKeys = map[string]bool{
+	"transactionId": true, "endToEndId": true, "externalId": true, "txid": true, "txId": true,
+	"providerTransactionId": true, "originalTransactionId": true, "rtrId": true,
+}
+
+// JournalEntry is one request the server answered.
+type JournalEntry struct {
+	ID        int64 // 1, 2, … in arrival order; restarts after DELETE only with the process
+	RequestID string
+	At        time.Time // simulation time the request arrived
+	Method    string
+	Path      string
+	Query     string
+	Route     string // the route template, "(unmatched)" when none
+	Account   int64  // the authenticated account, or the account a control-plane path names; 0 none
+	Status    int
+	Duration  time.Duration // wall time to answer
+
+	RequestHeaders                  map[string]string // masked
+	RequestBody, ResponseBody       string            // masked, cut at journalBodyLimit
+	RequestTruncated, RespTruncated bool
+	ResponseContentType             string
+	Refs                            []string
+}
+
+// journal is a ring of the last cap entries.
+type journal struct {
+	mu    sync.Mutex
+	cap   int
+	ring  []JournalEntry
+	start int // index of the oldest entry
+	seq   int64
+}
+
+func newJournal(capacity int) *journal {
+	if capacity <= 0 {
+		return nil
+	}
+	capacity = min(capacity, maxJournalSize)
+	return &journal{cap: capacity}
+}
+
+func (j *journal) add(e JournalEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	e.ID = j.seq
+	if len(j.ring) < j.cap {
+		j.ring = append(j.ring, e)
+		return
+	}
+	j.ring[j.start] = e
+	j.start = (j.start + 1) % j.cap
+}
+
+// size is how many entries the journal holds.
+func (j *journal) size() int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.ring)
+}
+
+// JournalSize is how many requests the request journal holds (0 when off).
+func (s *Server) JournalSize() int { return s.journal.size() }
+
+// clear drops every entry and returns how many there were.
+func (j *journal) clear() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := len(j.ring)
+	j.ring, j.start = nil, 0
+	return n
+}
+
+// journalFilter selects entries; zero fields select everything.
+type journalFilter struct {
+	Account    int64
+	PathPrefix string
+	Status     int // an exact status, or 1..5 for a class (4 = 4xx)
+	Since      time.Time
+	After      int64    // entries with a greater ID only
+	Refs       []string // entries naming any of them
+	Limit      int
+}
+
+func (f journalFilter) match(e *JournalEntry) bool {
+	switch {
+	case f.Account != 0 && e.Account != f.Account,
+		f.PathPrefix != "" && !strings.HasPrefix(e.Path, f.PathPrefix),
+		f.Status >= 100 && e.Status != f.Status,
+		f.Status > 0 && f.Status < 10 && e.Status/100 != f.Status,
+		!f.Since.IsZero() && e.At.Before(f.Since),
+		e.ID <= f.After:
+		return false
+	}
+	if len(f.Refs) > 0 {
+		for _, r := range e.Refs {
+			if slices.Contains(f.Refs, r) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// list returns the matching entries, newest first, at most f.Limit.
+func (j *journal) list(f journalFilter) []JournalEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []JournalEntry
+	for i := len(j.ring) - 1; i >= 0 && len(out) < f.Limit; i-- {
+		e := &j.ring[(j.start+i)%len(j.ring)]
+		if f.match(e) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}
+
+// cappedBuffer keeps the first limit bytes written to it and counts the rest.
+type cappedBuffer struct {
+	buf       bytes.Buffer
+	limit     int
+	truncated bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	room := max(c.limit-c.buf.Len(), 0)
+	if len(p) > room {
+		c.truncated = true
+		p = p[:room]
+	}
+	c.buf.Write(p)
+	return n, nil
+}
+
+// journalRecording captures one request while it is served.
+type journalRecording struct {
+	start    time.Time
+	at       time.Time
+	req, res cappedBuffer
+}
+
+// startJournal begins recording r: its body is copied as the handler reads it
+// and the response body as the wrapper writes it. nil when the journal is off
+// or the route is the journal's own.
+func (s *Server) startJournal(rt *route, r *http.Request, rec *statusRecorder, start time.Time) *journalRecording {
+	if s.journal == nil || rt.noJournal {
+		return nil
+	}
+	var at time.Time
+	if s.clock != nil {
+		at = s.clock.Now()
+	}
+	jr := &journalRecording{start: start, at: at, req: cappedBuffer{limit: journalBodyLimit}, res: cappedBuffer{limit: journalBodyLimit}}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(r.Body, &jr.req), r.Body}
+	rec.capture = &jr.res
+	return jr
+}
+
+// finishJournal adds the recorded request to the journal.
+func (s *Server) finishJournal(jr *journalRecording, rt *route, r *http.Request, rec *statusRecorder, d time.Duration) {
+	if jr == nil {
+		return
+	}
+	e := JournalEntry{
+		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Route: rt.path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
+		RequestHeaders:   maskHeaders(r.Header),
+		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
+		ResponseContentType: rec.Header().Get("Content-Type"),
+	}
+	vars := mux.Vars(r)
+	if e.Account == 0 && strings.HasPrefix(rt.path, "/_sandbox/accounts/{id}") {
+		e.Account, _ = strconv.ParseInt(vars["id"], 10, 64)
+	}
+	if e.Account == 0 {
+		e.Account, _ = strconv.ParseInt(r.URL.Query().Get("accountId"), 10, 64)
+	}
+	refs := map[string]bool{}
+	for k, v := range vars {
+		if k != "asset" && v != "" {
+			refs[v] = true
+		}
+	}
+	e.RequestBody = maskBody(jr.req.buf.Bytes(), refs)
+	e.ResponseBody = maskBody(jr.res.buf.Bytes(), refs)
+	for ref := range refs {
+		e.Refs = append(e.Refs, ref)
+	}
+	sort.Strings(e.Refs)
+	s.journal.add(e)
+}
+
+// maskHeaders returns the request headers, one value each, secrets masked.
+func maskHeaders(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		v := strings.Join(vs, ", ")
+		if journalSecretHeaders[http.CanonicalHeaderKey(k)] {
+			v = maskHeaderValue(k, v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func maskHeaderValue(k, v string) string {
+	if scheme, _, ok := strings.Cut(v, " "); ok && strings.EqualFold(http.CanonicalHeaderKey(k), "Authorization") {
+		return scheme + " " + journalMask
+	}
+	return journalMask
+}
+
+// maskBody returns a body as text with the values of journalSecretKeys masked
+// when it is JSON (re-encoded then, keys sorted; other bodies are kept as
+// they are) and adds the values of journalRefKeys to refs.
+func maskBody(b []byte, refs map[string]bool) string {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		// Not one JSON value (or cut at journalBodyLimit): mask what looks
+		// like a secret member anyway.
+		return secretMember.ReplaceAllString(string(b), `$1"`+journalMask+`"`)
+	}
+	if !maskJSON(v, refs) {
+		return string(b)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
+}
+
+// maskJSON masks secrets in place and collects refs; it reports whether it
+// masked anything.
+func maskJSON(v any, refs map[string]bool) bool {
+	masked := false
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if journalSecretKeys[strings.ToLower(k)] {
+				if x != nil && x != "" {
+					t[k] = journalMask
+					masked = true
+				}
+				continue
+			}
+			if journalRefKeys[k] {
+				switch ref := x.(type) {
+				case string:
+					if ref != "" {
+						refs[ref] = true
+					}
+				case json.Number:
+					refs[ref.String()] = true
+				}
+			}
+			masked = maskJSON(x, refs) || masked
+		}
+	case []any:
+		for _, x := range t {
+			masked = maskJSON(x, refs) || masked
+		}
+	}
+	return masked
+}
+
+// journalQuery reads the filters of GET /_sandbox/requests.
+func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
+	p := queryParams{q: r.URL.Query()}
+	f := journalFilter{Limit: p.whole("limit", min(100, max(capacity, 1)), 1, max(capacity, 1)), PathPrefix: p.q.Get("path")}
+	for _, ref := range p.q["ref"] {
+		if ref != "" {
+			f.Refs = append(f.Refs, ref)
+		}
+	}
+	f.Account = int64(p.whole("account", 0, 1, 0))
+	f.After = int64(p.whole("after", 0, 0, 0))
+	if v := p.q.Get("status"); v != "" {
+		switch n, err := strconv.Atoi(v); {
+		case len(v) == 3 && strings.HasSuffix(v, "xx") && v[0] >= '1' && v[0] <= '5':
+			f.Status = int(v[0] - '0')
+		case err == nil && n >= 100 && n <= 599 && strings.TrimLeft(v, "0123456789") == "":
+			f.Status = n
+		default:
+			p.vs = append(p.vs, pix.Violation{Field: "status", Message: "must be an HTTP status (404) or a class (4xx)"})
+		}
+	}
+	if v := p.q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			p.vs = append(p.vs, pix.Violation{Field: "since", Message: "must be an RFC 3339 time on the simulation clock, e.g. 2026-03-02T12:00:00Z"})
+		}
+		f.Since = t
+	}
+	if f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/") {
+		p.vs = append(p.vs, pix.Violation{Field: "path", Message: `must be a path prefix starting with "/", e.g. /api/pix`})
+	}
+	if len(p.vs) > 0 {
+		return f, pix.Invalid(pix.CodeInvalidRequest, p.vs...)
+	}
+	return f, nil
+}

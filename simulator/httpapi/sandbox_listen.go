@@ -1,0 +1,306 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+)
+
+// Listeners (pixsandbox listen): temporary webhook targets for every event
+// type of an account, or of every account, pointing at a developer's local
+// URL. A listener is a lease: its client renews it while it runs, and when
+// the lease runs out (the client stopped or crashed) the server removes the
+// targets it made. The lease runs on wall time, on purpose: it measures
+// whether the client process is alive, which has nothing to do with
+// simulation time (a virtual clock may stand still for hours). Listeners live
+// in memory; targets a listener of an earlier process left behind carry the
+// header X-Pixsandbox-Listener and are removed when a listener is next made
+// for their account.
+
+// listenerHeader marks the targets of a listener.
+const listenerHeader = "X-Pixsandbox-Listener"
+
+const (
+	listenerDefaultTTL = 30 * time.Second
+	listenerMaxTTL     = time.Hour
+)
+
+// listener is one lease.
+type listener struct {
+	id        string
+	url       string
+	secret    string
+	accounts  []int64 // empty: every account (at creation)
+	events    []string
+	ttl       time.Duration
+	targets   []webhook.Target // the targets it made (and removes)
+	timer     *time.Timer      // wall time: the lease
+	expiresAt time.Time        // wall time
+}
+
+// listenerSet holds the live listeners of a Server.
+type listenerSet struct {
+	mu   sync.Mutex
+	byID map[string]*listener
+}
+
+type listenerDTO struct {
+	ID               string      `json:"id"`
+	URL              string      `json:"url"`
+	Secret           string      `json:"secret"`
+	AccountIDs       []int64     `json:"accountIds"`
+	Events           []string    `json:"events"`
+	TTLSeconds       int         `json:"ttlSeconds"`
+	ExpiresInSeconds float64     `json:"expiresInSeconds"`
+	Targets          []targetDTO `json:"targets"`
+}
+
+func (l *listener) dto() listenerDTO {
+	d := listenerDTO{ID: l.id, URL: l.url, Secret: l.secret, AccountIDs: l.accounts, Events: l.events,
+		TTLSeconds: int(l.ttl / time.Second), ExpiresInSeconds: time.Until(l.expiresAt).Round(time.Millisecond).Seconds(), Targets: []targetDTO{}}
+	for _, t := range l.targets {
+		d.Targets = append(d.Targets, newTargetDTO(t))
+	}
+	return d
+}
+
+func (s *Server) sandboxListenRoutes() []*route {
+	return []*route{
+		{name: "sandbox.listeners.create", method: http.MethodPost, path: "/_sandbox/listeners", success: http.StatusCreated, handle: s.handleSandboxListenerCreate},
+		{name: "sandbox.listeners.list", method: http.MethodGet, path: "/_sandbox/listeners", success: http.StatusOK, handle: s.handleSandboxListenerList},
+		{name: "sandbox.listeners.renew", method: http.MethodPost, path: "/_sandbox/listeners/{id}/renew", success: http.StatusOK, handle: s.handleSandboxListenerRenew, noJournal: true},
+		{name: "sandbox.listeners.delete", method: http.MethodDelete, path: "/_sandbox/listeners/{id}", success: http.StatusOK, handle: s.handleSandboxListenerDelete},
+	}
+}
+
+// handleSandboxListenerCreate serves POST /_sandbox/listeners.
+func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
+	var req struct {
+		AccountID  *int64   `json:"accountId"`
+		All        bool     `json:"all"`
+		URL        *string  `json:"url"`
+		Events     []string `json:"events"`
+		Secret     *string  `json:"secret"`
+		TTLSeconds *number  `json:"ttlSeconds"`
+	}
+	if err := decodeSandboxJSON(r, &req); err != nil {
+		return nil, err
+	}
+	bad := func(field, msg string) error {
+		return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: msg})
+	}
+	switch {
+	case req.URL == nil || *req.URL == "":
+		return nil, bad("url", "is required: the local URL deliveries go to, e.g. http://127.0.0.1:4000/webhooks")
+	case req.AccountID == nil && !req.All:
+		return nil, bad("accountId", `is required, or send "all": true for every account`)
+	case req.AccountID != nil && req.All:
+		return nil, bad("accountId", `give accountId or "all": true, not both`)
+	case req.AccountID != nil && *req.AccountID <= 0:
+		return nil, bad("accountId", "must be a positive account number")
+	}
+	l := &listener{url: *req.URL, ttl: listenerDefaultTTL, events: webhook.EventTypes}
+	if len(req.Events) > 0 {
+		l.events = nil
+		for _, e := range req.Events {
+			if !slices.Contains(webhook.EventTypes, e) {
+				return nil, bad("events", "must list event types among "+strings.Join(webhook.EventTypes, ", "))
+			}
+			if !slices.Contains(l.events, e) {
+				l.events = append(l.events, e)
+			}
+		}
+	}
+	if req.TTLSeconds != nil {
+		d, err := time.ParseDuration(req.TTLSeconds.String() + "s")
+		if err != nil || d < time.Second || d > listenerMaxTTL {
+			return nil, bad("ttlSeconds", "must be 1 to 3600 seconds")
+		}
+		l.ttl = d
+	}
+	l.secret = webhook.NewSecret()
+	if req.Secret != nil && *req.Secret != "" {
+		if !webhook.ValidSecret(*req.Secret) {
+			return nil, bad("secret", `must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 bytes`)
+		}
+		l.secret = *req.Secret
+	}
+	var idb [8]byte
+	_, _ = rand.Read(idb[:])
+	l.id = "lst_" + hex.EncodeToString(idb[:])
+	if req.AccountID != nil {
+		l.accounts = []int64{*req.AccountID}
+	} else {
+		all, err := s.sandbox.Accounts(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range all {
+			l.accounts = append(l.accounts, int64(a.Account.ID))
+		}
+	}
+	ls := s.listenerSet()
+	for _, acct := range l.accounts {
+		if err := s.sweepListenerTargets(r.Context(), acct, ls); err != nil {
+			s.dropListenerTargets(l)
+			return nil, err
+		}
+		for _, ev := range l.events {
+			t := webhook.Target{AccountID: acct, URL: l.url, EventType: ev, Active: true, Secret: l.secret,
+				Headers: []webhook.Header{{Key: listenerHeader, Value: l.id}}}
+			out, created, err := s.sandbox.RegisterWebhookTarget(r.Context(), t, false)
+			if err != nil {
+				s.dropListenerTargets(l)
+				return nil, err
+			}
+			if created {
+				l.targets = append(l.targets, out)
+			}
+		}
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.byID[l.id] = l
+	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease (see above)
+	l.timer = time.AfterFunc(l.ttl, func() { s.expireListener(l.id) })
+	return l.dto(), nil
+}
+
+// listenerSet returns the server's listeners, made on first use.
+func (s *Server) listenerSet() *listenerSet {
+	s.listenersOnce.Do(func() { s.listeners = &listenerSet{byID: map[string]*listener{}} })
+	return s.listeners
+}
+
+// sweepListenerTargets removes an account's targets that carry the listener
+// header of a listener this process does not hold (one of an earlier process).
+func (s *Server) sweepListenerTargets(ctx context.Context, acct int64, ls *listenerSet) error {
+	ts, err := s.sandbox.WebhookTargets(ctx, pix.AccountID(acct))
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		for _, h := range t.Headers {
+			if h.Key != listenerHeader {
+				continue
+			}
+			ls.mu.Lock()
+			_, live := ls.byID[h.Value]
+			ls.mu.Unlock()
+			if !live {
+				if err := s.sandbox.DeleteWebhookTarget(ctx, t.ID); err != nil && !isNotFound(err) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// dropListenerTargets removes the targets a listener made; those already gone
+// (a reset) are skipped.
+func (s *Server) dropListenerTargets(l *listener) int {
+	// The request that ends a listener may be gone (a lease that ran out):
+	// the removal has its own short deadline (wall time: I/O).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := 0
+	for _, t := range l.targets {
+		if err := s.sandbox.DeleteWebhookTarget(ctx, t.ID); err == nil {
+			n++
+		} else if !isNotFound(err) {
+			s.log.Warn("listener: could not remove a webhook target", "listener", l.id, "target", t.ID, "error", err)
+		}
+	}
+	return n
+}
+
+// expireListener ends a listener whose lease ran out.
+func (s *Server) expireListener(id string) {
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	l, ok := ls.byID[id]
+	if ok && time.Now().Before(l.expiresAt) { // wall time: renewed meanwhile
+		ls.mu.Unlock()
+		return
+	}
+	delete(ls.byID, id)
+	ls.mu.Unlock()
+	if ok {
+		s.resetMu.RLock()
+		defer s.resetMu.RUnlock()
+		n := s.dropListenerTargets(l)
+		s.log.Info("listener expired: its client stopped renewing it", "listener", id, "targets_removed", n)
+	}
+}
+
+func (s *Server) listenerByPath(r *http.Request) (*listener, error) {
+	id := mux.Vars(r)["id"]
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l, ok := ls.byID[id]
+	if !ok {
+		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", truncate(id, 60))
+	}
+	return l, nil
+}
+
+// handleSandboxListenerRenew serves POST /_sandbox/listeners/{id}/renew: the
+// lease runs for its ttl again.
+func (s *Server) handleSandboxListenerRenew(r *http.Request) (any, error) {
+	l, err := s.listenerByPath(r)
+	if err != nil {
+		return nil, err
+	}
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease
+	l.timer.Reset(l.ttl)
+	return l.dto(), nil
+}
+
+// handleSandboxListenerDelete serves DELETE /_sandbox/listeners/{id}.
+func (s *Server) handleSandboxListenerDelete(r *http.Request) (any, error) {
+	l, err := s.listenerByPath(r)
+	if err != nil {
+		return nil, err
+	}
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	delete(ls.byID, l.id)
+	l.timer.Stop()
+	ls.mu.Unlock()
+	return map[string]any{"id": l.id, "targetsRemoved": s.dropListenerTargets(l)}, nil
+}
+
+// handleSandboxListenerList serves GET /_sandbox/listeners.
+func (s *Server) handleSandboxListenerList(*http.Request) (any, error) {
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	out := []listenerDTO{}
+	for _, l := range ls.byID {
+		out = append(out, l.dto())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return map[string]any{"data": out}, nil
+}
+
+func isNotFound(err error) bool {
+	var pe *pix.Error
+	return errors.As(err, &pe) && pe.Kind == pix.KindNotFound
+}

@@ -1,0 +1,131 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
+)
+
+// listenerTargets counts account 1's webhook targets at url.
+func listenerTargets(tb testing.TB, env *simulatortest.Env, url string) int {
+	tb.Helper()
+	r := do(tb, http.MethodGet, env.URL+"/_sandbox/webhook-targets?accountId=1", nil, nil)
+	n := 0
+	for _, x := range r.body["data"].([]any) {
+		if x.(map[string]any)["url"] == url {
+			n++
+		}
+	}
+	return n
+}
+
+func createListener(tb testing.TB, env *simulatortest.Env, body string) result {
+	tb.Helper()
+	return do(tb, http.MethodPost, env.URL+"/_sandbox/listeners", strings.NewReader(body), nil)
+}
+
+// TestListener_LeaseExpires: a listener nobody renews removes its targets when
+// its lease runs out (wall time), as after a crash of its client.
+func TestListener_LeaseExpires(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	const url = "http://127.0.0.1:9/hook"
+	r := createListener(t, env, `{"accountId":1,"url":"`+url+`","ttlSeconds":1}`)
+	if r.status != http.StatusCreated || len(r.body["targets"].([]any)) != 7 || !strings.HasPrefix(r.body["secret"].(string), "whsec_") {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	if n := listenerTargets(t, env, url); n != 7 {
+		t.Fatalf("%d targets, want one per event type", n)
+	}
+	id := r.body["id"].(string)
+	// The lease is wall time: wait for it, bounded.
+	deadline := time.Now().Add(10 * time.Second)
+	for listenerTargets(t, env, url) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the targets outlived the lease")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.status != http.StatusNotFound {
+		t.Fatalf("renew after expiry: %d %s", r.status, r.raw)
+	}
+}
+
+// TestListener_RenewAndDelete: renewing keeps a listener; DELETE removes its
+// targets and leaves a target the account had before in place.
+func TestListener_RenewAndDelete(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	const url = "http://127.0.0.1:9/hook"
+	if r := do(t, http.MethodPost, env.URL+"/_sandbox/webhook-targets", strings.NewReader(`{"accountId":1,"eventType":"cash_in","url":"`+url+`"}`), nil); r.status != 201 {
+		t.Fatalf("own target: %d %s", r.status, r.raw)
+	}
+	r := createListener(t, env, `{"accountId":1,"url":"`+url+`","events":["cash_in","cash_out"]}`)
+	if r.status != http.StatusCreated || len(r.body["targets"].([]any)) != 1 {
+		t.Fatalf("create: %d %s (the cash_in target existed: only cash_out is made)", r.status, r.raw)
+	}
+	id := r.body["id"].(string)
+	if r := do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.status != 200 || r.body["id"] != id {
+		t.Fatalf("renew: %d %s", r.status, r.raw)
+	}
+	if l := do(t, http.MethodGet, env.URL+"/_sandbox/listeners", nil, nil); len(l.body["data"].([]any)) != 1 {
+		t.Fatalf("list: %s", l.raw)
+	}
+	d := do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil)
+	if d.status != 200 || d.body["targetsRemoved"] != json.Number("1") {
+		t.Fatalf("delete: %d %s", d.status, d.raw)
+	}
+	if n := listenerTargets(t, env, url); n != 1 {
+		t.Fatalf("%d targets after delete, want the account's own one", n)
+	}
+	if r := do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil); r.status != http.StatusNotFound {
+		t.Fatalf("second delete: %d", r.status)
+	}
+}
+
+// TestListener_All registers for every account.
+func TestListener_All(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	r := createListener(t, env, `{"all":true,"url":"http://127.0.0.1:9/all","events":["med_created"]}`)
+	if r.status != http.StatusCreated || len(r.body["accountIds"].([]any)) != len(env.Fixtures.Accounts) || len(r.body["targets"].([]any)) != len(env.Fixtures.Accounts) {
+		t.Fatalf("create --all: %d %s", r.status, r.raw)
+	}
+}
+
+// TestListener_BadRequest: bad bodies answer 400 in the minimal shape naming
+// the field; an unknown account 404.
+func TestListener_BadRequest(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	for _, c := range []struct{ body, field string }{
+		{`{"accountId":1}`, "url"}, {`{"url":"http://x/"}`, "accountId"}, {`{"accountId":1,"all":true,"url":"http://x/"}`, "accountId"},
+		{`{"accountId":0,"url":"http://x/"}`, "accountId"}, {`{"accountId":1,"url":"http://x/","events":["nope"]}`, "events"},
+		{`{"accountId":1,"url":"http://x/","ttlSeconds":0}`, "ttlSeconds"}, {`{"accountId":1,"url":"http://x/","ttlSeconds":3601}`, "ttlSeconds"},
+		{`{"accountId":1,"url":"http://x/","secret":"s3cret"}`, "secret"}, {`{"accountId":1,"url":"ftp://x/"}`, "url"},
+	} {
+		r := createListener(t, env, c.body)
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.raw), c.field) {
+			t.Errorf("%s: %d %s, want 400 naming %s", c.body, r.status, r.raw, c.field)
+		}
+	}
+	if r := createListener(t, env, `{"accountId":999999,"url":"http://x/"}`); r.status != http.StatusNotFound {
+		t.Errorf("unknown account: %d %s", r.status, r.raw)
+	}
+	if n := listenerTargets(t, env, "http://x/"); n != 0 {
+		t.Errorf("%d targets left by refused listeners", n)
+	}
+}
+
+// TestListener_RenewNotJournaled: the heartbeat of a listener does not fill
+// the request journal.
+func TestListener_RenewNotJournaled(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{JournalSize: 10})
+	r := createListener(t, env, `{"accountId":1,"url":"http://127.0.0.1:9/hook","events":["cash_in"]}`)
+	for range 3 {
+		do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+r.body["id"].(string)+"/renew", nil, nil)
+	}
+	if l := listJournal(t, env, ""); len(l.Data) != 1 || l.Data[0].Path != "/_sandbox/listeners" {
+		t.Fatalf("journal holds %+v, want only the listener's creation", l.Data)
+	}
+}

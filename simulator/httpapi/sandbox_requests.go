@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+)
+
+// sandboxRequestRoutes are the request journal's routes (journal.go). They are
+// left out of the journal themselves, so polling it does not fill it.
+func (s *Server) sandboxRequestRoutes() []*route {
+	return []*route{
+		{name: "sandbox.requests.list", method: http.MethodGet, path: "/_sandbox/requests", success: http.StatusOK, handle: s.handleSandboxRequestList, noJournal: true},
+		{name: "sandbox.requests.clear", method: http.MethodDelete, path: "/_sandbox/requests", success: http.StatusOK, handle: s.handleSandboxRequestClear, noJournal: true},
+	}
+}
+
+type journalEntryDTO struct {
+	ID                    int64             `json:"id"`
+	RequestID             string            `json:"requestId"`
+	Time                  string            `json:"time"`
+	Method                string            `json:"method"`
+	Path                  string            `json:"path"`
+	Query                 string            `json:"query,omitempty"`
+	Route                 string            `json:"route"`
+	AccountID             *int64            `json:"accountId"`
+	Status                int               `json:"status"`
+	DurationMs            float64           `json:"durationMs"`
+	RequestHeaders        map[string]string `json:"requestHeaders"`
+	RequestBody           string            `json:"requestBody"`
+	RequestBodyTruncated  bool              `json:"requestBodyTruncated,omitempty"`
+	ResponseContentType   string            `json:"responseContentType,omitempty"`
+	ResponseBody          string            `json:"responseBody"`
+	ResponseBodyTruncated bool              `json:"responseBodyTruncated,omitempty"`
+	Refs                  []string          `json:"refs"`
+}
+
+type journalListDTO struct {
+	Enabled  bool              `json:"enabled"`
+	Capacity int               `json:"capacity"`
+	Size     int               `json:"size"`
+	Data     []journalEntryDTO `json:"data"`
+}
+
+// handleSandboxRequestList serves GET /_sandbox/requests: the journal's
+// entries, newest first, filtered by account, path prefix, status (404 or
+// 4xx), since (simulation time), after (an entry id, for following) and ref
+// (a transaction identifier the request or its answer named).
+func (s *Server) handleSandboxRequestList(r *http.Request) (any, error) {
+	out := journalListDTO{Data: []journalEntryDTO{}}
+	if s.journal == nil {
+		if _, err := journalQuery(r, maxJournalSize); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	f, err := journalQuery(r, s.journal.cap)
+	if err != nil {
+		return nil, err
+	}
+	out.Enabled, out.Capacity, out.Size = true, s.journal.cap, s.journal.size()
+	for _, e := range s.journal.list(f) {
+		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: e.At.UTC().Format(time.RFC3339Nano), Method: e.Method,
+			Path: e.Path, Query: e.Query, Route: e.Route, Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
+			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs}
+		if e.Account != 0 {
+			id := e.Account
+			d.AccountID = &id
+		}
+		if d.Refs == nil {
+			d.Refs = []string{}
+		}
+		out.Data = append(out.Data, d)
+	}
+	return out, nil
+}
+
+// handleSandboxRequestClear serves DELETE /_sandbox/requests.
+func (s *Server) handleSandboxRequestClear(*http.Request) (any, error) {
+	n := 0
+	if s.journal != nil {
+		n = s.journal.clear()
+	}
+	return map[string]int{"deleted": n}, nil
+}
