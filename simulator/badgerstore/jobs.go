@@ -182,20 +182,10 @@ func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agen
 	return out, nil
 }
 
-// ListJobs implements agenda.Store.
+// ListJobs implements agenda.Store, from the floor like DueJobs (a scan from
+// the first job key would walk the deleted keys of every job already run).
 func (s *Store) ListJobs(ctx context.Context, limit int) ([]agenda.Job, error) {
-	var out []agenda.Job
-	err := s.view(ctx, func(t *Tx) error {
-		return t.scan([]byte(prefixJob), func(_, val []byte) (bool, error) {
-			var j agenda.Job
-			if err := json.Unmarshal(val, &j); err != nil {
-				return true, err
-			}
-			out = append(out, j)
-			return limit > 0 && len(out) >= limit, nil
-		})
-	})
-	return out, err
+	return s.DueJobs(ctx, time.Unix(0, math.MaxInt64), limit)
 }
 
 // MarkDone implements agenda.Store: the pending job is deleted only when it is
