@@ -138,7 +138,7 @@ func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) 
 	floor, gen := s.floor.begin()
 	err = s.view(ctx, func(t *Tx) error {
 		prefix := []byte(prefixJob)
-		it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: false, Prefix: prefix})
+		it := t.newIterator(badger.IteratorOptions{PrefetchValues: false, Prefix: prefix})
 		defer it.Close()
 		it.Seek([]byte(prefixJob + num(floor)))
 		if !it.ValidForPrefix(prefix) {
@@ -161,7 +161,7 @@ func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agen
 	err := s.view(ctx, func(t *Tx) error {
 		prefix := []byte(prefixJob)
 		end := until.UnixNano()
-		it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+		it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
 		defer it.Close()
 		for it.Seek([]byte(prefixJob + num(floor))); it.ValidForPrefix(prefix) && (limit <= 0 || len(out) < limit); it.Next() {
 			var j agenda.Job

@@ -289,7 +289,7 @@ func (t *Tx) countLevels(a pix.AccountID, f pix.TransactionFilter, from, to time
 // sumBuckets adds the counts of units [first, end) of size u.
 func (t *Tx) sumBuckets(a pix.AccountID, f pix.TransactionFilter, u time.Duration, first, end int64) (int, error) {
 	prefix := countPrefix(a, u)
-	it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
 	defer it.Close()
 	stop := string(countKey(a, u, end))
 	n := 0
@@ -310,7 +310,7 @@ func (t *Tx) sumBuckets(a pix.AccountID, f pix.TransactionFilter, u time.Duratio
 // created in [from, to] without reading the records.
 func (t *Tx) countKeys(prefix []byte, from, to time.Time) (int, error) {
 	lo, hi := timeBounds(prefix, from, to)
-	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	n := 0
 	for it.Seek(lo); it.ValidForPrefix(prefix) && string(it.Item().Key()) <= string(hi); it.Next() {
@@ -330,7 +330,7 @@ func timeBounds(prefix []byte, from, to time.Time) (lo, hi []byte) {
 // id) created in [from, to], newest first when reverse, until fn returns false.
 func (t *Tx) scanRange(prefix []byte, from, to time.Time, reverse bool, fn func(pix.Transaction) bool) error {
 	lo, hi := timeBounds(prefix, from, to)
-	it := t.txn.NewIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{Reverse: reverse, Prefix: prefix})
 	defer it.Close()
 	seek, inRange := lo, func(k []byte) bool { return string(k) <= string(hi) }
 	if reverse {

@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,6 +133,33 @@ type Tx struct {
 	// writer (an operation that failed after writing; the batch bound).
 	writes int
 	bytes  int
+	// base, in a batch of the writer, is a read-only snapshot of the store
+	// as the batch found it, and written the keys the batch wrote so far:
+	// an iteration under a prefix the batch has not written reads base (see
+	// newIterator). nil in a read-only Tx.
+	base    *badger.Txn
+	written [][]byte
+}
+
+// newIterator opens an iterator for opt. In a batch, a Badger read-write
+// transaction sorts all its pending writes for every iterator it opens, which
+// made iterations in a large batch cost more the larger the batch; where the
+// batch wrote nothing under opt.Prefix the snapshot it started from has the
+// same keys, so the iterator reads that instead.
+func (t *Tx) newIterator(opt badger.IteratorOptions) *badger.Iterator {
+	if t.base != nil && len(opt.Prefix) > 0 && !t.wroteUnder(opt.Prefix) {
+		return t.base.NewIterator(opt)
+	}
+	return t.txn.NewIterator(opt)
+}
+
+func (t *Tx) wroteUnder(prefix []byte) bool {
+	for _, k := range t.written {
+		if bytes.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 var _ storage.Tx = (*Tx)(nil)
@@ -169,12 +197,18 @@ func (t *Tx) put(key []byte, v any) error {
 // set and del are the only writes of a Tx.
 func (t *Tx) set(key, val []byte) error {
 	t.writes++
+	if t.base != nil {
+		t.written = append(t.written, key)
+	}
 	t.bytes += len(key) + len(val)
 	return t.txn.Set(key, val)
 }
 
 func (t *Tx) del(key []byte) error {
 	t.writes++
+	if t.base != nil {
+		t.written = append(t.written, key)
+	}
 	t.bytes += len(key)
 	return t.txn.Delete(key)
 }
@@ -188,7 +222,7 @@ func ignoreNotFound(err error) error {
 
 // scan calls fn for each key under prefix, in key order, until fn returns stop.
 func (t *Tx) scan(prefix []byte, fn func(key, val []byte) (stop bool, err error)) error {
-	it := t.txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
 	defer it.Close()
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 		item := it.Item()

@@ -167,7 +167,7 @@ func attemptKey(attemptID int64, deliveryID string) []byte {
 // when not zero, at most limit.
 func (t *Tx) DeliveriesAfterAttempt(a pix.AccountID, after int64, limit int) ([]webhook.Delivery, error) {
 	prefix := []byte(prefixAttempt)
-	it := t.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	return t.deliveriesFrom(it, attemptKey(after+1, ""), prefix, a, limit)
 }
@@ -215,7 +215,7 @@ func (t *Tx) Deliveries(a pix.AccountID, txID int64, limit int) ([]webhook.Deliv
 	case a != 0:
 		prefix = []byte("ix/dlvacct/" + num(int64(a)) + "/")
 	}
-	it := t.txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
+	it := t.newIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
 	defer it.Close()
 	return t.deliveriesFrom(it, append(append([]byte{}, prefix...), 0xFF), prefix, a, limit)
 }

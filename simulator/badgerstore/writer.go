@@ -180,7 +180,12 @@ func (s *Store) applyBatch(batch []*op) {
 // those after it.
 func (s *Store) round(ops []*op) []*op {
 	txn := s.db.NewTransaction(true)
-	t := &Tx{txn: txn, store: s}
+	// The snapshot of the last commit is the store as this batch finds it:
+	// no other writer commits records (sequence leases touch none that
+	// operations iterate).
+	sn := s.snaps.acquire(s.db)
+	defer s.snaps.release(sn)
+	t := &Tx{txn: txn, store: s, base: sn.txn}
 	ok := make([]*op, 0, len(ops))
 	for i, o := range ops {
 		if !o.ran && o.ctx.Err() != nil {

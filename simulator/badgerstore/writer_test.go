@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // holdWriter submits an operation that blocks the writer until release is
@@ -256,5 +257,43 @@ func TestWriter_ReadersFindTheSnapshotReady(t *testing.T) {
 		if ready == nil || used != ready {
 			t.Fatalf("write %d: the read opened its own snapshot instead of the writer's", i)
 		}
+	}
+}
+
+// Within a batch an iteration sees the writes of the operations before it
+// (under a prefix the batch wrote) and what was committed before the batch
+// (under one it did not).
+func TestWriter_IterationsInABatch(t *testing.T) {
+	s := mustOpen(t, "")
+	defer s.Close()
+	if err := s.Update(context.Background(), func(tx storage.Tx) error {
+		return tx.PutWebhookTarget(webhook.Target{ID: 1, AccountID: 8, URL: "http://a", EventType: "cash_out", Active: true})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release := holdWriter(t, s)
+	var seen7, seen8 []webhook.Target
+	fns := []func(storage.Tx) error{
+		func(tx storage.Tx) error {
+			return tx.PutWebhookTarget(webhook.Target{ID: 2, AccountID: 7, URL: "http://b", EventType: "cash_out", Active: true})
+		},
+		func(tx storage.Tx) (err error) { seen7, err = tx.WebhookTargets(7); return err },
+		func(tx storage.Tx) (err error) { seen8, err = tx.WebhookTargets(8); return err },
+	}
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Update(context.Background(), fn); err != nil {
+				t.Error(err)
+			}
+		}()
+		waitQueued(s, i+1)
+	}
+	release()
+	wg.Wait()
+	if len(seen7) != 1 || seen7[0].ID != 2 || len(seen8) != 1 || seen8[0].ID != 1 {
+		t.Fatalf("targets of 7 = %+v, of 8 = %+v", seen7, seen8)
 	}
 }
