@@ -75,6 +75,33 @@ type JournalEntry struct {
 	RequestTruncated, RespTruncated bool
 	ResponseContentType             string
 	Refs                            []string
+
+	// What the request left, kept as it came: the bodies are masked and
+	// their refs read only when the journal is read (materialize), so
+	// serving a request costs a copy, not a JSON decode of both bodies.
+	rawReq, rawRes []byte
+	vars           map[string]string
+	materialized   bool
+}
+
+// materialize masks the bodies and collects the refs, once.
+func (e *JournalEntry) materialize() {
+	if e.materialized {
+		return
+	}
+	refs := map[string]bool{}
+	for k, v := range e.vars {
+		if k != "asset" && v != "" {
+			refs[v] = true
+		}
+	}
+	e.RequestBody = maskBody(e.rawReq, refs)
+	e.ResponseBody = maskBody(e.rawRes, refs)
+	for ref := range refs {
+		e.Refs = append(e.Refs, ref)
+	}
+	sort.Strings(e.Refs)
+	e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, true
 }
 
 // journal is a ring of the last cap entries.
@@ -168,6 +195,7 @@ func (j *journal) list(f journalFilter) []JournalEntry {
 	var out []JournalEntry
 	for i := len(j.ring) - 1; i >= 0 && len(out) < f.Limit; i-- {
 		e := &j.ring[(j.start+i)%len(j.ring)]
+		e.materialize()
 		if f.match(e) {
 			out = append(out, *e)
 		}
@@ -232,25 +260,14 @@ func (s *Server) finishJournal(jr *journalRecording, rt *route, r *http.Request,
 		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
-	vars := mux.Vars(r)
+	e.vars = mux.Vars(r)
 	if e.Account == 0 && strings.HasPrefix(rt.path, "/_sandbox/accounts/{id}") {
-		e.Account, _ = strconv.ParseInt(vars["id"], 10, 64)
+		e.Account, _ = strconv.ParseInt(e.vars["id"], 10, 64)
 	}
 	if e.Account == 0 {
 		e.Account, _ = strconv.ParseInt(r.URL.Query().Get("accountId"), 10, 64)
 	}
-	refs := map[string]bool{}
-	for k, v := range vars {
-		if k != "asset" && v != "" {
-			refs[v] = true
-		}
-	}
-	e.RequestBody = maskBody(jr.req.buf.Bytes(), refs)
-	e.ResponseBody = maskBody(jr.res.buf.Bytes(), refs)
-	for ref := range refs {
-		e.Refs = append(e.Refs, ref)
-	}
-	sort.Strings(e.Refs)
+	e.rawReq, e.rawRes = jr.req.buf.Bytes(), jr.res.buf.Bytes() // the buffers are this request's own
 	s.journal.add(e)
 }
 
