@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // fixtureSet is what the routes need: credentials and tokens.
@@ -122,8 +123,13 @@ func call(method, u, tok, body string, want int, out any) error {
 	return do(req, want, out)
 }
 
+// httpClient bounds every call of the run: a server that stops answering (a
+// clock advance stuck on a receiver, before the engine) fails the row instead
+// of hanging the run.
+var httpClient = &http.Client{Timeout: 60 * time.Second}
+
 func do(req *http.Request, want int, out any) error {
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return err
 	}
