@@ -393,6 +393,10 @@ func (f *Framework) Token(ctx context.Context) string {
 	return s
 }
 
+// ForgetToken drops the spec's cached token, so the next request takes a new
+// one: a check that moves the clock past the token's lifetime calls it.
+func (f *Framework) ForgetToken() { f.token = "" }
+
 // IdentityOf returns the identity of a sandbox account, to act as another
 // account than the spec's own.
 func IdentityOf(a *Account) Identity {
