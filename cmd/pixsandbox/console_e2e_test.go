@@ -26,7 +26,7 @@ import (
 // TestConsoleE2E drives the web console in headless Chromium against the
 // simulator run in-process (in memory, virtual clock): select fixture account
 // 1, create a cash-in charge, see its QR code, pay it, and see the webhook
-// delivery in the deliveries view, while a local receiver gets the CashIn
+// delivery in the deliveries view, while a local receiver gets the RECEIVE
 // webhook. Run it with `make test-e2e`, which installs Debian's chromium when
 // missing; PIXSANDBOX_CHROMIUM names another browser binary, and on failure a
 // screenshot and the page's HTML go to PIXSANDBOX_E2E_ARTIFACTS (else a new
@@ -134,8 +134,8 @@ func TestConsoleE2E(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(tid("delivery-list")+" "+row+" "+tid("delivery-request-body"))),
 	)
 	reqBody := text(tid("delivery-list") + " " + row + " " + tid("delivery-request-body"))
-	if !strings.Contains(reqBody, `"event": "CashIn"`) || !strings.Contains(reqBody, `"originalAmount": 12.30`) {
-		t.Errorf("delivery request body shown:\n%s\nwant the CashIn webhook with originalAmount 12.30", reqBody)
+	if !strings.Contains(reqBody, `"type": "RECEIVE"`) || !strings.Contains(reqBody, `"amount": "12.30"`) {
+		t.Errorf("delivery request body shown:\n%s\nwant the V2 RECEIVE webhook with payment.amount 12.30", reqBody)
 	}
 	if resp := text(tid("delivery-list") + " " + row + " " + tid("delivery-response")); !strings.HasPrefix(resp, "HTTP 200") {
 		t.Errorf("delivery response shown %q, want HTTP 200", resp)
@@ -156,13 +156,15 @@ func TestConsoleE2E(t *testing.T) {
 		}
 	}
 
-	// The receiver got the CashIn webhook of this charge.
-	hook, ok := recv.wait(root, 10*time.Second, func(h e2eWebhook) bool { return h.body["transactionId"] == txID })
+	// The receiver got the RECEIVE webhook of this charge (data.id is the
+	// charge's transactionId).
+	data := func(h e2eWebhook) map[string]any { d, _ := h.body["data"].(map[string]any); return d }
+	hook, ok := recv.wait(root, 10*time.Second, func(h e2eWebhook) bool { return fmt.Sprint(data(h)["id"]) == txID })
 	if !ok {
 		t.Fatalf("the receiver got no webhook for transaction %s; got %d other(s)", txID, recv.count())
 	}
-	if hook.body["event"] != "CashIn" || hook.body["status"] != "CONFIRMED" || hook.body["externalId"] != "e2e-charge-1" {
-		t.Errorf("receiver got %v, want a CashIn CONFIRMED of e2e-charge-1", hook.body)
+	if hook.body["type"] != "RECEIVE" || data(hook)["status"] != "LIQUIDATED" {
+		t.Errorf("receiver got %v, want a RECEIVE LIQUIDATED of the charge", hook.body)
 	}
 	if hook.header.Get("webhook-id") == "" {
 		t.Errorf("webhook without webhook-id header: %v", hook.header)

@@ -65,6 +65,10 @@ func TestConsoleE2E_Requests(t *testing.T) {
 		chromedp.Click(chromedp.CSS(tid("tx-row-"+txID))),
 		chromedp.WaitVisible(chromedp.CSS(tid("tx-detail-requests"))),
 		chromedp.Click(chromedp.CSS(tid("tx-detail-requests"))),
+		// The Requests tab still shows the earlier, unfiltered list until the
+		// filtered one is loaded: wait for the filter to be shown.
+		chromedp.Poll[chromedp.Void](`(() => { const e = document.querySelector(`+jsString(tid("requests-ref"))+`); return !!e && e.textContent.includes(`+jsString(txID)+`); })()`,
+			chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitVisible(chromedp.CSS(tid("panel-requests")+" "+cashIn)),
 	)
 	if ref := b.text(tid("requests-ref")); !strings.Contains(ref, txID) {
