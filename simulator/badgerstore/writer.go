@@ -224,6 +224,10 @@ func (s *Store) round(ops []*op) []*op {
 		o.answer(err)
 		return append(ok, ops[i+1:]...)
 	}
+	if len(ok) == 0 {
+		txn.Discard() // every operation failed before writing: nothing to commit
+		return nil
+	}
 	s.commit(t, ok)
 	return nil
 }
