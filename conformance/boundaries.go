@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -356,3 +358,89 @@ func nextUTCDay(ctx context.Context, f *framework.Framework) time.Time {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return clk.Now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 }
+
+var _ = ginkgo.Describe("PUT /cob/{txid} and POST /api/pix/cash-in", framework.Res("cob"), framework.FamilyBacen, func() {
+	f := framework.New("receive-amounts")
+
+	/*
+		Check: cob/receive-webhook-trailing-zeros
+		Spec: "Events > Envelope V2", RECEIVE (payment {amount string, currency}); "Number conventions" (Central Bank-compatible money as strings with exactly 2 decimal places)
+		Sandbox: POST /_sandbox/payments {txid} and {pixCode}; POST /_sandbox/webhook-targets (cash_in)
+		Description: A cob of 10.50 paid by its txid and a cash-in charge of 12.00 paid by its
+		pixCode MUST each send the cash_in target a RECEIVE webhook whose data.payment.amount is
+		the string "10.50" ("12.00"): the trailing zeros kept.
+	*/
+	framework.SandboxIt("sends RECEIVE webhooks whose payment.amount keeps its trailing zeros", framework.Webhook, func(ctx ginkgo.SpecContext) {
+		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
+		txid := newTxID(f)
+		createCob(ctx, f, txid, cobBody(ownKey(f), "10.50"), "")
+		pay(ctx, f, framework.PaymentRequest{TxID: txid, Payer: externalPayer(ctx, f)})
+		expectReceiveWebhook(awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", txid), txid, "10.50")
+
+		c := acceptCashIn(ctx, f, cashInRequest(f, "12.00"), "")
+		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
+		chargeTxID := transaction(ctx, f, c.id).TxID
+		d := awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", chargeTxID)
+		gomega.Expect(d).To(framework.HaveJSONField("type", "RECEIVE"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", "12.00"))
+	})
+})
+
+var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund"), framework.FamilyBacen, func() {
+	f := framework.New("refund-amounts")
+
+	/*
+		Check: refund/webhook-trailing-zeros
+		Spec: "Events > Envelope V2", REFUND (payment {amount, currency}: the original PIX); "Number conventions" (Central Bank-compatible money as strings with exactly 2 decimal places)
+		Sandbox: POST /_sandbox/pix-in (a PIX of 10.50); POST /_sandbox/webhook-targets (refund_in); POST /_sandbox/clock/advance
+		Description: A refund of 1.20 of a PIX of 10.50 MUST, once processed, send the refund_in
+		target a REFUND webhook whose data.payment.amount reads 10.50 with both decimals ("10.50",
+		not "10.5") and whose refunds[] entry for its rtrId carries 1.20.
+	*/
+	framework.SandboxIt("sends a REFUND webhook whose payment.amount keeps its trailing zeros", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+		registerTarget(ctx, f, f.Identity.ID, eventRefundIn, f.Webhooks, "")
+		p := receivePIX(ctx, f, "10.50")
+		id := newRefundID(f)
+		rtrID := stringField(createRefund(ctx, f, p.e2e, id, refundBody("1.20"), ""), "rtrId")
+		d := awaitWebhook(ctx, f, f.Webhooks, true, "data.refundId", id)
+		gomega.Expect(d).To(framework.HaveJSONField("type", "REFUND"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", gomega.BeElementOf("10.50", json.Number("10.50"))))
+		amount, err := framework.Cents(webhookRefund(d, rtrID)["payment"].(map[string]any)["amount"])
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "refunds[].payment.amount in %s", d)
+		gomega.Expect(brl(amount)).To(gomega.Equal("1.20"), "refunds[].payment.amount")
+	})
+})
+
+var _ = ginkgo.Describe("GET /api/transactions and GET /api/pix/transactions/pix-key/{pixKey}", framework.Res("transactions"), framework.FamilyStd, func() {
+	f := framework.New("listing-amounts")
+
+	/*
+		Check: transactions/amounts-trailing-zeros
+		Spec: "Resources > Transaction listing item" (originalAmount, feeAmount, finalAmount: number, BRL, 2 decimals); "Endpoints > GET /api/pix/transactions/pix-key/{pixKey}" (amounts in BRL with 2 decimals)
+		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50}; POST /_sandbox/pix-in (a PIX of 10.50 to the account's EVP key)
+		Description: With a cash-in fee of 0.50, a PIX of 10.50 MUST be listed by GET
+		/api/transactions (by its endToEndId) and by the listing of the key it was sent to with
+		originalAmount 10.50, feeAmount 0.50 and finalAmount 10.00 written with their 2 decimals
+		(the JSON numbers 10.50, 0.50 and 10.00, not 10.5, 0.5 and 10).
+	*/
+	framework.SandboxIt("lists amounts with their 2 decimals, trailing zeros kept", func(ctx ginkgo.SpecContext) {
+		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		p := receivePIX(ctx, f, "10.50")
+		tok := f.Token(ctx)
+		for _, path := range []string{
+			withQuery(transactionsPath, "endToEndId="+url.QueryEscape(p.e2e)),
+			withQuery(keyListingPath(evpKey(f.Account)), "size=1000"),
+		} {
+			var item map[string]any
+			for _, it := range dataItems(listAs(ctx, f, tok, path)) {
+				if it["endToEndId"] == p.e2e {
+					item = it
+				}
+			}
+			gomega.Expect(item).NotTo(gomega.BeNil(), "an item with endToEndId %s in GET %s", p.e2e, path)
+			for field, want := range map[string]string{"originalAmount": "10.50", "feeAmount": "0.50", "finalAmount": "10.00"} {
+				gomega.Expect(item[field]).To(gomega.Equal(json.Number(want)), "%s in GET %s", field, path)
+			}
+		}
+	})
+})

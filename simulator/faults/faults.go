@@ -30,6 +30,9 @@ const (
 	// TransferAmountTrimmed: the TRANSFER webhook's payment.amount drops
 	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
 	TransferAmountTrimmed = "transfer-amount-trimmed"
+	// ReceiveAmountTrimmed: the RECEIVE webhook's payment.amount drops
+	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
+	ReceiveAmountTrimmed = "receive-amount-trimmed"
 	// RefundOfCashOut: a settled cash-out can be refunded as if it were a
 	// received PIX (a refusal right for one kind of transaction only).
 	RefundOfCashOut = "refund-of-cash-out"
@@ -46,7 +49,7 @@ const (
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
-	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, ReceiveAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
 	KeyListingUncapped, RefundWindowWholeDay}
 
 // On reports whether fault f is on.
