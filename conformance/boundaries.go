@@ -74,14 +74,16 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 
 	/*
 		Check: refund/not-a-receipt-every-kind
-		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (only received PIX can be refunded; 404 transaction is not a receipt)
+		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (only received PIX can be refunded; 404 transaction is not a receipt); "Endpoints > POST /api/pix/refund-in/{id}" (id of the original transaction; 400 transaction not found; 404 parent transaction not found; externalId corresponds to the id of the Central Bank-compatible refund route)
+		Gap G-44: on refund-in, a parent that is not a receipt is 400 on a sandbox; the contract lists "transaction not found" among the 400s and "parent transaction not found" as the 404, so either is accepted here
 		Sandbox: POST /_sandbox/transactions/{id}/settle; POST /_sandbox/clock/advance; GET /_sandbox/transactions/{id}
-		Description: A refund naming the endToEndId of a settled cash-out (CONFIRMED), of a settled
-		POST /dict/pix transfer and of a settled refund the account made (its rtrId) MUST each be
-		answered 404 and move nothing; a refund of a PIX the account received MUST, as the control,
-		be accepted.
+		Description: A refund naming a settled cash-out (CONFIRMED), a settled POST /dict/pix
+		transfer and a settled refund the account made MUST each be refused and move nothing: on
+		PUT /pix/{e2eid}/devolucao/{id} (by endToEndId; for the refund, its rtrId) with 404, and on
+		POST /api/pix/refund-in/{id} (by transactionId) with 400 or 404. As the control, a refund of
+		the PIX the account received MUST be accepted on both routes.
 	*/
-	framework.SandboxIt("refuses to refund every kind of settled transaction that is not a received PIX", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("refuses to refund every kind of settled transaction that is not a received PIX, on both refund routes", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		settled := func(id string) string {
 			ginkgo.GinkgoHelper()
 			tx, err := f.Sandbox.SettleTransaction(ctx, id)
@@ -90,23 +92,35 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 			gomega.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled transaction %s", id)
 			return tx.EndToEndID
 		}
-		cashOut := settled(acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "SETTLEMENT_PENDING"))
-		transferE2E := settledTransferE2E(ctx, f)
+		cashOutID := acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "SETTLEMENT_PENDING")
+		cashOut := settled(cashOutID)
+		transfer := settledTransfer(ctx, f)
 		p := receivePIX(ctx, f, "10.00")
-		refund := createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("1.00"), "")
-		rtrID := stringField(refund, "rtrId")
+		body := refundInBody(f, "1.00")
+		refundTxID := stringField(createRefundIn(ctx, f, p.txID, body), "transactionId")
+		var rtrID string
 		f.AwaitSettlement(ctx, func(g gomega.Gomega) {
-			g.Expect(getRefundAs(ctx, f, f.Token(ctx), p.e2e, stringField(refund, "id"))).To(framework.HaveJSONField("status", "DEVOLVIDO"))
+			r := getRefundAs(ctx, f, f.Token(ctx), p.e2e, body["externalId"].(string))
+			g.Expect(r).To(framework.HaveJSONField("status", "DEVOLVIDO"))
+			rtrID = stringField(r, "rtrId")
 		})
 
 		before := f.Balance(ctx)
-		for what, e2e := range map[string]string{"a settled cash-out": cashOut, "a settled transfer": transferE2E, "a settled refund (its rtrId)": rtrID} {
-			ginkgo.By(what)
-			expectRefundRejected(putRefund(ctx, f, e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
+		for _, k := range []struct{ what, e2e, id string }{
+			{"a settled cash-out", cashOut, cashOutID},
+			{"a settled transfer", transfer.e2e, transfer.id},
+			{"a settled refund", rtrID, refundTxID},
+		} {
+			ginkgo.By(k.what + " on PUT /pix/{e2eid}/devolucao/{id} (its endToEndId)")
+			expectRefundRejected(putRefund(ctx, f, k.e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
+			ginkgo.By(k.what + " on POST /api/pix/refund-in/{id} (its transactionId)")
+			r := postRefundIn(ctx, f, k.id, refundInBody(f, "1.00"), "")
+			gomega.Expect(r.Status).To(gomega.BeElementOf(http.StatusBadRequest, http.StatusNotFound), "status of the refund-in of %s: %s", k.what, r)
 		}
 		expectBalance(f.Balance(ctx), before, "after the refused refunds")
-		ginkgo.By("the control: a received PIX is refundable")
+		ginkgo.By("the control: a received PIX is refundable on both routes")
 		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("1.00"), "")
+		createRefundIn(ctx, f, p.txID, refundInBody(f, "1.00"))
 	})
 })
 
@@ -334,21 +348,23 @@ var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.
 	})
 })
 
-// settledTransferE2E sends a POST /dict/pix transfer of transferAmount to a
-// fresh key, lets it settle (the spec must be ginkgo.Serial) and returns its
-// endToEndId, read through the control plane.
-func settledTransferE2E(ctx context.Context, f *framework.Framework) string {
+// sentTransfer is a POST /dict/pix transfer: its transaction id and endToEndId.
+type sentTransfer struct{ id, e2e string }
+
+// settledTransfer sends a POST /dict/pix transfer of transferAmount to a
+// fresh key, lets it settle (the spec must be ginkgo.Serial) and returns it,
+// its endToEndId read through the control plane.
+func settledTransfer(ctx context.Context, f *framework.Framework) sentTransfer {
 	ginkgo.GinkgoHelper()
 	dest := transferDestination(ctx, f)
-	id := transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))
-	var e2e string
+	t := sentTransfer{id: transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))}
 	f.AwaitSettlement(ctx, func(g gomega.Gomega) {
-		tx, err := f.Sandbox.Transaction(ctx, id)
+		tx, err := f.Sandbox.Transaction(ctx, t.id)
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		g.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled transfer")
-		e2e = tx.EndToEndID
+		t.e2e = tx.EndToEndID
 	})
-	return e2e
+	return t
 }
 
 // nextUTCDay returns the midnight (UTC) after the simulation clock's now.
