@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -72,14 +74,16 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 
 	/*
 		Check: refund/not-a-receipt-every-kind
-		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (only received PIX can be refunded; 404 transaction is not a receipt)
+		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (only received PIX can be refunded; 404 transaction is not a receipt); "Endpoints > POST /api/pix/refund-in/{id}" (id of the original transaction; 400 transaction not found; 404 parent transaction not found; externalId corresponds to the id of the Central Bank-compatible refund route)
+		Gap G-44: on refund-in, a parent that is not a receipt is 400 on a sandbox; the contract lists "transaction not found" among the 400s and "parent transaction not found" as the 404, so either is accepted here
 		Sandbox: POST /_sandbox/transactions/{id}/settle; POST /_sandbox/clock/advance; GET /_sandbox/transactions/{id}
-		Description: A refund naming the endToEndId of a settled cash-out (CONFIRMED), of a settled
-		POST /dict/pix transfer and of a settled refund the account made (its rtrId) MUST each be
-		answered 404 and move nothing; a refund of a PIX the account received MUST, as the control,
-		be accepted.
+		Description: A refund naming a settled cash-out (CONFIRMED), a settled POST /dict/pix
+		transfer and a settled refund the account made MUST each be refused and move nothing: on
+		PUT /pix/{e2eid}/devolucao/{id} (by endToEndId; for the refund, its rtrId) with 404, and on
+		POST /api/pix/refund-in/{id} (by transactionId) with 400 or 404. As the control, a refund of
+		the PIX the account received MUST be accepted on both routes.
 	*/
-	framework.SandboxIt("refuses to refund every kind of settled transaction that is not a received PIX", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
+	framework.SandboxIt("refuses to refund every kind of settled transaction that is not a received PIX, on both refund routes", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		settled := func(id string) string {
 			ginkgo.GinkgoHelper()
 			tx, err := f.Sandbox.SettleTransaction(ctx, id)
@@ -88,23 +92,35 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 			gomega.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled transaction %s", id)
 			return tx.EndToEndID
 		}
-		cashOut := settled(acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "SETTLEMENT_PENDING"))
-		transferE2E := settledTransferE2E(ctx, f)
+		cashOutID := acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "SETTLEMENT_PENDING")
+		cashOut := settled(cashOutID)
+		transfer := settledTransfer(ctx, f)
 		p := receivePIX(ctx, f, "10.00")
-		refund := createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("1.00"), "")
-		rtrID := stringField(refund, "rtrId")
+		body := refundInBody(f, "1.00")
+		refundTxID := stringField(createRefundIn(ctx, f, p.txID, body), "transactionId")
+		var rtrID string
 		f.AwaitSettlement(ctx, func(g gomega.Gomega) {
-			g.Expect(getRefundAs(ctx, f, f.Token(ctx), p.e2e, stringField(refund, "id"))).To(framework.HaveJSONField("status", "DEVOLVIDO"))
+			r := getRefundAs(ctx, f, f.Token(ctx), p.e2e, body["externalId"].(string))
+			g.Expect(r).To(framework.HaveJSONField("status", "DEVOLVIDO"))
+			rtrID = stringField(r, "rtrId")
 		})
 
 		before := f.Balance(ctx)
-		for what, e2e := range map[string]string{"a settled cash-out": cashOut, "a settled transfer": transferE2E, "a settled refund (its rtrId)": rtrID} {
-			ginkgo.By(what)
-			expectRefundRejected(putRefund(ctx, f, e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
+		for _, k := range []struct{ what, e2e, id string }{
+			{"a settled cash-out", cashOut, cashOutID},
+			{"a settled transfer", transfer.e2e, transfer.id},
+			{"a settled refund", rtrID, refundTxID},
+		} {
+			ginkgo.By(k.what + " on PUT /pix/{e2eid}/devolucao/{id} (its endToEndId)")
+			expectRefundRejected(putRefund(ctx, f, k.e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
+			ginkgo.By(k.what + " on POST /api/pix/refund-in/{id} (its transactionId)")
+			r := postRefundIn(ctx, f, k.id, refundInBody(f, "1.00"), "")
+			gomega.Expect(r.Status).To(gomega.BeElementOf(http.StatusBadRequest, http.StatusNotFound), "status of the refund-in of %s: %s", k.what, r)
 		}
 		expectBalance(f.Balance(ctx), before, "after the refused refunds")
-		ginkgo.By("the control: a received PIX is refundable")
+		ginkgo.By("the control: a received PIX is refundable on both routes")
 		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("1.00"), "")
+		createRefundIn(ctx, f, p.txID, refundInBody(f, "1.00"))
 	})
 })
 
@@ -332,21 +348,23 @@ var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.
 	})
 })
 
-// settledTransferE2E sends a POST /dict/pix transfer of transferAmount to a
-// fresh key, lets it settle (the spec must be ginkgo.Serial) and returns its
-// endToEndId, read through the control plane.
-func settledTransferE2E(ctx context.Context, f *framework.Framework) string {
+// sentTransfer is a POST /dict/pix transfer: its transaction id and endToEndId.
+type sentTransfer struct{ id, e2e string }
+
+// settledTransfer sends a POST /dict/pix transfer of transferAmount to a
+// fresh key, lets it settle (the spec must be ginkgo.Serial) and returns it,
+// its endToEndId read through the control plane.
+func settledTransfer(ctx context.Context, f *framework.Framework) sentTransfer {
 	ginkgo.GinkgoHelper()
 	dest := transferDestination(ctx, f)
-	id := transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))
-	var e2e string
+	t := sentTransfer{id: transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))}
 	f.AwaitSettlement(ctx, func(g gomega.Gomega) {
-		tx, err := f.Sandbox.Transaction(ctx, id)
+		tx, err := f.Sandbox.Transaction(ctx, t.id)
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		g.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled transfer")
-		e2e = tx.EndToEndID
+		t.e2e = tx.EndToEndID
 	})
-	return e2e
+	return t
 }
 
 // nextUTCDay returns the midnight (UTC) after the simulation clock's now.
@@ -356,3 +374,89 @@ func nextUTCDay(ctx context.Context, f *framework.Framework) time.Time {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return clk.Now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
 }
+
+var _ = ginkgo.Describe("PUT /cob/{txid} and POST /api/pix/cash-in", framework.Res("cob"), framework.FamilyBacen, func() {
+	f := framework.New("receive-amounts")
+
+	/*
+		Check: cob/receive-webhook-trailing-zeros
+		Spec: "Events > Envelope V2", RECEIVE (payment {amount string, currency}); "Number conventions" (Central Bank-compatible money as strings with exactly 2 decimal places)
+		Sandbox: POST /_sandbox/payments {txid} and {pixCode}; POST /_sandbox/webhook-targets (cash_in)
+		Description: A cob of 10.50 paid by its txid and a cash-in charge of 12.00 paid by its
+		pixCode MUST each send the cash_in target a RECEIVE webhook whose data.payment.amount is
+		the string "10.50" ("12.00"): the trailing zeros kept.
+	*/
+	framework.SandboxIt("sends RECEIVE webhooks whose payment.amount keeps its trailing zeros", framework.Webhook, func(ctx ginkgo.SpecContext) {
+		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
+		txid := newTxID(f)
+		createCob(ctx, f, txid, cobBody(ownKey(f), "10.50"), "")
+		pay(ctx, f, framework.PaymentRequest{TxID: txid, Payer: externalPayer(ctx, f)})
+		expectReceiveWebhook(awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", txid), txid, "10.50")
+
+		c := acceptCashIn(ctx, f, cashInRequest(f, "12.00"), "")
+		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
+		chargeTxID := transaction(ctx, f, c.id).TxID
+		d := awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", chargeTxID)
+		gomega.Expect(d).To(framework.HaveJSONField("type", "RECEIVE"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", "12.00"))
+	})
+})
+
+var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund"), framework.FamilyBacen, func() {
+	f := framework.New("refund-amounts")
+
+	/*
+		Check: refund/webhook-trailing-zeros
+		Spec: "Events > Envelope V2", REFUND (payment {amount, currency}: the original PIX); "Number conventions" (Central Bank-compatible money as strings with exactly 2 decimal places)
+		Sandbox: POST /_sandbox/pix-in (a PIX of 10.50); POST /_sandbox/webhook-targets (refund_in); POST /_sandbox/clock/advance
+		Description: A refund of 1.20 of a PIX of 10.50 MUST, once processed, send the refund_in
+		target a REFUND webhook whose data.payment.amount reads 10.50 with both decimals ("10.50",
+		not "10.5") and whose refunds[] entry for its rtrId carries 1.20.
+	*/
+	framework.SandboxIt("sends a REFUND webhook whose payment.amount keeps its trailing zeros", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+		registerTarget(ctx, f, f.Identity.ID, eventRefundIn, f.Webhooks, "")
+		p := receivePIX(ctx, f, "10.50")
+		id := newRefundID(f)
+		rtrID := stringField(createRefund(ctx, f, p.e2e, id, refundBody("1.20"), ""), "rtrId")
+		d := awaitWebhook(ctx, f, f.Webhooks, true, "data.refundId", id)
+		gomega.Expect(d).To(framework.HaveJSONField("type", "REFUND"))
+		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", gomega.BeElementOf("10.50", json.Number("10.50"))))
+		amount, err := framework.Cents(webhookRefund(d, rtrID)["payment"].(map[string]any)["amount"])
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "refunds[].payment.amount in %s", d)
+		gomega.Expect(brl(amount)).To(gomega.Equal("1.20"), "refunds[].payment.amount")
+	})
+})
+
+var _ = ginkgo.Describe("GET /api/transactions and GET /api/pix/transactions/pix-key/{pixKey}", framework.Res("transactions"), framework.FamilyStd, func() {
+	f := framework.New("listing-amounts")
+
+	/*
+		Check: transactions/amounts-trailing-zeros
+		Spec: "Resources > Transaction listing item" (originalAmount, feeAmount, finalAmount: number, BRL, 2 decimals); "Endpoints > GET /api/pix/transactions/pix-key/{pixKey}" (amounts in BRL with 2 decimals)
+		Sandbox: PUT /_sandbox/accounts/{id}/settings {"cashInFee":0.50}; POST /_sandbox/pix-in (a PIX of 10.50 to the account's EVP key)
+		Description: With a cash-in fee of 0.50, a PIX of 10.50 MUST be listed by GET
+		/api/transactions (by its endToEndId) and by the listing of the key it was sent to with
+		originalAmount 10.50, feeAmount 0.50 and finalAmount 10.00 written with their 2 decimals
+		(the JSON numbers 10.50, 0.50 and 10.00, not 10.5, 0.5 and 10).
+	*/
+	framework.SandboxIt("lists amounts with their 2 decimals, trailing zeros kept", func(ctx ginkgo.SpecContext) {
+		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		p := receivePIX(ctx, f, "10.50")
+		tok := f.Token(ctx)
+		for _, path := range []string{
+			withQuery(transactionsPath, "endToEndId="+url.QueryEscape(p.e2e)),
+			withQuery(keyListingPath(evpKey(f.Account)), "size=1000"),
+		} {
+			var item map[string]any
+			for _, it := range dataItems(listAs(ctx, f, tok, path)) {
+				if it["endToEndId"] == p.e2e {
+					item = it
+				}
+			}
+			gomega.Expect(item).NotTo(gomega.BeNil(), "an item with endToEndId %s in GET %s", p.e2e, path)
+			for field, want := range map[string]string{"originalAmount": "10.50", "feeAmount": "0.50", "finalAmount": "10.00"} {
+				gomega.Expect(item[field]).To(gomega.Equal(json.Number(want)), "%s in GET %s", field, path)
+			}
+		}
+	})
+})

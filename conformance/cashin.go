@@ -347,20 +347,31 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		Description: A cash-in whose body breaks one rule (an empty description, an empty
 		externalId, expirationTime 29 or 604801, two splits summing above the value, 11 splits,
 		11 additionalInfo keys, payer.document of 10 digits) MUST be answered 400 with code
-		HTTP_ERROR, message an array of strings one of which names the field.
+		HTTP_ERROR, message an array of strings one of which names the field; as the control, the
+		same body with the fault undone (a description, a fresh externalId, expirationTime 30 or
+		604800, two splits summing to the value, 10 splits, 10 keys, a CPF of 11 digits) MUST be
+		accepted (201, PENDING).
 	*/
 	ginkgo.DescribeTable("rejects a body that breaks a rule with 400 HTTP_ERROR naming the field:",
-		func(ctx ginkgo.SpecContext, field string, mod func(m, tr, payer map[string]any)) {
-			r := postCashIn(ctx, f, cashInRequest(f, "1.00", mod), "")
+		func(ctx ginkgo.SpecContext, field string, fault, control func(m, tr, payer map[string]any)) {
+			r := postCashIn(ctx, f, cashInRequest(f, "1.00", fault), "")
 			expectCashOutError(r, "HTTP_ERROR")
 			expectMessageNames(r, field)
+			ginkgo.By("the control: the same body without the fault is accepted")
+			acceptCashIn(ctx, f, cashInRequest(f, "1.00", fault, control), "")
 		},
-		ginkgo.Entry("an empty description", framework.Spec, "transaction.description", func(_, tr, _ map[string]any) { tr["description"] = "" }),
-		ginkgo.Entry("an empty externalId", framework.Spec, "transaction.externalId", func(_, tr, _ map[string]any) { tr["externalId"] = "" }),
-		ginkgo.Entry("expirationTime 29", framework.Spec, "transaction.expirationTime", func(_, tr, _ map[string]any) { tr["expirationTime"] = 29 }),
-		ginkgo.Entry("expirationTime 604801", framework.Spec, "transaction.expirationTime", func(_, tr, _ map[string]any) { tr["expirationTime"] = 604801 }),
+		ginkgo.Entry("an empty description", framework.Spec, "transaction.description",
+			func(_, tr, _ map[string]any) { tr["description"] = "" }, func(_, tr, _ map[string]any) { tr["description"] = "d" }),
+		ginkgo.Entry("an empty externalId", framework.Spec, "transaction.externalId",
+			func(_, tr, _ map[string]any) { tr["externalId"] = "" }, func(_, tr, _ map[string]any) { tr["externalId"] = f.UniqueID("conformance") }),
+		ginkgo.Entry("expirationTime 29", framework.Spec, "transaction.expirationTime",
+			func(_, tr, _ map[string]any) { tr["expirationTime"] = 29 }, func(_, tr, _ map[string]any) { tr["expirationTime"] = 30 }),
+		ginkgo.Entry("expirationTime 604801", framework.Spec, "transaction.expirationTime",
+			func(_, tr, _ map[string]any) { tr["expirationTime"] = 604801 }, func(_, tr, _ map[string]any) { tr["expirationTime"] = 604800 }),
 		ginkgo.Entry("splits summing above the value", framework.Spec, "splits", func(m, _, _ map[string]any) {
 			m["splits"] = []map[string]any{splitItem(f, "FIXED", "0.60", true), splitItem(f, "FIXED", "0.50", true)}
+		}, func(m, _, _ map[string]any) {
+			m["splits"] = []map[string]any{splitItem(f, "FIXED", "0.50", true), splitItem(f, "FIXED", "0.50", true)}
 		}),
 		ginkgo.Entry("11 splits", framework.Spec, "splits", func(m, _, _ map[string]any) {
 			items := make([]map[string]any, 11)
@@ -368,17 +379,16 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 				items[i] = splitItem(f, "FIXED", "0.01", true)
 			}
 			m["splits"] = items
-		}),
+		}, func(m, _, _ map[string]any) { m["splits"] = m["splits"].([]map[string]any)[:10] }),
 		ginkgo.Entry("11 additionalInfo keys", framework.Spec, "additionalInfo", func(m, _, _ map[string]any) {
 			info := map[string]string{}
 			for i := range 11 {
 				info[fmt.Sprintf("key%02d", i)] = "value"
 			}
 			m["additionalInfo"] = info
-		}),
-		ginkgo.Entry("a payer.document of 10 digits", framework.Spec, "payer.document", func(_, _, payer map[string]any) {
-			payer["document"] = sampleCPF[:10]
-		}),
+		}, func(m, _, _ map[string]any) { delete(m["additionalInfo"].(map[string]string), "key10") }),
+		ginkgo.Entry("a payer.document of 10 digits", framework.Spec, "payer.document",
+			func(_, _, payer map[string]any) { payer["document"] = sampleCPF[:10] }, func(_, _, payer map[string]any) { payer["document"] = sampleCPF }),
 	)
 
 	/*
@@ -412,11 +422,16 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		Check: cash-in/invalid-amount
 		Spec: "Errors > Cash-out and cash-in codes", PIX_INVALID_AMOUNT (amount below 0.01 or more than 2 decimals); "Limits", transaction.value
 		Description: A cash-in whose transaction.value is 0.001 or 0 MUST be answered 400 with
-		PIX_INVALID_AMOUNT (in code or errorCode).
+		PIX_INVALID_AMOUNT (in code or errorCode); as the control, the same body with the value
+		0.01 (the minimum, 2 decimals) MUST be accepted (201, PENDING).
 	*/
 	ginkgo.DescribeTable("rejects with 400 PIX_INVALID_AMOUNT a value",
 		func(ctx ginkgo.SpecContext, value string) {
-			expectCashOutError(postCashIn(ctx, f, cashInRequest(f, value), ""), "PIX_INVALID_AMOUNT")
+			m := cashInRequest(f, value)
+			expectCashOutError(postCashIn(ctx, f, m, ""), "PIX_INVALID_AMOUNT")
+			ginkgo.By("the control: the same body with the value 0.01 is accepted")
+			m["transaction"].(map[string]any)["value"] = json.Number("0.01")
+			acceptCashIn(ctx, f, m, "")
 		},
 		ginkgo.Entry("of 3 decimals (0.001)", framework.Spec, "0.001"),
 		ginkgo.Entry("of 0", framework.Spec, "0"),

@@ -734,7 +734,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		POST /dict/pix transfer) MUST be answered 404 and move nothing.
 	*/
 	framework.SandboxIt("refuses to refund a PIX the account sent with 404", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		e2e := settledTransferE2E(ctx, f)
+		e2e := settledTransfer(ctx, f).e2e
 		before := f.Balance(ctx)
 		expectRefundRejected(putRefund(ctx, f, e2e, newRefundID(f), refundBody("1.00"), ""), http.StatusNotFound)
 		expectBalance(f.Balance(ctx), before, "after the refused refund")

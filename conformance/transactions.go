@@ -266,6 +266,23 @@ func expectListingRejected(ctx context.Context, f *framework.Framework, path str
 	return r
 }
 
+// keyWindowStart and keyWindowEnd are exactly 31 days apart: the longest
+// interval the key listing accepts.
+const (
+	keyWindowStart = "2026-02-01T00:00:00Z"
+	keyWindowEnd   = "2026-03-04T00:00:00Z"
+)
+
+// expectRefusedWithControl checks a refusal and its control: GET refused
+// MUST be answered 400 and GET control, the same request without the fault,
+// 200.
+func expectRefusedWithControl(ctx context.Context, f *framework.Framework, refused, control string) {
+	ginkgo.GinkgoHelper()
+	expectListingRejected(ctx, f, refused)
+	ginkgo.By("the control: GET " + control + " is accepted")
+	listAs(ctx, f, f.Token(ctx), control)
+}
+
 // day renders t's UTC calendar date, an ISO 8601 date.
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
@@ -305,9 +322,12 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		Check: transactions/params-accepted
 		Spec: "Endpoints > GET /api/transactions" (size max 100; startDate an ISO 8601 date; max interval 31 days); "Limits", size and date interval rows
 		Description: GET /api/transactions MUST answer 200 in the list envelope with size=100
-		(metadata.size 100), with page=2&size=1 (metadata.page 2, size 1), and with the 31 days
+		(metadata.size 100), with page=2&size=1 (metadata.page 2, size 1), with the 31 days
 		of startDate=2026-02-01&endDate=2026-03-03 (both days included: the longest interval
-		every reading of "31 days" allows).
+		every reading of "31 days" allows), and with startDate=2026-02-01&endDate=2026-03-04, whose
+		dates are 31 days apart: the window's edge at the day precision of the route's dates, where
+		the contract ("max interval between startDate and endDate is 31 days") and the sandbox (the
+		interval runs from startDate to the start of endDate's day) agree.
 	*/
 	ginkgo.DescribeTable("accepts the parameter",
 		func(ctx ginkgo.SpecContext, query string, page, size int) {
@@ -317,6 +337,7 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		ginkgo.Entry("size=100", framework.Spec, "size=100", 1, accountMaxSize),
 		ginkgo.Entry("page=2&size=1", framework.Spec, "page=2&size=1", 2, 1),
 		ginkgo.Entry("startDate=2026-02-01&endDate=2026-03-03 (31 days)", framework.Spec, "startDate=2026-02-01&endDate=2026-03-03", 1, listingDefaultSize),
+		ginkgo.Entry("startDate=2026-02-01&endDate=2026-03-04 (dates 31 days apart)", framework.Spec, "startDate=2026-02-01&endDate=2026-03-04", 1, listingDefaultSize),
 	)
 
 	/*
@@ -325,22 +346,25 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		Gap G-53 (the entry "startDate after endDate", sandbox-choice): the spec does not say what an interval that ends before it starts is; the sandbox refuses it with 400
 		Description: GET /api/transactions with one invalid parameter (page 0, size 0, size 101,
 		status FOO, type FOO, startDate not-a-date, endDate 2026-13-01, or startDate=2026-02-01 with
-		endDate=2026-03-05, an interval of 32 days under every reading) MUST be answered 400; on a
-		sandbox, startDate=2026-03-05 with endDate=2026-03-01 too.
+		endDate=2026-03-05, dates 32 days apart: one day past the edge that transactions/params-accepted
+		accepts) MUST be answered 400; on a sandbox, startDate=2026-03-05 with endDate=2026-03-01
+		too. As the control, the same query with the parameter made valid (page 1, size 1, size 100,
+		status CONFIRMED, type PAYMENT, a startDate or endDate of 2026-03-01..2026-03-05, dates 31
+		days apart, the dates in order) MUST be answered 200.
 	*/
 	ginkgo.DescribeTable("rejects with 400",
-		func(ctx ginkgo.SpecContext, query string) {
-			expectListingRejected(ctx, f, withQuery(transactionsPath, query))
+		func(ctx ginkgo.SpecContext, query, control string) {
+			expectRefusedWithControl(ctx, f, withQuery(transactionsPath, query), withQuery(transactionsPath, control))
 		},
-		ginkgo.Entry("page=0", framework.Spec, "page=0"),
-		ginkgo.Entry("size=0", framework.Spec, "size=0"),
-		ginkgo.Entry("size=101", framework.Spec, "size=101"),
-		ginkgo.Entry("status=FOO", framework.Spec, "status=FOO"),
-		ginkgo.Entry("type=FOO", framework.Spec, "type=FOO"),
-		ginkgo.Entry("startDate=not-a-date", framework.Spec, "startDate=not-a-date"),
-		ginkgo.Entry("endDate=2026-13-01", framework.Spec, "endDate=2026-13-01"),
-		ginkgo.Entry("an interval of 32 days (startDate=2026-02-01&endDate=2026-03-05)", framework.Spec, "startDate=2026-02-01&endDate=2026-03-05"),
-		ginkgo.Entry("startDate after endDate (startDate=2026-03-05&endDate=2026-03-01)", framework.SandboxChoice, "startDate=2026-03-05&endDate=2026-03-01"),
+		ginkgo.Entry("page=0", framework.Spec, "page=0", "page=1"),
+		ginkgo.Entry("size=0", framework.Spec, "size=0", "size=1"),
+		ginkgo.Entry("size=101", framework.Spec, "size=101", "size=100"),
+		ginkgo.Entry("status=FOO", framework.Spec, "status=FOO", "status=CONFIRMED"),
+		ginkgo.Entry("type=FOO", framework.Spec, "type=FOO", "type=PAYMENT"),
+		ginkgo.Entry("startDate=not-a-date", framework.Spec, "startDate=not-a-date&endDate=2026-03-05", "startDate=2026-03-01&endDate=2026-03-05"),
+		ginkgo.Entry("endDate=2026-13-01", framework.Spec, "startDate=2026-03-01&endDate=2026-13-01", "startDate=2026-03-01&endDate=2026-03-05"),
+		ginkgo.Entry("an interval of 32 days (startDate=2026-02-01&endDate=2026-03-05)", framework.Spec, "startDate=2026-02-01&endDate=2026-03-05", "startDate=2026-02-01&endDate=2026-03-04"),
+		ginkgo.Entry("startDate after endDate (startDate=2026-03-05&endDate=2026-03-01)", framework.SandboxChoice, "startDate=2026-03-05&endDate=2026-03-01", "startDate=2026-03-01&endDate=2026-03-05"),
 	)
 
 	/*
@@ -749,7 +773,7 @@ var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.
 			expectListingEnvelope(r, 1, size)
 		},
 		ginkgo.Entry("size=1000", framework.Spec, "size=1000", keyMaxSize),
-		ginkgo.Entry("an interval of exactly 31 days", framework.Spec, "startDate=2026-02-01T00:00:00Z&endDate=2026-03-04T00:00:00Z", listingDefaultSize),
+		ginkgo.Entry("an interval of exactly 31 days", framework.Spec, "startDate="+keyWindowStart+"&endDate="+keyWindowEnd, listingDefaultSize),
 	)
 
 	/*
@@ -757,24 +781,29 @@ var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.
 		Spec: "Endpoints > GET /api/pix/transactions/pix-key/{pixKey}" (page 1-indexed; size max 1000; status and type enumerations; startDate and endDate ISO 8601; max interval 31 days; 400 invalid parameters or interval over 31 days); "Limits", size by PIX key row
 		Gap G-53 (the entry "startDate after endDate", sandbox-choice): an interval that ends before it starts is refused with 400; G-54 (the entry "a key without a DICT key's form", sandbox-choice): the key must have the form of a CPF, CNPJ, email, +55 phone or EVP key
 		Description: The key listing of an email key with one invalid parameter (page 0, size 0,
-		size 1001, status FOO, type FOO, startDate not-a-date, endDate 2026-13-01, or an interval
-		of 32 days) MUST be answered 400; on a sandbox, startDate after endDate and the key
-		not-a-key too.
+		size 1001, status FOO, type FOO, startDate not-a-date, endDate 2026-13-01, an interval of
+		32 days, or of 31 days and 1 second: one second past the edge key-listing/params-accepted
+		accepts) MUST be answered 400; on a sandbox, startDate after endDate and the key not-a-key
+		too. As the control, the same request with the parameter made valid (page 1, size 1, size
+		1000, status CONFIRMED, type PAYMENT, valid dates, an interval of exactly 31 days, the
+		dates in order, a fresh email key) MUST be answered 200.
 	*/
 	ginkgo.DescribeTable("rejects with 400",
-		func(ctx ginkgo.SpecContext, key func() string, query string) {
-			expectListingRejected(ctx, f, withQuery(keyListingPath(url.PathEscape(key())), query))
+		func(ctx ginkgo.SpecContext, key func() string, query, control string) {
+			expectRefusedWithControl(ctx, f, withQuery(keyListingPath(url.PathEscape(key())), query),
+				withQuery(keyListingPath(url.PathEscape(freshEmailKey(f))), control))
 		},
-		ginkgo.Entry("page=0", framework.Spec, func() string { return freshEmailKey(f) }, "page=0"),
-		ginkgo.Entry("size=0", framework.Spec, func() string { return freshEmailKey(f) }, "size=0"),
-		ginkgo.Entry("size=1001", framework.Spec, func() string { return freshEmailKey(f) }, "size=1001"),
-		ginkgo.Entry("status=FOO", framework.Spec, func() string { return freshEmailKey(f) }, "status=FOO"),
-		ginkgo.Entry("type=FOO", framework.Spec, func() string { return freshEmailKey(f) }, "type=FOO"),
-		ginkgo.Entry("startDate=not-a-date", framework.Spec, func() string { return freshEmailKey(f) }, "startDate=not-a-date"),
-		ginkgo.Entry("endDate=2026-13-01", framework.Spec, func() string { return freshEmailKey(f) }, "endDate=2026-13-01"),
-		ginkgo.Entry("an interval of 32 days", framework.Spec, func() string { return freshEmailKey(f) }, "startDate=2026-02-01T00:00:00Z&endDate=2026-03-05T00:00:00Z"),
-		ginkgo.Entry("startDate after endDate", framework.SandboxChoice, func() string { return freshEmailKey(f) }, "startDate=2026-03-05T00:00:00Z&endDate=2026-03-01T00:00:00Z"),
-		ginkgo.Entry("a key without a DICT key's form", framework.SandboxChoice, func() string { return "not-a-key" }, ""),
+		ginkgo.Entry("page=0", framework.Spec, func() string { return freshEmailKey(f) }, "page=0", "page=1"),
+		ginkgo.Entry("size=0", framework.Spec, func() string { return freshEmailKey(f) }, "size=0", "size=1"),
+		ginkgo.Entry("size=1001", framework.Spec, func() string { return freshEmailKey(f) }, "size=1001", "size=1000"),
+		ginkgo.Entry("status=FOO", framework.Spec, func() string { return freshEmailKey(f) }, "status=FOO", "status=CONFIRMED"),
+		ginkgo.Entry("type=FOO", framework.Spec, func() string { return freshEmailKey(f) }, "type=FOO", "type=PAYMENT"),
+		ginkgo.Entry("startDate=not-a-date", framework.Spec, func() string { return freshEmailKey(f) }, "startDate=not-a-date&endDate="+keyWindowEnd, "startDate="+keyWindowStart+"&endDate="+keyWindowEnd),
+		ginkgo.Entry("endDate=2026-13-01", framework.Spec, func() string { return freshEmailKey(f) }, "startDate="+keyWindowStart+"&endDate=2026-13-01", "startDate="+keyWindowStart+"&endDate="+keyWindowEnd),
+		ginkgo.Entry("an interval of 32 days", framework.Spec, func() string { return freshEmailKey(f) }, "startDate="+keyWindowStart+"&endDate=2026-03-05T00:00:00Z", "startDate="+keyWindowStart+"&endDate="+keyWindowEnd),
+		ginkgo.Entry("an interval of 31 days and 1 second", framework.Spec, func() string { return freshEmailKey(f) }, "startDate="+keyWindowStart+"&endDate=2026-03-04T00:00:01Z", "startDate="+keyWindowStart+"&endDate="+keyWindowEnd),
+		ginkgo.Entry("startDate after endDate", framework.SandboxChoice, func() string { return freshEmailKey(f) }, "startDate="+keyWindowEnd+"&endDate="+keyWindowStart, "startDate="+keyWindowStart+"&endDate="+keyWindowEnd),
+		ginkgo.Entry("a key without a DICT key's form", framework.SandboxChoice, func() string { return "not-a-key" }, "", ""),
 	)
 
 	/*

@@ -33,9 +33,11 @@ var selfCheckFaults = []struct {
 	{faults.NightEndsAt5, "res:cash-out", "applies the night limit from 20:00 to 06:00 in São Paulo, at each edge"},
 	{faults.GrossIgnoresBlocked, "res:balance", "maps the balance while an amount is blocked"},
 	{faults.TransferAmountTrimmed, "res:transfer", "sends TRANSFER webhooks whose payment.amount keeps its trailing zeros"},
+	{faults.ReceiveAmountTrimmed, "res:cob", "sends RECEIVE webhooks whose payment.amount keeps its trailing zeros"},
 	{faults.RefundOfCashOut, "res:refund", "refuses to refund every kind of settled transaction that is not a received PIX"},
 	{faults.FeeNeverRefuses, "res:cash-out", "refuses a cash-out that only its fee takes above the available balance"},
 	{faults.KeyListingUncapped, "res:transactions", "lists at most 1000 results for a key that received 1001 PIX"},
+	{faults.ListingWindowDayPrecision, "res:transactions", "an interval of 31 days and 1 second"},
 	{faults.RefundWindowWholeDay, "res:refund", "refuses a refund one second past 89 × 24 hours"},
 }
 

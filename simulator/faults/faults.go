@@ -30,6 +30,9 @@ const (
 	// TransferAmountTrimmed: the TRANSFER webhook's payment.amount drops
 	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
 	TransferAmountTrimmed = "transfer-amount-trimmed"
+	// ReceiveAmountTrimmed: the RECEIVE webhook's payment.amount drops
+	// trailing zeros ("10.5" for 10.50, "12" for 12.00).
+	ReceiveAmountTrimmed = "receive-amount-trimmed"
 	// RefundOfCashOut: a settled cash-out can be refunded as if it were a
 	// received PIX (a refusal right for one kind of transaction only).
 	RefundOfCashOut = "refund-of-cash-out"
@@ -39,6 +42,10 @@ const (
 	// KeyListingUncapped: the listing by PIX key returns more than 1000
 	// results in all (a cap never reached by the other checks).
 	KeyListingUncapped = "key-listing-uncapped"
+	// ListingWindowDayPrecision: the listings measure the 31-day interval to
+	// the start of endDate's day even when endDate is a date-time, so 31 days
+	// and 1 second pass (a window edge read at day precision).
+	ListingWindowDayPrecision = "listing-window-day-precision"
 	// RefundWindowWholeDay: refunds are accepted through the whole of the
 	// 89th day after receipt, not up to 89 × 24 hours (a window edge a day wide).
 	RefundWindowWholeDay = "refund-window-whole-day"
@@ -46,8 +53,8 @@ const (
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
-	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
-	KeyListingUncapped, RefundWindowWholeDay}
+	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, ReceiveAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
+	KeyListingUncapped, ListingWindowDayPrecision, RefundWindowWholeDay}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }

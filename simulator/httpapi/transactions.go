@@ -87,6 +87,9 @@ func (s *Server) listingQuery(q url.Values, maxSize int, lookback time.Duration)
 	endDay := now.UTC().Truncate(24 * time.Hour) // endDate defaults to the current date
 	if v := q.Get("endDate"); v != "" {
 		if endDay = p.date("endDate", false); !endDay.IsZero() {
+			if faults.On(faults.ListingWindowDayPrecision) {
+				endDay = endDay.UTC().Truncate(24 * time.Hour)
+			}
 			if f.To, _ = queryTime(v, true); q.Get("startDate") == "" {
 				f.From = endDay.Add(-lookback)
 			}

@@ -132,13 +132,9 @@ func CashOutPayload(t pix.Transaction) CashOut {
 
 // TransferPayload builds the TRANSFER envelope of a settled or failed DICT transfer.
 func TransferPayload(t pix.Transaction) Envelope {
-	amount := t.Amount.Decimal2()
-	if faults.On(faults.TransferAmountTrimmed) {
-		amount = strings.TrimSuffix(strings.TrimRight(amount, "0"), ".")
-	}
 	d := transferData{
 		ID: t.ID, TxID: wire.Optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
-		Payment: v2Payment{Amount: amount, Currency: "BRL"}, EndToEndID: t.EndToEndID,
+		Payment: v2Payment{Amount: v2Amount(t.Amount, faults.TransferAmountTrimmed), Currency: "BRL"}, EndToEndID: t.EndToEndID,
 		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
 		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
 		RemittanceInformation: wire.Optional(t.Description),
@@ -149,11 +145,21 @@ func TransferPayload(t pix.Transaction) Envelope {
 	return Envelope{Type: "TRANSFER", Data: d}
 }
 
+// v2Amount is a V2 payment.amount: the amount with 2 decimals, or with its
+// trailing zeros dropped while fault trimmed is on.
+func v2Amount(amount pix.Cents, trimmed string) string {
+	s := amount.Decimal2()
+	if faults.On(trimmed) {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
 // ReceivePayload builds the RECEIVE envelope of a PIX received (a cob paid,
 // a cash-in charge paid or expired, a PIX by key).
 func ReceivePayload(t pix.Transaction) Envelope {
 	d := receiveData{
-		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: t.Amount.Decimal2(), Currency: "BRL"},
+		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: v2Amount(t.Amount, faults.ReceiveAmountTrimmed), Currency: "BRL"},
 		EndToEndID: wire.Optional(t.EndToEndID), DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
 	}
 	if t.Status == pix.TxStatusError {
