@@ -22,9 +22,10 @@ const listenUsage = `Usage:
 Forwards webhook events to a local URL while it runs, as stripe listen does.
 It registers a temporary webhook target at URL for every event type of the
 account (default 1, the first fixture account) or, with --all, of every
-account that exists now; the simulator then delivers each event there with
-its headers and a Standard Webhooks signature, using the signing secret it
-prints at start (--secret to choose one). One line per delivery attempt as it
+account, those created while it runs too (each renewal of its lease adds
+them); the simulator then delivers each event there with its headers and a
+Standard Webhooks signature, using the signing secret it prints at start
+(--secret to choose one). One line per delivery attempt as it
 happens: simulation time, event type, webhook-id, transaction, and the status
 the local URL answered (or the error). --print-json also prints each payload.
 
@@ -39,7 +40,7 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "listen", listenUsage)
 	forward := cc.fs.String("forward-to", "", "the local URL deliveries go to, e.g. http://127.0.0.1:4000/webhooks")
 	account := cc.fs.Int64("account", 1, "the account whose events to forward")
-	all := cc.fs.Bool("all", false, "forward the events of every account (those that exist when it starts)")
+	all := cc.fs.Bool("all", false, "forward the events of every account, those created while it runs too")
 	events := cc.fs.String("events", "", "only these event types, comma-separated: cash_in, cash_out, refund_in, refund_out, med_created, med_accepted, med_rejected")
 	printJSON := cc.fs.Bool("print-json", false, "also print each delivery's payload")
 	secret := cc.fs.String("secret", "", "the Standard Webhooks signing secret to use (whsec_...); default a new one")

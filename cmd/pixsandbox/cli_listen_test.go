@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -222,6 +223,72 @@ func TestCLI_ListenRealClock(t *testing.T) {
 	l.stop(t)
 	if n := targetsAt(t, m, localURL); n != 0 {
 		t.Fatalf("%d targets left at the local URL after the interrupt", n)
+	}
+}
+
+// TestCLI_ListenAllNewAccount: listen --all also forwards the events of an
+// account created after it started (its next lease renewal registers the
+// targets), and removes those targets on the interrupt too.
+func TestCLI_ListenAllNewAccount(t *testing.T) {
+	m := MustRunMain(t, nil)
+	rec := &hookRecorder{}
+	localURL := newLocalServer(t, rec)
+	c := sandboxclient.New(m.URL(), "")
+	ctx := context.Background()
+
+	l := startListen(t, m, "--all", "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
+	var acct struct {
+		ID      int64 `json:"id"`
+		PixKeys []struct {
+			Key string `json:"key"`
+		} `json:"pixKeys"`
+	}
+	if _, err := c.CallJSON(ctx, http.MethodPost, "/_sandbox/accounts", map[string]any{"name": "Conta Nova", "balance": 10}, nil, &acct, http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
+	if len(acct.PixKeys) == 0 {
+		t.Fatalf("the new account %d has no PIX key", acct.ID)
+	}
+	cliWaitFor(t, "listen to cover the new account", func() bool {
+		return strings.Contains(l.errb.String(), fmt.Sprintf("Forwarding the events of account %d too", acct.ID))
+	})
+	targets := func() int {
+		t.Helper()
+		ls, err := c.Listeners(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range ls {
+			for _, tg := range x.Targets {
+				if tg.AccountID == acct.ID {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := targets(); n != 1 {
+		t.Fatalf("the listener has %d targets of account %d, want 1 (cash_in)", n, acct.ID)
+	}
+
+	in, err := c.PixIn(ctx, map[string]any{"key": acct.PixKeys[0].Key, "amount": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliAdvance(t, m, "10s")
+	cliWaitFor(t, "the local URL to get the new account's CashIn delivery", func() bool {
+		for _, h := range rec.hooks() {
+			if strings.Contains(string(h.body), in.EndToEndID) {
+				return true
+			}
+		}
+		return false
+	})
+	cliWaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
+	l.stop(t)
+	if n := targetsOf(t, m, acct.ID, localURL); n != 0 {
+		t.Fatalf("%d targets of account %d left at the local URL after the interrupt", n, acct.ID)
 	}
 }
 
