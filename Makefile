@@ -69,7 +69,7 @@ deps-check:
 	@fail=0; M=github.com/pixsandbox/pixsandbox; \
 	check() { pkg=$$1; shift; deps=$$($(GO) list -deps $$M/$$pkg); \
 		for bad in "$$@"; do if echo "$$deps" | grep -qx "$$bad"; then echo "dependency rule: $$pkg must not import $$bad"; fail=1; fi; done; }; \
-	for p in simulator/pix simulator/clock simulator/faults fixtures; do \
+	for p in simulator/pix simulator/clock simulator/faults simulator/sandboxclient fixtures; do \
 		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
 		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
 	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \

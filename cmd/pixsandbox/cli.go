@@ -3,19 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 // The commands that drive a running simulator over HTTP (token, pay, clock,
@@ -30,8 +29,6 @@ const (
 
 	// cliDefaultURL is where `pixsandbox serve` (and `make run`) listens by default.
 	cliDefaultURL = "http://127.0.0.1:8080"
-	// cliAdminHeader carries --admin-token on /_sandbox requests.
-	cliAdminHeader = "X-Sandbox-Admin-Token"
 )
 
 // cliEnv is what a command reads and writes besides HTTP: injected so tests
@@ -102,7 +99,7 @@ type cliCmd struct {
 	adminToken string
 	json       bool
 
-	client *cliClient
+	client *sandboxclient.Client
 }
 
 func newCLICmd(env cliEnv, name, usage string) *cliCmd {
@@ -111,7 +108,7 @@ func newCLICmd(env cliEnv, name, usage string) *cliCmd {
 	cc.fs.SetOutput(io.Discard)
 	cc.fs.Usage = func() {}
 	cc.fs.StringVar(&cc.url, "url", cliDefaultURL, "base URL of the simulator")
-	cc.fs.StringVar(&cc.adminToken, "admin-token", "", "sent as "+cliAdminHeader+" on /_sandbox requests (the server's --admin-token)")
+	cc.fs.StringVar(&cc.adminToken, "admin-token", "", "sent as "+sandboxclient.AdminHeader+" on /_sandbox requests (the server's --admin-token)")
 	cc.fs.BoolVar(&cc.json, "json", false, "print the server's raw JSON answer instead of a summary")
 	return cc
 }
@@ -143,7 +140,7 @@ func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cc.usageError("--url %q must be an http or https URL such as %s", cc.url, cliDefaultURL), true
 	}
-	cc.client = newCLIClient(strings.TrimRight(cc.url, "/"), cc.adminToken)
+	cc.client = sandboxclient.New(cc.url, cc.adminToken)
 	return pos, 0, false
 }
 
@@ -202,218 +199,7 @@ func (cc *cliCmd) printRaw(body []byte) {
 func (cc *cliCmd) self(args string) string {
 	s := "pixsandbox " + args
 	if env, ok := cc.env.lookup(envName("url")); cc.url != cliDefaultURL && (!ok || env != cc.url) {
-		s += " --url " + cc.client.base
-	}
-	return s
-}
-
-// cliClient calls the simulator. Its errors are *cliUnreachable (no HTTP
-// answer) and *cliHTTPError (an answer with an unexpected status).
-type cliClient struct {
-	base       string
-	adminToken string
-	hc         *http.Client
-}
-
-func newCLIClient(base, adminToken string) *cliClient {
-	tr := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		// Wall time: I/O deadlines only.
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-		ResponseHeaderTimeout: 6 * time.Minute, // a clock advance answers once its jobs ran; the server allows 5 min
-	}
-	return &cliClient{base: base, adminToken: adminToken, hc: &http.Client{Transport: tr, Timeout: 7 * time.Minute}}
-}
-
-// cliResponse is an HTTP answer.
-type cliResponse struct {
-	method, path string
-	status       int
-	body         []byte
-}
-
-// do sends a request with a JSON body (nil: none) and reads the answer, whatever
-// its status. The admin token goes on /_sandbox requests only.
-func (c *cliClient) do(ctx context.Context, method, path string, body any, header map[string]string) (*cliResponse, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "pixsandbox-cli")
-	if c.adminToken != "" && isSandboxRoute(path) {
-		req.Header.Set(cliAdminHeader, c.adminToken)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, c.transportError(ctx, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return nil, c.transportError(ctx, err)
-	}
-	return &cliResponse{method: method, path: path, status: resp.StatusCode, body: b}, nil
-}
-
-// call is do, then an error unless the answer has one of the ok statuses.
-func (c *cliClient) call(ctx context.Context, method, path string, body any, header map[string]string, ok ...int) (*cliResponse, error) {
-	r, err := c.do(ctx, method, path, body, header)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range ok {
-		if r.status == s {
-			return r, nil
-		}
-	}
-	return nil, c.httpError(r)
-}
-
-// callJSON is call, then the body decoded into out (numbers kept as written).
-func (c *cliClient) callJSON(ctx context.Context, method, path string, body any, header map[string]string, out any, ok ...int) (*cliResponse, error) {
-	r, err := c.call(ctx, method, path, body, header, ok...)
-	if err != nil {
-		return nil, err
-	}
-	if err := decodeCLIJSON(r.body, out); err != nil {
-		return nil, fmt.Errorf("%s %s answered %d with a body that is not the expected JSON (%v): %s", method, path, r.status, err, excerpt(r.body))
-	}
-	return r, nil
-}
-
-func decodeCLIJSON(b []byte, out any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode(out)
-}
-
-func isSandboxRoute(path string) bool {
-	return path == "/_sandbox" || strings.HasPrefix(path, "/_sandbox/")
-}
-
-// cliUnreachable is a request that got no HTTP answer.
-type cliUnreachable struct {
-	base string
-	err  error
-}
-
-func (e *cliUnreachable) Error() string {
-	return fmt.Sprintf("cannot reach the simulator at %s (%v).\n"+
-		"Start it in another terminal with `make run` (or `pixsandbox serve`), "+
-		"or point --url (PIXSANDBOX_URL) at the address it prints.", e.base, e.err)
-}
-
-func (c *cliClient) transportError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %w", ctx.Err())
-	}
-	var op *net.OpError
-	var dns *net.DNSError
-	if errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) {
-		var cause error = op
-		if dns != nil {
-			cause = dns
-		}
-		return &cliUnreachable{base: c.base, err: cause}
-	}
-	return fmt.Errorf("request to %s failed: %w", c.base, err)
-}
-
-// cliHTTPError is an answer with an unexpected status, with what its body says
-// in any of the server's error shapes (minimal, token, extended).
-type cliHTTPError struct {
-	method, path string
-	status       int
-	message      string // the body's message (an extended error's list joined with "; ")
-	code         string // code or errorCode of the token and extended shapes
-	hint         string // what to do about it
-}
-
-func (e *cliHTTPError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s answered %d %s", e.method, e.path, e.status, http.StatusText(e.status))
-	if e.code != "" && e.code != "HTTP_ERROR" {
-		fmt.Fprintf(&b, " %s", e.code)
-	}
-	if e.message != "" {
-		fmt.Fprintf(&b, ": %s", e.message)
-	}
-	if e.hint != "" {
-		fmt.Fprintf(&b, "\n%s", e.hint)
-	}
-	return b.String()
-}
-
-// cliErrorBody is the union of the server's three error shapes.
-type cliErrorBody struct {
-	Message   any    `json:"message"` // a string, or a list of strings (extended shape)
-	Code      string `json:"code"`
-	ErrorCode string `json:"errorCode"`
-	Details   struct {
-		Hint string `json:"hint"`
-	} `json:"details"`
-}
-
-func parseCLIError(b []byte) (message, code, hint string) {
-	var e cliErrorBody
-	if json.Unmarshal(b, &e) != nil {
-		return excerpt(b), "", ""
-	}
-	switch m := e.Message.(type) {
-	case string:
-		message = m
-	case []any:
-		parts := make([]string, 0, len(m))
-		for _, p := range m {
-			parts = append(parts, fmt.Sprint(p))
-		}
-		message = strings.Join(parts, "; ")
-	}
-	code = e.ErrorCode
-	if code == "" {
-		code = e.Code
-	}
-	return message, code, e.Details.Hint
-}
-
-func (c *cliClient) httpError(r *cliResponse) *cliHTTPError {
-	e := &cliHTTPError{method: r.method, path: r.path, status: r.status}
-	e.message, e.code, e.hint = parseCLIError(r.body)
-	sandbox := isSandboxRoute(r.path)
-	switch {
-	case sandbox && r.status == http.StatusUnauthorized && c.adminToken == "":
-		e.hint = "The server runs with --admin-token: pass the same value with --admin-token or PIXSANDBOX_ADMIN_TOKEN."
-	case sandbox && r.status == http.StatusUnauthorized:
-		e.hint = "The --admin-token given (or PIXSANDBOX_ADMIN_TOKEN) is not the server's --admin-token."
-	case sandbox && r.status == http.StatusNotFound && strings.HasPrefix(e.message, "no route"):
-		e.hint = "This server has no control plane: it was started with --control-plane=false, or --url is not a pixsandbox."
-	}
-	return e
-}
-
-// excerpt is the start of a body for a message.
-func excerpt(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	if s == "" {
-		s = "(empty body)"
+		s += " --url " + cc.client.Base
 	}
 	return s
 }

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const clockUsage = `Usage:
@@ -31,14 +32,6 @@ Prints the simulation time, the clock's mode and, for a move, the jobs run
 and the webhook attempts still under way.
 `
 
-// cliClockAnswer is the answer of the clock routes.
-type cliClockAnswer struct {
-	Now             string `json:"now"`
-	Mode            string `json:"mode"`
-	JobsRun         *int   `json:"jobsRun"`
-	WebhooksPending *int   `json:"webhooksPending"`
-}
-
 func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "clock", clockUsage)
 	waitWebhooks := cc.fs.Bool("wait-webhooks", false, "a move also waits for the webhook attempts due on the way")
@@ -55,14 +48,15 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 	if len(pos) == 0 {
 		return cc.usageError("say show, advance DURATION or set TIME")
 	}
-	var method, path string
-	var body any
+	var c sandboxclient.Clock
+	var r *sandboxclient.Response
+	var err error
 	switch sub, rest := pos[0], pos[1:]; sub {
 	case "show":
 		if len(rest) != 0 {
 			return cc.usageError("clock show takes no arguments")
 		}
-		method, path = http.MethodGet, "/_sandbox/clock"
+		c, r, err = cc.client.Clock(ctx)
 	case "advance":
 		if len(rest) != 1 {
 			return cc.usageError("clock advance takes one DURATION, e.g. 90s, 30m, 2h or 7d")
@@ -71,7 +65,7 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		if err != nil {
 			return cc.usageError("%v", err)
 		}
-		method, path, body = http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d.String(), "wait": moveWait(*waitWebhooks)}
+		c, r, err = cc.client.Advance(ctx, d, moveWait(*waitWebhooks))
 	case "set":
 		if len(rest) != 1 {
 			return cc.usageError("clock set takes one TIME, e.g. 2026-03-09T12:00:00Z")
@@ -79,17 +73,15 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		if _, err := time.Parse(time.RFC3339Nano, rest[0]); err != nil {
 			return cc.usageError("TIME %q must be RFC 3339 with a zone, e.g. 2026-03-09T12:00:00Z", rest[0])
 		}
-		method, path, body = http.MethodPost, "/_sandbox/clock", map[string]string{"now": rest[0], "wait": moveWait(*waitWebhooks)}
+		c, r, err = cc.client.SetClock(ctx, rest[0], moveWait(*waitWebhooks))
 	default:
 		return cc.usageError("unknown clock subcommand %q: say show, advance or set", sub)
 	}
-	var c cliClockAnswer
-	r, err := cc.client.callJSON(ctx, method, path, body, nil, &c, http.StatusOK)
 	if err != nil {
 		return cc.fail(err)
 	}
 	if cc.json {
-		cc.printRaw(r.body)
+		cc.printRaw(r.Body)
 		return cliExitOK
 	}
 	cc.printf("now %s (%s clock)", c.Now, c.Mode)
@@ -104,11 +96,11 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 }
 
 // moveWait is the "wait" of a clock move.
-func moveWait(webhooks bool) string {
+func moveWait(webhooks bool) sandboxclient.Wait {
 	if webhooks {
-		return "webhooks"
+		return sandboxclient.WaitWebhooks
 	}
-	return "jobs"
+	return sandboxclient.WaitJobs
 }
 
 // cliDays is a number of days, optionally followed by a Go duration: 7d, 1.5d, 1d12h.

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const listenUsage = `Usage:
@@ -19,9 +22,10 @@ const listenUsage = `Usage:
 Forwards webhook events to a local URL while it runs, as stripe listen does.
 It registers a temporary webhook target at URL for every event type of the
 account (default 1, the first fixture account) or, with --all, of every
-account that exists now; the simulator then delivers each event there with
-its headers and a Standard Webhooks signature, using the signing secret it
-prints at start (--secret to choose one). One line per delivery attempt as it
+account, those created while it runs too (each renewal of its lease adds
+them); the simulator then delivers each event there with its headers and a
+Standard Webhooks signature, using the signing secret it prints at start
+(--secret to choose one). One line per delivery attempt as it
 happens: simulation time, event type, webhook-id, transaction, and the status
 the local URL answered (or the error). --print-json also prints each payload.
 
@@ -32,41 +36,11 @@ after it stops polling. Works with both clocks: with a virtual clock, events
 happen when the clock moves (pixsandbox clock advance 5s).
 `
 
-// cliListener is the answer of POST /_sandbox/listeners and its renewal.
-type cliListener struct {
-	ID         string  `json:"id"`
-	Secret     string  `json:"secret"`
-	AccountIDs []int64 `json:"accountIds"`
-	Events     []string
-	Targets    []struct {
-		ID        int64  `json:"id"`
-		AccountID int64  `json:"accountId"`
-		EventType string `json:"eventType"`
-	} `json:"targets"`
-}
-
-// cliListenDelivery is the part of a delivery listen reads.
-type cliListenDelivery struct {
-	EventID       string      `json:"eventId"`
-	EventType     string      `json:"eventType"`
-	TargetID      int64       `json:"targetId"`
-	TransactionID json.Number `json:"transactionId"`
-	Attempts      []struct {
-		WebhookLogID int64   `json:"webhookLogId"`
-		Number       int     `json:"number"`
-		SentAt       string  `json:"sentAt"`
-		StatusCode   int     `json:"statusCode"`
-		Error        string  `json:"error"`
-		DurationMs   float64 `json:"durationMs"`
-		RequestBody  string  `json:"requestBody"`
-	} `json:"attempts"`
-}
-
 func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "listen", listenUsage)
 	forward := cc.fs.String("forward-to", "", "the local URL deliveries go to, e.g. http://127.0.0.1:4000/webhooks")
 	account := cc.fs.Int64("account", 1, "the account whose events to forward")
-	all := cc.fs.Bool("all", false, "forward the events of every account (those that exist when it starts)")
+	all := cc.fs.Bool("all", false, "forward the events of every account, those created while it runs too")
 	events := cc.fs.String("events", "", "only these event types, comma-separated: cash_in, cash_out, refund_in, refund_out, med_created, med_accepted, med_rejected")
 	printJSON := cc.fs.Bool("print-json", false, "also print each delivery's payload")
 	secret := cc.fs.String("secret", "", "the Standard Webhooks signing secret to use (whsec_...); default a new one")
@@ -95,11 +69,11 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	case *ttl <= 2**interval:
 		return cc.usageError("--ttl %s must be more than twice --interval %s, or the targets would expire between polls", *ttl, *interval)
 	}
-	req := map[string]any{"url": *forward, "ttlSeconds": int(ttl.Seconds())}
+	req := sandboxclient.ListenerRequest{URL: *forward, TTLSeconds: int(ttl.Seconds())}
 	if *all {
-		req["all"] = true
+		req.All = true
 	} else {
-		req["accountId"] = *account
+		req.AccountID = *account
 	}
 	if *events != "" {
 		var list []string
@@ -108,19 +82,17 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 				list = append(list, e)
 			}
 		}
-		req["events"] = list
+		req.Events = list
 	}
-	if *secret != "" {
-		req["secret"] = *secret
-	}
+	req.Secret = *secret
 
 	// The first cursor: the newest attempt before the targets exist.
 	cursor, err := cc.newestAttempt(ctx)
 	if err != nil {
 		return cc.fail(err)
 	}
-	var l cliListener
-	if _, err := cc.client.callJSON(ctx, http.MethodPost, "/_sandbox/listeners", req, nil, &l, http.StatusCreated); err != nil {
+	l, err := cc.client.CreateListener(ctx, req)
+	if err != nil {
 		return cc.fail(err)
 	}
 	mine := map[int64]bool{}
@@ -141,25 +113,23 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 		// short deadline (wall time: I/O).
 		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		var out struct {
-			TargetsRemoved int `json:"targetsRemoved"`
-		}
-		if _, err := cc.client.callJSON(dctx, http.MethodDelete, "/_sandbox/listeners/"+url.PathEscape(l.ID), nil, nil, &out, http.StatusOK); err != nil {
+		removed, err := cc.client.DeleteListener(dctx, l.ID)
+		if err != nil {
 			fmt.Fprintf(env.stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", *ttl, err)
 			return
 		}
-		fmt.Fprintf(env.stderr, "Stopped: %s removed.\n", plural(out.TargetsRemoved, "target", "targets"))
+		fmt.Fprintf(env.stderr, "Stopped: %s removed.\n", plural(removed, "target", "targets"))
 	}()
 
 	seen := map[int64]bool{}
 	poll := poller{cc: cc, interval: *interval}
 	for {
 		if err := cc.listenPoll(ctx, &l, mine, seen, &cursor, *account, *all, *printJSON); err != nil {
-			var he *cliHTTPError
+			var he *sandboxclient.HTTPError
 			switch {
 			case ctx.Err() != nil:
 				return cliExitOK
-			case errors.As(err, &he) && he.status == http.StatusNotFound && strings.Contains(he.path, "/renew"):
+			case errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Path, "/renew"):
 				fmt.Fprintf(env.stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
 				return cliExitFail
 			}
@@ -173,39 +143,52 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 
 // newestAttempt is the id of the newest webhook attempt (0 when none).
 func (cc *cliCmd) newestAttempt(ctx context.Context) (int64, error) {
-	var list struct {
-		Data []cliListenDelivery `json:"data"`
-	}
-	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/webhook-deliveries?limit=50", nil, nil, &list, http.StatusOK); err != nil {
+	list, err := cc.client.Deliveries(ctx, url.Values{"limit": {"50"}})
+	if err != nil {
 		return 0, err
 	}
 	var newest int64
-	for _, d := range list.Data {
-		for _, a := range d.Attempts {
-			newest = max(newest, a.WebhookLogID)
+	for _, d := range list {
+		for _, raw := range d.Attempts {
+			if a, err := sandboxclient.DecodeAttempt(raw); err == nil {
+				newest = max(newest, a.WebhookLogID)
+			}
 		}
 	}
 	return newest, nil
 }
 
-// listenPoll renews the lease, then prints the attempts to the listener's
+// listenPoll renews the lease (with --all, the answer lists the targets made
+// for accounts created since), then prints the attempts to the listener's
 // targets made since the cursor.
-func (cc *cliCmd) listenPoll(ctx context.Context, l *cliListener, mine, seen map[int64]bool, cursor *int64, account int64, all, printJSON bool) error {
-	if _, err := cc.client.call(ctx, http.MethodPost, "/_sandbox/listeners/"+url.PathEscape(l.ID)+"/renew", nil, nil, http.StatusOK); err != nil {
+func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, mine, seen map[int64]bool, cursor *int64, account int64, all, printJSON bool) error {
+	renewed, err := cc.client.RenewListener(ctx, l.ID)
+	if err != nil {
 		return err
+	}
+	for _, t := range renewed.Targets {
+		if !mine[t.ID] {
+			mine[t.ID] = true
+			if !slices.Contains(l.AccountIDs, t.AccountID) {
+				l.AccountIDs = append(l.AccountIDs, t.AccountID)
+				fmt.Fprintf(cc.env.stderr, "Forwarding the events of account %d too (created after listen started).\n", t.AccountID)
+			}
+		}
 	}
 	q := url.Values{"limit": {"1000"}, "afterAttempt": {strconv.FormatInt(max(0, *cursor-cursorMargin), 10)}}
 	if !all {
 		q.Set("accountId", strconv.FormatInt(account, 10))
 	}
-	var list struct {
-		Data []cliListenDelivery `json:"data"`
-	}
-	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/webhook-deliveries?"+q.Encode(), nil, nil, &list, http.StatusOK); err != nil {
+	list, err := cc.client.Deliveries(ctx, q)
+	if err != nil {
 		return err
 	}
-	for _, d := range list.Data {
-		for _, a := range d.Attempts {
+	for _, d := range list {
+		for _, raw := range d.Attempts {
+			a, err := sandboxclient.DecodeAttempt(raw)
+			if err != nil {
+				continue
+			}
 			if a.WebhookLogID <= *cursor-cursorMargin || seen[a.WebhookLogID] {
 				continue
 			}

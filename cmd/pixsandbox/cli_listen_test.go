@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -60,10 +62,16 @@ func fixtureEmailKey(t *testing.T, m *Main) (key, doc string) {
 	return "", ""
 }
 
-// targetsAt lists account 1's webhook targets whose URL starts with prefix.
+// targetsAt counts account 1's webhook targets whose URL starts with prefix.
 func targetsAt(t *testing.T, m *Main, prefix string) int {
 	t.Helper()
-	resp, err := http.Get(m.URL() + "/_sandbox/webhook-targets?accountId=1")
+	return targetsOf(t, m, 1, prefix)
+}
+
+// targetsOf counts an account's webhook targets whose URL starts with prefix.
+func targetsOf(t *testing.T, m *Main, account int64, prefix string) int {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("%s/_sandbox/webhook-targets?accountId=%d", m.URL(), account))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +94,78 @@ func targetsAt(t *testing.T, m *Main, prefix string) int {
 	return n
 }
 
+// listenRun is a listen command running in the background.
+type listenRun struct {
+	out, errb *cliSyncBuffer
+	secret    string // the signing secret it printed
+	cancel    context.CancelFunc
+	done      chan int
+}
+
+// startListen runs listen against m with args (after --url) until stop, and
+// waits for it to say it is ready.
+func startListen(t *testing.T, m *Main, args ...string) *listenRun {
+	t.Helper()
+	l := &listenRun{out: &cliSyncBuffer{}, errb: &cliSyncBuffer{}, done: make(chan int, 1)}
+	env := cliEnv{stdin: strings.NewReader(""), stdout: l.out, stderr: l.errb, lookup: func(string) (string, bool) { return "", false }}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+	t.Cleanup(cancel)
+	go func() { l.done <- runCLI(ctx, env, "listen", append([]string{"--url", m.URL()}, args...)) }()
+	cliWaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(l.errb.String(), "Signing secret: whsec_") })
+	e := l.errb.String()
+	l.secret = strings.Fields(e[strings.Index(e, "Signing secret: ")+len("Signing secret: "):])[0]
+	return l
+}
+
+// stop interrupts listen and checks that it ended with 0.
+func (l *listenRun) stop(t *testing.T) {
+	t.Helper()
+	l.cancel()
+	select {
+	case code := <-l.done:
+		if code != 0 {
+			t.Fatalf("listen ended with %d after the interrupt; stderr %s", code, l.errb.String())
+		}
+	case <-time.After(10 * time.Second): // wall time: bounds a hung command
+		t.Fatal("listen did not stop when interrupted")
+	}
+}
+
+// cashOut makes a cash-out of account 1 with externalId ext.
+func cashOut(t *testing.T, m *Main, ext string) {
+	t.Helper()
+	token := fixtureToken(t, m)
+	key, doc := fixtureEmailKey(t, m)
+	st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10,"externalId":"`+ext+`","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
+		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+	if st != 201 {
+		t.Fatalf("cash-out: %d %v", st, co)
+	}
+}
+
+// checkCashOutHook checks that h is the CashOut event of the cash-out ext,
+// signed with secret; wall says whether its timestamp is wall time (a real
+// clock) and so checked for age too.
+func checkCashOutHook(t *testing.T, h recordedHook, ext, secret string, wall bool) {
+	t.Helper()
+	var payload map[string]any
+	if err := json.Unmarshal(h.body, &payload); err != nil || payload["event"] != "CashOut" || payload["externalId"] != ext {
+		t.Fatalf("delivery body %s", h.body)
+	}
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := wh.VerifyIgnoringTimestamp
+	if wall {
+		verify = wh.Verify
+	}
+	if err := verify(h.body, h.header); err != nil {
+		t.Fatalf("the signature does not verify with the printed secret: %v (headers %v)", err, h.header)
+	}
+}
+
 // TestCLI_Listen: listen forwards a cash-out's CashOut delivery to the local
 // URL with a signature that verifies with the secret it printed, prints a line
 // for it (with the payload under --print-json), and leaves no target behind
@@ -95,64 +175,120 @@ func TestCLI_Listen(t *testing.T) {
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
 
-	out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
-	env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- runCLI(ctx, env, "listen", []string{"--url", m.URL(), "--forward-to", localURL + "/hook",
-			"--events", "cash_out", "--print-json", "--interval", "20ms"})
-	}()
-	cliWaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(errb.String(), "Signing secret: whsec_") })
-	secret := strings.Fields(errb.String()[strings.Index(errb.String(), "Signing secret: ")+len("Signing secret: "):])[0]
+	l := startListen(t, m, "--forward-to", localURL+"/hook", "--events", "cash_out", "--print-json", "--interval", "20ms")
 	if n := targetsAt(t, m, localURL); n != 1 {
 		t.Fatalf("%d targets at the local URL, want 1 (cash_out of account 1)", n)
 	}
 
 	// A cash-out of account 1, settled by moving the virtual clock.
-	token := fixtureToken(t, m)
-	key, doc := fixtureEmailKey(t, m)
-	st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10,"externalId":"listen-1","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
-		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-	if st != 201 {
-		t.Fatalf("cash-out: %d %v", st, co)
-	}
+	cashOut(t, m, "listen-1")
 	cliAdvance(t, m, "10s")
 	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
-	h := rec.hooks()[0]
-	var payload map[string]any
-	if err := json.Unmarshal(h.body, &payload); err != nil || payload["event"] != "CashOut" || payload["externalId"] != "listen-1" {
-		t.Fatalf("delivery body %s", h.body)
-	}
-	wh, err := standardwebhooks.NewWebhook(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The webhook-timestamp is simulation time (a virtual clock at the
 	// fixture epoch), so the check of its age against wall time is left out.
-	if err := wh.VerifyIgnoringTimestamp(h.body, h.header); err != nil {
-		t.Fatalf("the signature does not verify with the printed secret: %v (headers %v)", err, h.header)
-	}
+	checkCashOutHook(t, rec.hooks()[0], "listen-1", l.secret, false)
 	cliWaitFor(t, "listen to print the delivery", func() bool {
-		s := out.String()
+		s := l.out.String()
 		return strings.Contains(s, "cash_out") && strings.Contains(s, "--> 200 OK") && strings.Contains(s, `"event": "CashOut"`)
 	})
 
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("listen ended with %d after the interrupt; stderr %s", code, errb.String())
-		}
-	case <-time.After(10 * time.Second): // wall time: bounds a hung command
-		t.Fatal("listen did not stop when interrupted")
-	}
+	l.stop(t)
 	if n := targetsAt(t, m, localURL); n != 0 {
 		t.Fatalf("%d targets left at the local URL after the interrupt", n)
 	}
-	if !strings.Contains(errb.String(), "Stopped: 1 target removed.") {
-		t.Errorf("stderr after the interrupt: %s", errb.String())
+	if !strings.Contains(l.errb.String(), "Stopped: 1 target removed.") {
+		t.Errorf("stderr after the interrupt: %s", l.errb.String())
+	}
+}
+
+// TestCLI_ListenRealClock: with the real clock, the cash-out settles on its
+// own (no clock move) and listen forwards its CashOut delivery, signed with a
+// timestamp of wall time, and prints it.
+func TestCLI_ListenRealClock(t *testing.T) {
+	m := MustRunMain(t, func(c *Config) {
+		c.Clock = "real"
+		c.SettlementDelay = 50 * time.Millisecond
+	})
+	rec := &hookRecorder{}
+	localURL := newLocalServer(t, rec)
+
+	l := startListen(t, m, "--forward-to", localURL+"/hook", "--events", "cash_out", "--interval", "20ms")
+	cashOut(t, m, "listen-real")
+	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
+	checkCashOutHook(t, rec.hooks()[0], "listen-real", l.secret, true)
+	cliWaitFor(t, "listen to print the delivery", func() bool {
+		s := l.out.String()
+		return strings.Contains(s, "cash_out") && strings.Contains(s, "--> 200 OK")
+	})
+	l.stop(t)
+	if n := targetsAt(t, m, localURL); n != 0 {
+		t.Fatalf("%d targets left at the local URL after the interrupt", n)
+	}
+}
+
+// TestCLI_ListenAllNewAccount: listen --all also forwards the events of an
+// account created after it started (its next lease renewal registers the
+// targets), and removes those targets on the interrupt too.
+func TestCLI_ListenAllNewAccount(t *testing.T) {
+	m := MustRunMain(t, nil)
+	rec := &hookRecorder{}
+	localURL := newLocalServer(t, rec)
+	c := sandboxclient.New(m.URL(), "")
+	ctx := context.Background()
+
+	l := startListen(t, m, "--all", "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
+	var acct struct {
+		ID      int64 `json:"id"`
+		PixKeys []struct {
+			Key string `json:"key"`
+		} `json:"pixKeys"`
+	}
+	if _, err := c.CallJSON(ctx, http.MethodPost, "/_sandbox/accounts", map[string]any{"name": "Conta Nova", "balance": 10}, nil, &acct, http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
+	if len(acct.PixKeys) == 0 {
+		t.Fatalf("the new account %d has no PIX key", acct.ID)
+	}
+	cliWaitFor(t, "listen to cover the new account", func() bool {
+		return strings.Contains(l.errb.String(), fmt.Sprintf("Forwarding the events of account %d too", acct.ID))
+	})
+	targets := func() int {
+		t.Helper()
+		ls, err := c.Listeners(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, x := range ls {
+			for _, tg := range x.Targets {
+				if tg.AccountID == acct.ID {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := targets(); n != 1 {
+		t.Fatalf("the listener has %d targets of account %d, want 1 (cash_in)", n, acct.ID)
+	}
+
+	in, err := c.PixIn(ctx, map[string]any{"key": acct.PixKeys[0].Key, "amount": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliAdvance(t, m, "10s")
+	cliWaitFor(t, "the local URL to get the new account's CashIn delivery", func() bool {
+		for _, h := range rec.hooks() {
+			if strings.Contains(string(h.body), in.EndToEndID) {
+				return true
+			}
+		}
+		return false
+	})
+	cliWaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
+	l.stop(t)
+	if n := targetsOf(t, m, acct.ID, localURL); n != 0 {
+		t.Fatalf("%d targets of account %d left at the local URL after the interrupt", n, acct.ID)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"regexp"
 )
 
@@ -19,15 +18,6 @@ transaction and the amounts. The server answers 404 for an unknown charge,
 
 // cliDecimal is an amount as typed: digits with an optional fraction.
 var cliDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-
-// cliPayment is the answer of POST /_sandbox/payments and /_sandbox/pix-in.
-type cliPayment struct {
-	EndToEndID    string      `json:"endToEndId"`
-	TransactionID string      `json:"transactionId"`
-	Amount        json.Number `json:"amount"`
-	FeeAmount     json.Number `json:"feeAmount"`
-	FinalAmount   json.Number `json:"finalAmount"`
-}
 
 func cliPay(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "pay", payUsage)
@@ -75,17 +65,16 @@ func cliPay(ctx context.Context, env cliEnv, args []string) int {
 		body["payer"] = payer
 	}
 
-	var p cliPayment
-	r, err := cc.client.callJSON(ctx, http.MethodPost, "/_sandbox/payments", body, nil, &p, http.StatusCreated)
+	p, r, err := cc.client.Pay(ctx, body)
 	if err != nil {
 		return cc.fail(err)
 	}
 	if cc.json {
-		cc.printRaw(r.body)
+		cc.printRaw(r.Body)
 		return cliExitOK
 	}
 	cc.printf("paid: endToEndId %s, transaction %s, amount %s, fee %s, credited %s\n",
 		p.EndToEndID, p.TransactionID, p.Amount, p.FeeAmount, p.FinalAmount)
-	cc.printf("see it: curl -s %s/_sandbox/transactions/%s\n", cc.client.base, p.TransactionID)
+	cc.printf("see it: curl -s %s/_sandbox/transactions/%s\n", cc.client.Base, p.TransactionID)
 	return cliExitOK
 }

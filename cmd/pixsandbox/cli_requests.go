@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const requestsUsage = `Usage:
@@ -27,19 +28,6 @@ interrupted (Ctrl-C). With --json each request is one JSON line with its
 headers and bodies. clear empties the journal.
 `
 
-// cliJournalEntry is an entry of GET /_sandbox/requests.
-type cliJournalEntry struct {
-	ID         int64       `json:"id"`
-	RequestID  string      `json:"requestId"`
-	Time       string      `json:"time"`
-	Method     string      `json:"method"`
-	Path       string      `json:"path"`
-	Query      string      `json:"query"`
-	AccountID  json.Number `json:"accountId"`
-	Status     int         `json:"status"`
-	DurationMs float64     `json:"durationMs"`
-}
-
 func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "requests", requestsUsage)
 	account := cc.fs.Int64("account", 0, "only this account's requests")
@@ -56,18 +44,15 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 	}
 	switch {
 	case len(pos) == 1 && pos[0] == "clear":
-		var out struct {
-			Deleted int `json:"deleted"`
-		}
-		r, err := cc.client.callJSON(ctx, http.MethodDelete, "/_sandbox/requests", nil, nil, &out, http.StatusOK)
+		deleted, r, err := cc.client.ClearRequests(ctx)
 		if err != nil {
 			return cc.fail(err)
 		}
 		if cc.json {
-			cc.printRaw(r.body)
+			cc.printRaw(r.Body)
 			return cliExitOK
 		}
-		cc.printf("%s dropped from the journal\n", plural(out.Deleted, "request", "requests"))
+		cc.printf("%s dropped from the journal\n", plural(deleted, "request", "requests"))
 		return cliExitOK
 	case len(pos) > 0:
 		return cc.usageError("unexpected arguments %q (only clear)", pos)
@@ -101,15 +86,10 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 	first := true
 	poll := poller{cc: cc, interval: *interval}
 	for {
-		p := "/_sandbox/requests?" + q.Encode()
 		if !first {
-			p += "&after=" + strconv.FormatInt(after, 10)
+			q.Set("after", strconv.FormatInt(after, 10))
 		}
-		var list struct {
-			Enabled bool              `json:"enabled"`
-			Data    []json.RawMessage `json:"data"`
-		}
-		_, err := cc.client.callJSON(ctx, http.MethodGet, p, nil, nil, &list, http.StatusOK)
+		list, err := cc.client.Requests(ctx, q)
 		switch {
 		case ctx.Err() != nil:
 			return cliExitOK
@@ -122,15 +102,15 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 		default:
 			poll.report(nil)
 			for i := len(list.Data) - 1; i >= 0; i-- { // the server lists newest first
-				var e cliJournalEntry
-				if decodeCLIJSON(list.Data[i], &e) != nil {
+				var e sandboxclient.JournalEntry
+				if sandboxclient.DecodeJSON(list.Data[i], &e) != nil {
 					continue
 				}
 				after = max(after, e.ID)
 				cc.printJournalEntry(e, list.Data[i])
 			}
 			if first && *follow {
-				fmt.Fprintf(env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.base, *interval)
+				fmt.Fprintf(env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.Base, *interval)
 			}
 			if first && !*follow && len(list.Data) == 0 && !cc.json {
 				cc.printf("no requests match\n")
@@ -153,18 +133,18 @@ func (cc *cliCmd) sinceTime(ctx context.Context, s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, nil
 	}
-	var c cliClockAnswer
-	if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/clock", nil, nil, &c, http.StatusOK); err != nil {
+	c, _, err := cc.client.Clock(ctx)
+	if err != nil {
 		return time.Time{}, err
 	}
-	now, err := time.Parse(time.RFC3339Nano, c.Now)
+	now, err := c.Time()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("GET /_sandbox/clock answered a time that is not RFC 3339: %q", c.Now)
+		return time.Time{}, err
 	}
 	return now.Add(-d), nil
 }
 
-func (cc *cliCmd) printJournalEntry(e cliJournalEntry, raw json.RawMessage) {
+func (cc *cliCmd) printJournalEntry(e sandboxclient.JournalEntry, raw json.RawMessage) {
 	if cc.json {
 		cc.printRaw(raw)
 		return

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -31,23 +30,23 @@ func cliReset(ctx context.Context, env cliEnv, args []string) int {
 	if !*yes {
 		if !env.terminal {
 			fmt.Fprintf(env.stderr, "pixsandbox reset: standard input is not a terminal, so there is no one to confirm: "+
-				"pass --yes to drop every record of %s and seed the fixtures again.\n", cc.client.base)
+				"pass --yes to drop every record of %s and seed the fixtures again.\n", cc.client.Base)
 			return cliExitUsage
 		}
 		fmt.Fprintf(env.stderr, "Drop every account, transaction, charge, refund, MED, job, webhook target and delivery of %s\n"+
-			"and seed the fixture accounts again? Type yes to continue: ", cc.client.base)
+			"and seed the fixture accounts again? Type yes to continue: ", cc.client.Base)
 		line, _ := bufio.NewReader(env.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "yes" && a != "y" {
 			fmt.Fprintln(env.stderr, "pixsandbox reset: not confirmed; nothing was changed.")
 			return cliExitFail
 		}
 	}
-	r, err := cc.client.call(ctx, http.MethodPost, "/_sandbox/reset", nil, nil, http.StatusOK)
+	r, err := cc.client.Reset(ctx)
 	if err != nil {
 		return cc.fail(err)
 	}
 	if cc.json {
-		cc.printRaw(r.body)
+		cc.printRaw(r.Body)
 		return cliExitOK
 	}
 	cc.printf("reset: every record dropped, the fixture accounts and the DICT directory seeded again (the clock did not move)\n")

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const tokenUsage = `Usage:
@@ -22,12 +23,6 @@ certificate URL-encoded in X-SSL-Client-Cert. The output is the bare token:
   TOKEN=$(pixsandbox token)
   curl -s http://127.0.0.1:8080/api/balance -H "Authorization: Bearer $TOKEN"
 `
-
-// cliTokenAnswer is the body of both token routes.
-type cliTokenAnswer struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-}
 
 func cliToken(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "token", tokenUsage)
@@ -52,29 +47,29 @@ func cliToken(ctx context.Context, env cliEnv, args []string) int {
 		return cc.usageError("--account must be a positive account id, not %d", *account)
 	}
 
-	var ans cliTokenAnswer
-	var r *cliResponse
+	var ans sandboxclient.Token
+	var r *sandboxclient.Response
 	var err error
 	if creds {
 		pem, rerr := os.ReadFile(*cert)
 		if rerr != nil {
 			return cc.fail(fmt.Errorf("read the certificate: %w", rerr))
 		}
-		r, err = cc.client.callJSON(ctx, http.MethodPost, "/api/auth/token",
+		r, err = cc.client.CallJSON(ctx, http.MethodPost, "/api/auth/token",
 			map[string]string{"clientId": *clientID, "clientSecret": *secret},
 			map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pem)}, &ans, http.StatusCreated)
 	} else {
-		r, err = cc.client.callJSON(ctx, http.MethodPost, fmt.Sprintf("/_sandbox/accounts/%d/token", *account), nil, nil, &ans, http.StatusCreated)
+		ans, r, err = cc.client.AccountToken(ctx, *account)
 	}
 	if err != nil {
 		return cc.fail(err)
 	}
 	if cc.json {
-		cc.printRaw(r.body)
+		cc.printRaw(r.Body)
 		return cliExitOK
 	}
 	if ans.AccessToken == "" {
-		return cc.fail(fmt.Errorf("%s %s answered without an access_token: %s", r.method, r.path, excerpt(r.body)))
+		return cc.fail(fmt.Errorf("%s %s answered without an access_token: %s", r.Method, r.Path, sandboxclient.Excerpt(r.Body)))
 	}
 	cc.printf("%s\n", ans.AccessToken)
 	return cliExitOK
@@ -82,9 +77,6 @@ func cliToken(ctx context.Context, env cliEnv, args []string) int {
 
 // sandboxToken returns an access token for account through the control plane.
 func (cc *cliCmd) sandboxToken(ctx context.Context, account int64) (string, error) {
-	var ans cliTokenAnswer
-	if _, err := cc.client.callJSON(ctx, http.MethodPost, fmt.Sprintf("/_sandbox/accounts/%d/token", account), nil, nil, &ans, http.StatusCreated); err != nil {
-		return "", err
-	}
-	return ans.AccessToken, nil
+	ans, _, err := cc.client.AccountToken(ctx, account)
+	return ans.AccessToken, err
 }

@@ -5,10 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const triggerUsage = `Usage:
@@ -179,33 +178,33 @@ func (t *cliTrig) send(ctx context.Context, method, path string, body any, heade
 	for k, v := range header {
 		h[k] = v
 	}
-	r, err := t.cc.client.do(ctx, method, path, body, h)
+	r, err := t.cc.client.Do(ctx, method, path, body, h)
 	if err != nil {
 		return false, err
 	}
-	t.raw = r.body
-	if r.status == ok {
+	t.raw = r.Body
+	if r.Status == ok {
 		if t.s.Phase == scenarios.AtRequest {
-			return false, fmt.Errorf("%s %s answered %d: the server accepted the request, so %s did not apply (is the simulator an older version?)", method, path, r.status, t.s.Name)
+			return false, fmt.Errorf("%s %s answered %d: the server accepted the request, so %s did not apply (is the simulator an older version?)", method, path, r.Status, t.s.Name)
 		}
-		if err := decodeCLIJSON(r.body, out); err != nil {
-			return false, fmt.Errorf("%s %s answered %d with a body that is not the expected JSON (%v): %s", method, path, r.status, err, excerpt(r.body))
+		if err := r.Decode(out); err != nil {
+			return false, err
 		}
 		return false, nil
 	}
-	herr := t.cc.client.httpError(r)
-	asked := t.s.Phase == scenarios.AtRequest && r.status >= 400 &&
-		(herr.code == "" || herr.code == string(t.s.Code)) && (herr.code != string(pix.CodeHTTPError) || r.status >= 500)
+	herr := t.cc.client.HTTPError(r)
+	asked := t.s.Phase == scenarios.AtRequest && r.Status >= 400 &&
+		(herr.Code == "" || herr.Code == string(t.s.Code)) && (herr.Code != string(pix.CodeHTTPError) || r.Status >= 500)
 	if !asked {
 		return false, herr
 	}
 	t.rejected = true
-	t.lines = append(t.lines, fmt.Sprintf("%s %s was rejected, as the scenario asks: %d %s", method, path, r.status, http.StatusText(r.status)))
-	if herr.code != "" {
-		t.lines[len(t.lines)-1] += " " + herr.code
+	t.lines = append(t.lines, fmt.Sprintf("%s %s was rejected, as the scenario asks: %d %s", method, path, r.Status, http.StatusText(r.Status)))
+	if herr.Code != "" {
+		t.lines[len(t.lines)-1] += " " + herr.Code
 	}
-	if herr.message != "" && herr.message != t.s.Summary {
-		t.lines = append(t.lines, "  "+herr.message)
+	if herr.Message != "" && herr.Message != t.s.Summary {
+		t.lines = append(t.lines, "  "+herr.Message)
 	}
 	t.lines = append(t.lines, "Nothing was created.")
 	return true, nil
@@ -228,14 +227,8 @@ func (t *cliTrig) externalID() string {
 
 func (t *cliTrig) description() string { return "pixsandbox trigger " + t.s.Name }
 
-// cliDictEntry is a key of GET /_sandbox/dict/keys/{key}.
-type cliDictEntry struct {
-	Key      string `json:"key"`
-	Type     string `json:"type"` // CPF, CNPJ, EMAIL, PHONE, EVP
-	Name     string `json:"name"`
-	Document string `json:"document"`
-	BankName string `json:"bankName"`
-}
+// cliDictEntry is a key of the simulator's DICT directory.
+type cliDictEntry sandboxclient.DictEntry
 
 // destination resolves --key (default: a key of fixtures/dict.json at another
 // institution) in the simulator's DICT directory, for the holder's name and
@@ -245,13 +238,11 @@ func (t *cliTrig) destination(ctx context.Context) (cliDictEntry, error) {
 	if key == "" {
 		key = defaultTriggerKey()
 	}
-	var e cliDictEntry
-	_, err := t.cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/dict/keys/"+url.PathEscape(key), nil, nil, &e, http.StatusOK)
-	var herr *cliHTTPError
-	if errors.As(err, &herr) && herr.status == http.StatusNotFound {
-		return e, fmt.Errorf("the key %q is not in the simulator's DICT directory: pass --key with a key of fixtures/dict.json, or add one with POST /_sandbox/dict/keys", key)
+	e, err := t.cc.client.DictKey(ctx, key)
+	if sandboxclient.IsStatus(err, http.StatusNotFound) {
+		return cliDictEntry(e), fmt.Errorf("the key %q is not in the simulator's DICT directory: pass --key with a key of fixtures/dict.json, or add one with POST /_sandbox/dict/keys", key)
 	}
-	return e, err
+	return cliDictEntry(e), err
 }
 
 // defaultTriggerKey is the first e-mail key of the fixture DICT directory that
@@ -281,19 +272,8 @@ func (e cliDictEntry) cashOutKey() (key, keyType string) {
 	return e.Key, e.Type
 }
 
-// cliTransaction is GET /_sandbox/transactions/{id}.
-type cliTransaction struct {
-	ID            json.Number `json:"id"`
-	TransactionID string      `json:"transactionId"`
-	Kind          string      `json:"kind"`
-	Status        string      `json:"status"`
-	Amount        json.Number `json:"amount"`
-	ErrorCode     string      `json:"errorCode"`
-}
-
-func (t *cliTrig) transaction(ctx context.Context, ref string) (cliTransaction, error) {
-	var x cliTransaction
-	_, err := t.cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/transactions/"+url.PathEscape(ref), nil, nil, &x, http.StatusOK)
+func (t *cliTrig) transaction(ctx context.Context, ref string) (sandboxclient.Transaction, error) {
+	x, err := t.cc.client.Transaction(ctx, ref)
 	t.txnID = x.ID.String()
 	return x, err
 }
@@ -368,7 +348,7 @@ func (t *cliTrig) expirationFor(ctx context.Context, cashIn bool) (int64, error)
 		var st struct {
 			MinExpirationTime json.Number `json:"minExpirationTime"`
 		}
-		if _, err := t.cc.client.callJSON(ctx, http.MethodGet, fmt.Sprintf("/_sandbox/accounts/%d/settings", t.account), nil, nil, &st, http.StatusOK); err != nil {
+		if err := t.cc.client.AccountSettings(ctx, t.account, &st); err != nil {
 			return 0, err
 		}
 		if n, err := st.MinExpirationTime.Int64(); err == nil && n > secs {
@@ -439,8 +419,8 @@ func (t *cliTrig) cashIn(ctx context.Context) error {
 
 // pay pays the charge through the control plane, as a payer's bank would.
 func (t *cliTrig) pay(ctx context.Context, charge map[string]string) error {
-	var p cliPayment
-	if _, err := t.cc.client.callJSON(ctx, http.MethodPost, "/_sandbox/payments", charge, nil, &p, http.StatusCreated); err != nil {
+	p, _, err := t.cc.client.Pay(ctx, charge)
+	if err != nil {
 		return fmt.Errorf("paying the charge: %w", err)
 	}
 	t.lines = append(t.lines, fmt.Sprintf("paid it through POST /_sandbox/payments: endToEndId %s, transaction %s, %s", p.EndToEndID, p.TransactionID, p.Amount))
@@ -485,7 +465,7 @@ func (t *cliTrig) cob(ctx context.Context) error {
 		}
 		t.lines = append(t.lines, fmt.Sprintf("the payment is %s transaction %s, %s", x.Kind, x.ID, x.Status))
 	} else {
-		t.lines = append(t.lines, fmt.Sprintf("see it: curl -s %s/cob/%s -H \"Authorization: Bearer $(%s)\"", t.cc.client.base, ans.TxID, t.cc.self(fmt.Sprintf("token --account %d", t.account))))
+		t.lines = append(t.lines, fmt.Sprintf("see it: curl -s %s/cob/%s -H \"Authorization: Bearer $(%s)\"", t.cc.client.Base, ans.TxID, t.cc.self(fmt.Sprintf("token --account %d", t.account))))
 	}
 	return nil
 }
@@ -496,15 +476,14 @@ func (t *cliTrig) refund(ctx context.Context) error {
 			Key string `json:"key"`
 		} `json:"pixKeys"`
 	}
-	if _, err := t.cc.client.callJSON(ctx, http.MethodGet, fmt.Sprintf("/_sandbox/accounts/%d", t.account), nil, nil, &acct, http.StatusOK); err != nil {
+	if err := t.cc.client.Account(ctx, t.account, &acct); err != nil {
 		return err
 	}
 	if len(acct.PixKeys) == 0 {
 		return fmt.Errorf("account %d has no PIX key to receive the PIX to refund", t.account)
 	}
-	var in cliPayment
-	if _, err := t.cc.client.callJSON(ctx, http.MethodPost, "/_sandbox/pix-in",
-		map[string]any{"key": acct.PixKeys[0].Key, "amount": json.Number(t.amount)}, nil, &in, http.StatusCreated); err != nil {
+	in, err := t.cc.client.PixIn(ctx, map[string]any{"key": acct.PixKeys[0].Key, "amount": json.Number(t.amount)})
+	if err != nil {
 		return fmt.Errorf("receiving the PIX to refund: %w", err)
 	}
 	t.lines = append(t.lines, fmt.Sprintf("received PIX transaction %s through POST /_sandbox/pix-in: %s to %s, endToEndId %s", in.TransactionID, in.Amount, acct.PixKeys[0].Key, in.EndToEndID))
@@ -547,7 +526,7 @@ func (t *cliTrig) authToken(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var ans cliTokenAnswer
+	var ans sandboxclient.Token
 	_, err = t.send(ctx, http.MethodPost, "/api/auth/token", map[string]string{"clientId": a.ClientID, "clientSecret": a.ClientSecret},
 		map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pem)}, http.StatusCreated, &ans)
 	return err
@@ -574,7 +553,7 @@ func (t *cliTrig) print() {
 	case s.Phase == scenarios.AtSettlement:
 		advance(5*time.Second, fmt.Sprintf("past the settlement delay (--settlement-delay, 2s by default): ERROR %s", s.Code))
 	case s.Phase == scenarios.Timing && s.Never && t.txnID != "":
-		steps = append(steps, step{fmt.Sprintf("curl -s -X POST %s/_sandbox/transactions/%s/settle", cc.client.base, t.txnID),
+		steps = append(steps, step{fmt.Sprintf("curl -s -X POST %s/_sandbox/transactions/%s/settle", cc.client.Base, t.txnID),
 			"it never settles by itself: force it (or /fail with {\"errorCode\":\"ORDER_REJECTED\"})"})
 	case s.Phase == scenarios.Timing:
 		advance(s.Delay, "it settles "+shortDuration(s.Delay)+" after acceptance")
@@ -588,10 +567,10 @@ func (t *cliTrig) print() {
 		advance(s.Delay, "the payer's bank opens the MED "+shortDuration(s.Delay)+" after the payment; advance further for its analysis and refund")
 	}
 	if t.txnID != "" {
-		steps = append(steps, step{fmt.Sprintf("curl -s %s/_sandbox/transactions/%s", cc.client.base, t.txnID), "its state"})
+		steps = append(steps, step{fmt.Sprintf("curl -s %s/_sandbox/transactions/%s", cc.client.Base, t.txnID), "its state"})
 	}
 	if s.Phase == scenarios.MED {
-		steps = append(steps, step{fmt.Sprintf("curl -s %s/api/med -H \"Authorization: Bearer $(%s)\"", cc.client.base, cc.self(fmt.Sprintf("token --account %d", t.account))), "the account's MEDs"})
+		steps = append(steps, step{fmt.Sprintf("curl -s %s/api/med -H \"Authorization: Bearer $(%s)\"", cc.client.Base, cc.self(fmt.Sprintf("token --account %d", t.account))), "the account's MEDs"})
 	}
 	width := 0
 	for _, st := range steps {

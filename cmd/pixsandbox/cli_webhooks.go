@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 const webhooksUsage = `Usage:
@@ -32,33 +33,10 @@ real-time clock mode, or when the clock moves (pixsandbox clock advance 5s).
 // webhooks tail reads again (see the afterAttempt parameter).
 const cursorMargin = 100
 
-// cliDelivery is one delivery of GET /_sandbox/webhook-deliveries.
-type cliDelivery struct {
-	ID            string            `json:"id"`
-	EventID       string            `json:"eventId"`
-	EventType     string            `json:"eventType"`
-	AccountID     json.Number       `json:"accountId"`
-	TransactionID json.Number       `json:"transactionId"`
-	URL           string            `json:"url"`
-	Status        string            `json:"status"`
-	NextAttemptAt string            `json:"nextAttemptAt"`
-	Attempts      []json.RawMessage `json:"attempts"`
-}
-
-// cliAttempt is the part of an attempt the summary shows.
-type cliAttempt struct {
-	WebhookLogID json.Number `json:"webhookLogId"`
-	Number       int         `json:"number"`
-	SentAt       string      `json:"sentAt"`
-	URL          string      `json:"url"`
-	StatusCode   int         `json:"statusCode"`
-	Error        string      `json:"error"`
-}
-
 // cliNewAttempt is an attempt not printed yet.
 type cliNewAttempt struct {
-	d      *cliDelivery
-	a      cliAttempt
+	d      *sandboxclient.Delivery
+	a      sandboxclient.Attempt
 	raw    json.RawMessage
 	sentAt time.Time
 }
@@ -88,7 +66,6 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 	if *account > 0 {
 		q.Set("accountId", strconv.FormatInt(*account, 10))
 	}
-	path := "/_sandbox/webhook-deliveries?" + q.Encode()
 
 	// from: print attempts sent at or after it on the first poll; zero time with
 	// all; nil without --since (only later attempts).
@@ -106,13 +83,13 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 		if err != nil {
 			return cc.usageError("--since %q must be an RFC 3339 time, a duration such as 30m or 1d, or all", s)
 		}
-		var c cliClockAnswer
-		if _, err := cc.client.callJSON(ctx, http.MethodGet, "/_sandbox/clock", nil, nil, &c, http.StatusOK); err != nil {
+		c, _, err := cc.client.Clock(ctx)
+		if err != nil {
 			return cc.fail(err)
 		}
-		now, err := time.Parse(time.RFC3339Nano, c.Now)
+		now, err := c.Time()
 		if err != nil {
-			return cc.fail(fmt.Errorf("GET /_sandbox/clock answered a time that is not RFC 3339: %q", c.Now))
+			return cc.fail(err)
 		}
 		t := now.Add(-d)
 		from = &t
@@ -127,11 +104,10 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 	first := true
 	poll := poller{cc: cc, interval: *interval}
 	for {
-		p := path
 		if !first {
-			p += "&afterAttempt=" + strconv.FormatInt(max(0, newest-cursorMargin), 10)
+			q.Set("afterAttempt", strconv.FormatInt(max(0, newest-cursorMargin), 10))
 		}
-		list, err := cc.pollDeliveries(ctx, p)
+		list, err := cc.client.Deliveries(ctx, q)
 		switch {
 		case ctx.Err() != nil:
 			return cliExitOK
@@ -147,11 +123,11 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 			for i := range list {
 				d := &list[i]
 				for _, raw := range d.Attempts {
-					var a cliAttempt
-					if decodeCLIJSON(raw, &a) != nil {
+					a, err := sandboxclient.DecodeAttempt(raw)
+					if err != nil {
 						continue
 					}
-					id, _ := a.WebhookLogID.Int64()
+					id := a.WebhookLogID
 					if (!first && id <= floor) || seen[id] {
 						continue // printed (or before the start) already
 					}
@@ -173,9 +149,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 				if !fresh[i].sentAt.Equal(fresh[j].sentAt) {
 					return fresh[i].sentAt.Before(fresh[j].sentAt)
 				}
-				x, _ := fresh[i].a.WebhookLogID.Int64()
-				y, _ := fresh[j].a.WebhookLogID.Int64()
-				return x < y
+				return fresh[i].a.WebhookLogID < fresh[j].a.WebhookLogID
 			})
 			for _, f := range fresh {
 				cc.printAttempt(f)
@@ -185,7 +159,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 				if *account > 0 {
 					who = fmt.Sprintf("account %d", *account)
 				}
-				fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.base, *interval)
+				fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.Base, *interval)
 				first = false
 			}
 		}
@@ -193,16 +167,6 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 			return cliExitOK
 		}
 	}
-}
-
-func (cc *cliCmd) pollDeliveries(ctx context.Context, path string) ([]cliDelivery, error) {
-	var list struct {
-		Data []cliDelivery `json:"data"`
-	}
-	if _, err := cc.client.callJSON(ctx, http.MethodGet, path, nil, nil, &list, http.StatusOK); err != nil {
-		return nil, err
-	}
-	return list.Data, nil
 }
 
 func (cc *cliCmd) printAttempt(f cliNewAttempt) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 // TestConsoleE2E drives the web console in headless Chromium against the
@@ -38,7 +39,7 @@ func TestConsoleE2E(t *testing.T) {
 	recv := newE2EReceiver()
 	srv := httptest.NewServer(recv)
 	t.Cleanup(srv.Close)
-	e2ePost(t, m.URL()+"/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_in","url":"`+srv.URL+`/hooks"}`, http.StatusCreated)
+	e2eControl(t, m, http.MethodPost, "/_sandbox/webhook-targets", map[string]any{"accountId": 1, "eventType": "cash_in", "url": srv.URL + "/hooks"}, http.StatusCreated, nil)
 
 	// Every wait below is bounded: the whole test by this deadline (it also
 	// ends the browser), each step by a shorter one.
@@ -424,16 +425,23 @@ func saveE2EArtifacts(t *testing.T, tab context.Context) {
 	t.Logf("screenshot and page HTML of the failure: %s", dir)
 }
 
-func e2ePost(t *testing.T, url, body string, want int) {
+// e2eClient is a control-plane client of m (with its admin token).
+func e2eClient(m *Main) *sandboxclient.Client {
+	return sandboxclient.New(m.URL(), m.Config.AdminToken)
+}
+
+// e2eControl calls the control plane of m and decodes the answer into out
+// (nil: not read), failing the test unless it answers want.
+func e2eControl(t *testing.T, m *Main, method, path string, body any, want int, out any) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	var err error
+	if out == nil {
+		_, err = e2eClient(m).Call(context.Background(), method, path, body, nil, want)
+	} else {
+		_, err = e2eClient(m).CallJSON(context.Background(), method, path, body, nil, out, want)
+	}
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("POST %s: %d %s, want %d", url, resp.StatusCode, raw, want)
 	}
 }
 

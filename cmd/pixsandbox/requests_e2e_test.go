@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,21 +128,23 @@ func TestConsoleE2E_AccountsAndMED(t *testing.T) {
 		if i == 17 {
 			name = "Zuleica Procurada"
 		}
-		e2ePost(t, m.URL()+"/_sandbox/accounts", `{"name":"`+name+`","balance":10}`, 201)
+		e2eControl(t, m, http.MethodPost, "/_sandbox/accounts", map[string]any{"name": name, "balance": 10}, http.StatusCreated, nil)
 	}
-	st, acct := call(t, "GET", m.URL()+"/_sandbox/accounts/1", "", nil)
-	if st != 200 {
-		t.Fatalf("account 1: %d", st)
+	ctx := context.Background()
+	var acct struct {
+		PixKeys []struct {
+			Key string `json:"key"`
+		} `json:"pixKeys"`
 	}
-	key := acct["pixKeys"].([]any)[0].(map[string]any)["key"].(string)
-	st, in := call(t, "POST", m.URL()+"/_sandbox/pix-in", `{"key":"`+key+`","amount":20}`, nil)
-	if st != 201 && st != 200 {
-		t.Fatalf("pix-in: %d %v", st, in)
+	if err := e2eClient(m).Account(ctx, 1, &acct); err != nil || len(acct.PixKeys) == 0 {
+		t.Fatalf("account 1: %v %+v", err, acct)
 	}
-	st, med := call(t, "POST", m.URL()+"/_sandbox/med", `{"accountId":1,"endToEndId":"`+in["endToEndId"].(string)+`"}`, nil)
-	if st != 201 {
-		t.Fatalf("MED: %d %v", st, med)
+	in, err := e2eClient(m).PixIn(ctx, map[string]any{"key": acct.PixKeys[0].Key, "amount": 20})
+	if err != nil {
+		t.Fatalf("pix-in: %v", err)
 	}
+	var med map[string]any
+	e2eControl(t, m, http.MethodPost, "/_sandbox/med", map[string]any{"accountId": 1, "endToEndId": in.EndToEndID}, http.StatusCreated, &med)
 
 	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancelRoot()

@@ -24,7 +24,9 @@ import (
 // the lease runs out (the client stopped or crashed) the server removes the
 // targets it made. The lease runs on wall time, on purpose: it measures
 // whether the client process is alive, which has nothing to do with
-// simulation time (a virtual clock may stand still for hours). Listeners live
+// simulation time (a virtual clock may stand still for hours). A listener of
+// every account also covers the accounts created after it: each renewal
+// registers its targets for them. Listeners live
 // in memory; targets a listener of an earlier process left behind carry the
 // header X-Pixsandbox-Listener and are removed when a listener is next made
 // for their account.
@@ -42,12 +44,14 @@ type listener struct {
 	id        string
 	url       string
 	secret    string
-	accounts  []int64 // empty: every account (at creation)
+	all       bool    // every account: a renewal adds those created since
+	accounts  []int64 // the accounts it has targets for
 	events    []string
 	ttl       time.Duration
 	targets   []webhook.Target // the targets it made (and removes)
 	timer     *time.Timer      // wall time: the lease
 	expiresAt time.Time        // wall time
+	grow      sync.Mutex       // serializes the additions of accounts (renewals)
 }
 
 // listenerSet holds the live listeners of a Server.
@@ -111,7 +115,7 @@ func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
 	case req.AccountID != nil && *req.AccountID <= 0:
 		return nil, bad("accountId", "must be a positive account number")
 	}
-	l := &listener{url: *req.URL, ttl: listenerDefaultTTL, events: webhook.EventTypes}
+	l := &listener{url: *req.URL, ttl: listenerDefaultTTL, events: webhook.EventTypes, all: req.All}
 	if len(req.Events) > 0 {
 		l.events = nil
 		for _, e := range req.Events {
@@ -140,35 +144,19 @@ func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	l.id = "lst_" + hex.EncodeToString(idb[:])
+	accounts := []int64{}
 	if req.AccountID != nil {
-		l.accounts = []int64{*req.AccountID}
+		accounts = []int64{*req.AccountID}
 	} else {
-		all, err := s.sandbox.Accounts(r.Context())
-		if err != nil {
+		var err error
+		if accounts, err = s.newListenerAccounts(r.Context(), nil); err != nil {
 			return nil, err
-		}
-		for _, a := range all {
-			l.accounts = append(l.accounts, int64(a.Account.ID))
 		}
 	}
 	ls := s.listenerSet()
-	for _, acct := range l.accounts {
-		if err := s.sweepListenerTargets(r.Context(), acct, ls); err != nil {
-			s.dropListenerTargets(l)
-			return nil, err
-		}
-		for _, ev := range l.events {
-			t := webhook.Target{AccountID: acct, URL: l.url, EventType: ev, Active: true, Secret: l.secret,
-				Headers: []webhook.Header{{Key: listenerHeader, Value: l.id}}}
-			out, created, err := s.sandbox.RegisterWebhookTarget(r.Context(), t, false)
-			if err != nil {
-				s.dropListenerTargets(l)
-				return nil, err
-			}
-			if created {
-				l.targets = append(l.targets, out)
-			}
-		}
+	if err := s.addListenerAccounts(r.Context(), l, ls, accounts); err != nil {
+		s.dropListenerTargets(l)
+		return nil, err
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -176,6 +164,51 @@ func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
 	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease (see above)
 	l.timer = time.AfterFunc(l.ttl, func() { s.expireListener(l.id) })
 	return l.dto(), nil
+}
+
+// newListenerAccounts lists the accounts not in have.
+func (s *Server) newListenerAccounts(ctx context.Context, have []int64) ([]int64, error) {
+	all, err := s.sandbox.Accounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, a := range all {
+		if id := int64(a.Account.ID); !slices.Contains(have, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// addListenerAccounts registers a listener's targets for accounts. The
+// targets made before an error stay on the listener (its end removes them).
+func (s *Server) addListenerAccounts(ctx context.Context, l *listener, ls *listenerSet, accounts []int64) error {
+	for _, acct := range accounts {
+		if err := s.sweepListenerTargets(ctx, acct, ls); err != nil {
+			return err
+		}
+		var made []webhook.Target
+		for _, ev := range l.events {
+			t := webhook.Target{AccountID: acct, URL: l.url, EventType: ev, Active: true, Secret: l.secret,
+				Headers: []webhook.Header{{Key: listenerHeader, Value: l.id}}}
+			out, created, err := s.sandbox.RegisterWebhookTarget(ctx, t, false)
+			if err != nil {
+				ls.mu.Lock()
+				l.targets = append(l.targets, made...)
+				ls.mu.Unlock()
+				return err
+			}
+			if created {
+				made = append(made, out)
+			}
+		}
+		ls.mu.Lock()
+		l.targets = append(l.targets, made...)
+		l.accounts = append(l.accounts, acct)
+		ls.mu.Unlock()
+	}
+	return nil
 }
 
 // listenerSet returns the server's listeners, made on first use.
@@ -216,8 +249,12 @@ func (s *Server) dropListenerTargets(l *listener) int {
 	// the removal has its own short deadline (wall time: I/O).
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	ls := s.listenerSet()
+	ls.mu.Lock()
+	targets := slices.Clone(l.targets)
+	ls.mu.Unlock()
 	n := 0
-	for _, t := range l.targets {
+	for _, t := range targets {
 		if err := s.sandbox.DeleteWebhookTarget(ctx, t.ID); err == nil {
 			n++
 		} else if !isNotFound(err) {
@@ -259,7 +296,8 @@ func (s *Server) listenerByPath(r *http.Request) (*listener, error) {
 }
 
 // handleSandboxListenerRenew serves POST /_sandbox/listeners/{id}/renew: the
-// lease runs for its ttl again.
+// lease runs for its ttl again, and a listener of every account gets targets
+// for the accounts created since it was made or last renewed.
 func (s *Server) handleSandboxListenerRenew(r *http.Request) (any, error) {
 	l, err := s.listenerByPath(r)
 	if err != nil {
@@ -267,10 +305,42 @@ func (s *Server) handleSandboxListenerRenew(r *http.Request) (any, error) {
 	}
 	ls := s.listenerSet()
 	ls.mu.Lock()
-	defer ls.mu.Unlock()
 	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease
 	l.timer.Reset(l.ttl)
+	ls.mu.Unlock()
+	if l.all {
+		if err := s.growListener(r.Context(), l, ls); err != nil {
+			return nil, err
+		}
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
 	return l.dto(), nil
+}
+
+// growListener adds the accounts created since to a listener of every
+// account, unless the listener ended meanwhile.
+func (s *Server) growListener(ctx context.Context, l *listener, ls *listenerSet) error {
+	l.grow.Lock()
+	defer l.grow.Unlock()
+	ls.mu.Lock()
+	accounts := slices.Clone(l.accounts)
+	ls.mu.Unlock()
+	fresh, err := s.newListenerAccounts(ctx, accounts)
+	if err != nil || len(fresh) == 0 {
+		return err
+	}
+	if err := s.addListenerAccounts(ctx, l, ls, fresh); err != nil {
+		return err
+	}
+	ls.mu.Lock()
+	_, live := ls.byID[l.id]
+	ls.mu.Unlock()
+	if !live {
+		// Ended (deleted or expired) while the targets were made: remove them too.
+		s.dropListenerTargets(l)
+	}
+	return nil
 }
 
 // handleSandboxListenerDelete serves DELETE /_sandbox/listeners/{id}.

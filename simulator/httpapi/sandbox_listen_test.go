@@ -1,12 +1,15 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -85,12 +88,34 @@ func TestListener_RenewAndDelete(t *testing.T) {
 	}
 }
 
-// TestListener_All registers for every account.
+// TestListener_All registers for every account, and each renewal adds the
+// accounts created since; deleting the listener removes those targets too.
 func TestListener_All(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	r := createListener(t, env, `{"all":true,"url":"http://127.0.0.1:9/all","events":["med_created"]}`)
 	if r.status != http.StatusCreated || len(r.body["accountIds"].([]any)) != len(env.Fixtures.Accounts) || len(r.body["targets"].([]any)) != len(env.Fixtures.Accounts) {
 		t.Fatalf("create --all: %d %s", r.status, r.raw)
+	}
+	c := sandboxclient.New(env.URL, "")
+	ctx := context.Background()
+	var acct struct {
+		ID int64 `json:"id"`
+	}
+	if _, err := c.CallJSON(ctx, http.MethodPost, "/_sandbox/accounts", map[string]any{"name": "Conta Nova"}, nil, &acct, http.StatusCreated); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second renewal adds nothing more
+		l, err := c.RenewListener(ctx, r.body["id"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(env.Fixtures.Accounts) + 1; len(l.AccountIDs) != n || len(l.Targets) != n || !slices.Contains(l.AccountIDs, acct.ID) {
+			t.Fatalf("renewal after account %d was created: %+v, want %d accounts and targets", acct.ID, l, n)
+		}
+	}
+	removed, err := c.DeleteListener(ctx, r.body["id"].(string))
+	if err != nil || removed != len(env.Fixtures.Accounts)+1 {
+		t.Fatalf("delete: %d targets removed, %v", removed, err)
 	}
 }
 
