@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -138,6 +139,14 @@ func (s *Store) runWriter() {
 			}
 		}
 		batch = append(batch[:0], first)
+		// Let the callers answered by the last batch submit before
+		// collecting. On one processor the first of them to submit again
+		// hands its operation straight to this goroutine, which the
+		// scheduler then runs next: collecting at once would commit that
+		// operation nearly alone while the others queue behind its sync, and
+		// batches would alternate between full and almost empty
+		// (TestBatching_CashOutsShareCommitsOnOneProcessor).
+		runtime.Gosched()
 	collect:
 		for len(batch) < maxBatchOps {
 			select {
