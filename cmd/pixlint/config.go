@@ -16,5 +16,10 @@ func repoConfig(root string) Config {
 		SizeExempt:           []string{"conformance"}, // the specs: one spec file per resource, in one package
 		SizeExceptions:       sizeExceptions,
 		Makefile:             "Makefile",
+		Staticcheck: [][]string{
+			{"./..."},
+			{"-tags", "faults", "./simulator/...", "./cmd/pixsandbox/"}, // as go vet: the faults build too
+		},
+		StaticcheckExceptions: staticcheckExceptions,
 	}
 }

@@ -1,9 +1,10 @@
 package main
 
-// Temporary exceptions: the functions and packages over the limits when the
-// checks were introduced (issue 16), each capped at its measure then, so it
-// can shrink but not grow. Both tables are meant to be empty: remove a line
-// when its code is split (the lint reports a line no longer needed).
+// Temporary exceptions: the functions and packages over the limits, and the
+// staticcheck findings, there when the checks were introduced (issue 16); the
+// limits capped at their measure then, so they can shrink but not grow. The
+// tables are meant to be empty: remove a line when its code is fixed (the
+// lint reports a line no longer needed).
 
 // complexityExceptions: functions over cyclomatic complexity 25.
 var complexityExceptions = []ComplexityException{
@@ -31,4 +32,14 @@ var sizeExceptions = []SizeException{
 	{"simulator", 4628},
 	{"cmd/pixsandbox", 3162},
 	{"simulator/pix", 3062},
+}
+
+// staticcheckExceptions: findings of staticcheck, by file and check.
+var staticcheckExceptions = []StaticcheckException{
+	{"cmd/pixsandbox/cli_clock.go", "SA4006"},
+	{"cmd/pixsandbox/cli_listen_test.go", "U1000"},
+	{"cmd/pixsoak/verify.go", "U1000"},
+	{"simulator/httpapi/errors.go", "U1000"},
+	{"simulator/httpapi/sandbox_listen.go", "SA4006"},
+	{"simulator/httpapi/transactions_test.go", "SA4006"},
 }

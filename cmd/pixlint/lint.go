@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -39,11 +41,14 @@ type Config struct {
 	SizeExceptions  []SizeException
 
 	Makefile string // file (relative to Root) whose fuzz target must discover the targets; "" for none
+
+	Staticcheck           [][]string // the argument lists of the staticcheck runs (pixlint -staticcheck)
+	StaticcheckExceptions []StaticcheckException
 }
 
 // A Finding is one broken rule, at a place a reader can open.
 type Finding struct {
-	Check string // deps, docs, walltime, complexity, size, fuzz, table
+	Check string // deps, docs, walltime, complexity, size, fuzz, table, staticcheck
 	Where string // a module-relative package, file or file:line
 	Msg   string
 }
@@ -64,8 +69,28 @@ func Lint(cfg Config) ([]Finding, error) {
 	out = append(out, checkComplexity(t, cfg.MaxComplexity, cfg.ComplexityExceptions)...)
 	out = append(out, checkSize(t, cfg.MaxPackageLines, cfg.SizeExempt, cfg.SizeExceptions)...)
 	out = append(out, checkFuzz(t, cfg.Makefile)...)
-	slices.SortStableFunc(out, func(a, b Finding) int { return strings.Compare(a.Where, b.Where) })
+	sortFindings(out)
 	return out, nil
+}
+
+// sortFindings orders findings by place: file (or package), then line.
+func sortFindings(fs []Finding) {
+	split := func(where string) (string, int) {
+		if i := strings.LastIndexByte(where, ':'); i >= 0 {
+			if n, err := strconv.Atoi(where[i+1:]); err == nil {
+				return where[:i], n
+			}
+		}
+		return where, 0
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		fa, la := split(a.Where)
+		fb, lb := split(b.Where)
+		if c := strings.Compare(fa, fb); c != 0 {
+			return c
+		}
+		return cmp.Compare(la, lb)
+	})
 }
 
 // tree is the module as the checks see it: its Go files parsed, and its

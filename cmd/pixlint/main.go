@@ -13,7 +13,8 @@
 //   - size: no non-test package over 3,000 lines (package conformance, the
 //     specs, excepted);
 //   - fuzz: fuzz targets are discovered (pixlint -list-fuzz, what make fuzz
-//     runs), never listed by hand.
+//     runs), never listed by hand;
+//   - staticcheck, with -staticcheck (a step of its own in make lint).
 //
 // The exceptions of exceptions.go are temporary and capped; the lint reports
 // the ones no longer needed.
@@ -21,6 +22,7 @@
 //	go run ./cmd/pixlint                 check the tree (exit 1 on findings)
 //	go run ./cmd/pixlint -write-docs     regenerate the doc's dependency table, then check
 //	go run ./cmd/pixlint -list-fuzz      print the fuzz targets as package:FuzzName
+//	go run ./cmd/pixlint -staticcheck    staticcheck (pinned by go.mod), less the temporary exceptions
 package main
 
 import (
@@ -40,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("root", ".", "the module's root directory")
 	writeDocs := fs.Bool("write-docs", false, "regenerate the dependency table of the docs from rules.go before checking")
 	listFuzz := fs.Bool("list-fuzz", false, "print every fuzz target as package:FuzzName (module-relative package) and exit")
+	withStaticcheck := fs.Bool("staticcheck", false, "run staticcheck (go tool staticcheck) instead of the other checks, less the exceptions of exceptions.go")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -65,7 +68,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "pixlint: rewrote the dependency table of", cfg.Docs)
 		}
 	}
-	findings, err := Lint(cfg)
+	lint := Lint
+	if *withStaticcheck {
+		lint = func(cfg Config) ([]Finding, error) {
+			return runStaticcheck(cfg.Root, cfg.Staticcheck, cfg.StaticcheckExceptions)
+		}
+	}
+	findings, err := lint(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "pixlint:", err)
 		return 1
