@@ -86,26 +86,25 @@ func lint(t *testing.T, cfg Config) []Finding {
 	return findings
 }
 
-// only returns the findings of one check.
-func only(check string, fs []Finding) []Finding {
+// keep returns the findings ok keeps.
+func keep(fs []Finding, ok func(Finding) bool) []Finding {
 	var out []Finding
 	for _, f := range fs {
-		if f.Check == check {
+		if ok(f) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// only returns the findings of one check.
+func only(check string, fs []Finding) []Finding {
+	return keep(fs, func(f Finding) bool { return f.Check == check })
+}
+
 // at returns the findings at one place.
 func at(where string, fs []Finding) []Finding {
-	var out []Finding
-	for _, f := range fs {
-		if f.Where == where {
-			out = append(out, f)
-		}
-	}
-	return out
+	return keep(fs, func(f Finding) bool { return f.Where == where })
 }
 
 // want fails unless fs are exactly one finding per entry of wants, in order,
@@ -176,12 +175,7 @@ func TestDeps_rowWithoutPackage(t *testing.T) {
 
 func TestDeps_buildTagsAreRead(t *testing.T) {
 	t.Parallel()
-	dir := module(t)
-	tagged := "//go:build special\n\npackage store\n\nimport \"example.com/lintme/web\"\n\nvar Serve = web.Handler\n"
-	if err := os.WriteFile(filepath.Join(dir, "store", "special.go"), []byte(tagged), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig(dir)
+	cfg := testConfig(module(t, "tagged"))
 	if fs := only("deps", lint(t, cfg)); len(fs) != 0 {
 		t.Fatalf("without the tag set, found:\n%s", dump(fs))
 	}
@@ -259,12 +253,7 @@ func TestComplexity(t *testing.T) {
 
 func TestComplexity_ignoreDirective(t *testing.T) {
 	t.Parallel()
-	dir := module(t)
-	src := "package app\n\n//gocyclo:ignore\nfunc Hidden() {}\n"
-	if err := os.WriteFile(filepath.Join(dir, "app", "hidden.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	want(t, only("complexity", lint(t, testConfig(dir))), [2]string{"app/hidden.go:3", "gocyclo:ignore"})
+	want(t, only("complexity", lint(t, testConfig(module(t, "ignore")))), [2]string{"app/hidden.go:3", "gocyclo:ignore"})
 }
 
 func TestSize(t *testing.T) {

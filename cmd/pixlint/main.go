@@ -36,18 +36,30 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// options are the command line's.
+type options struct {
+	root                             string
+	writeDocs, listFuzz, staticcheck bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	flags := flag.NewFlagSet("pixlint", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringVar(&o.root, "root", ".", "the module's root directory")
+	flags.BoolVar(&o.writeDocs, "write-docs", false, "regenerate the package list and dependency table of the docs from rules.go before checking")
+	flags.BoolVar(&o.listFuzz, "list-fuzz", false, "print every fuzz target as package:FuzzName (module-relative package) and exit")
+	flags.BoolVar(&o.staticcheck, "staticcheck", false, "run staticcheck (go tool staticcheck) instead of the other checks, less the exceptions of exceptions.go")
+	return o, flags.Parse(args)
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pixlint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	root := fs.String("root", ".", "the module's root directory")
-	writeDocs := fs.Bool("write-docs", false, "regenerate the dependency table of the docs from rules.go before checking")
-	listFuzz := fs.Bool("list-fuzz", false, "print every fuzz target as package:FuzzName (module-relative package) and exit")
-	withStaticcheck := fs.Bool("staticcheck", false, "run staticcheck (go tool staticcheck) instead of the other checks, less the exceptions of exceptions.go")
-	if err := fs.Parse(args); err != nil {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
 		return 2
 	}
-	cfg := repoConfig(*root)
-	if *listFuzz {
+	cfg := repoConfig(opts.root)
+	if opts.listFuzz {
 		t, err := loadTree(cfg, false)
 		if err != nil {
 			fmt.Fprintln(stderr, "pixlint:", err)
@@ -58,18 +70,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if *writeDocs {
+	if opts.writeDocs {
 		changed, err := writeDepsDoc(cfg)
 		if err != nil {
 			fmt.Fprintln(stderr, "pixlint:", err)
 			return 1
 		}
 		if changed {
-			fmt.Fprintln(stdout, "pixlint: rewrote the dependency table of", cfg.Docs)
+			fmt.Fprintln(stdout, "pixlint: rewrote the generated blocks of", cfg.Docs)
 		}
 	}
 	lint := Lint
-	if *withStaticcheck {
+	if opts.staticcheck {
 		lint = func(cfg Config) ([]Finding, error) {
 			return runStaticcheck(cfg.Root, cfg.Staticcheck, cfg.StaticcheckExceptions)
 		}
