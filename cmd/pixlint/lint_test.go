@@ -372,3 +372,23 @@ func TestRun_listFuzz(t *testing.T) {
 		t.Fatalf("pixlint -list-fuzz of the repository:\n%s", stdout.Bytes())
 	}
 }
+
+func TestStaticcheckFindings(t *testing.T) {
+	problem := func(file string, line int, code string) staticcheckProblem {
+		var p staticcheckProblem
+		p.Code, p.Message = code, "a problem"
+		p.Location.File, p.Location.Line = filepath.Join("/m", file), line
+		return p
+	}
+	fs := staticcheckFindings("/m", []staticcheckProblem{
+		problem("a/a.go", 3, "SA4006"),
+		problem("a/a.go", 3, "SA4006"), // again, from the run with tags
+		problem("b/b.go", 7, "U1000"),
+		problem("b/b.go", 9, "SA1019"),
+	}, []StaticcheckException{{"b/b.go", "U1000"}, {"c/c.go", "S1024"}})
+	want(t, fs,
+		[2]string{"a/a.go:3", "a problem (SA4006)"},
+		[2]string{"b/b.go:9", "a problem (SA1019)"},
+		[2]string{"c/c.go", "the S1024 exception (cmd/pixlint/exceptions.go) is no longer needed"},
+	)
+}

@@ -26,31 +26,40 @@ func runStaticcheck(root string, runs [][]string, exceptions []StaticcheckExcept
 	if err != nil {
 		return nil, err
 	}
-	var out []Finding
-	used := make([]bool, len(exceptions))
-	seen := map[string]bool{}
+	var problems []staticcheckProblem
 	for _, args := range runs {
-		problems, err := staticcheck(abs, args)
+		ps, err := staticcheck(abs, args)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range problems {
-			rel, err := filepath.Rel(abs, p.Location.File)
-			if err != nil {
-				rel = p.Location.File
-			}
-			rel = filepath.ToSlash(rel)
-			f := Finding{"staticcheck", fmt.Sprintf("%s:%d", rel, p.Location.Line), p.Message + " (" + p.Code + ")"}
-			if seen[f.String()] {
-				continue
-			}
-			seen[f.String()] = true
-			if i := slices.Index(exceptions, StaticcheckException{rel, p.Code}); i >= 0 {
-				used[i] = true
-				continue
-			}
-			out = append(out, f)
+		problems = append(problems, ps...)
+	}
+	return staticcheckFindings(abs, problems, exceptions), nil
+}
+
+// staticcheckFindings turns staticcheck's problems (absolute file names under
+// root) into findings, once each, less the exceptions, plus the exceptions
+// none of them needed.
+func staticcheckFindings(root string, problems []staticcheckProblem, exceptions []StaticcheckException) []Finding {
+	var out []Finding
+	used := make([]bool, len(exceptions))
+	seen := map[Finding]bool{}
+	for _, p := range problems {
+		rel, err := filepath.Rel(root, p.Location.File)
+		if err != nil {
+			rel = p.Location.File
 		}
+		rel = filepath.ToSlash(rel)
+		f := Finding{"staticcheck", fmt.Sprintf("%s:%d", rel, p.Location.Line), p.Message + " (" + p.Code + ")"}
+		if seen[f] {
+			continue // the same problem from another run (build tags)
+		}
+		seen[f] = true
+		if i := slices.Index(exceptions, StaticcheckException{rel, p.Code}); i >= 0 {
+			used[i] = true
+			continue
+		}
+		out = append(out, f)
 	}
 	for i, e := range exceptions {
 		if !used[i] {
@@ -58,7 +67,7 @@ func runStaticcheck(root string, runs [][]string, exceptions []StaticcheckExcept
 		}
 	}
 	sortFindings(out)
-	return out, nil
+	return out
 }
 
 type staticcheckProblem struct {
