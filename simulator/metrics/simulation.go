@@ -163,7 +163,7 @@ func (s *Simulation) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(s.descLag, prometheus.GaugeValue, lag.Seconds())
 	ch <- prometheus.MustNewConstMetric(s.descClock, prometheus.GaugeValue, float64(now.UnixNano())/1e9, mode)
 	// Wall time: this series compares the simulation clock with it.
-	ch <- prometheus.MustNewConstMetric(s.descAhead, prometheus.GaugeValue, now.Sub(time.Now()).Seconds())
+	ch <- prometheus.MustNewConstMetric(s.descAhead, prometheus.GaugeValue, time.Until(now).Seconds())
 	ch <- prometheus.MustNewConstMetric(s.descJournal, prometheus.GaugeValue, float64(s.src.JournalSize()))
 	ch <- prometheus.MustNewConstMetric(s.descErrors, prometheus.CounterValue, s.scrapeErrors)
 }

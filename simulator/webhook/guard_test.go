@@ -272,6 +272,7 @@ func TestSendDenyPrivateSuppliedClient(t *testing.T) {
 
 func TestGuardedTransportUsesNoProxy(t *testing.T) {
 	tr := guardedTransport()
+	//lint:ignore SA1019 net/http still honours the deprecated Dial and DialTLS fields, so the guard checks them too
 	if tr.Proxy != nil || tr.DialTLSContext != nil || tr.DialTLS != nil || tr.Dial != nil {
 		t.Fatal("the guarded transport has a proxy or a dialer other than the guarded one")
 	}

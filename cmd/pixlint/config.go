@@ -1,0 +1,25 @@
+package main
+
+// repoConfig is the configuration of this repository: the tables of
+// rules.go, walltime.go and exceptions.go and the limits of issue 16.
+func repoConfig(root string) Config {
+	return Config{
+		Root:                 root,
+		Rules:                dependencyRules,
+		BuildTags:            [][]string{nil, {"faults"}},
+		Docs:                 "docs/architecture.md",
+		ClockPackage:         "simulator/clock",
+		WallClock:            wallClockUses,
+		MaxComplexity:        25,
+		ComplexityExceptions: complexityExceptions,
+		MaxPackageLines:      3000,
+		SizeExempt:           []string{"conformance"}, // the specs: one spec file per resource, in one package
+		SizeExceptions:       sizeExceptions,
+		Makefile:             "Makefile",
+		Staticcheck: [][]string{
+			{"./..."},
+			{"-tags", "faults", "./simulator/...", "./cmd/pixsandbox/"}, // as go vet: the faults build too
+		},
+		StaticcheckExceptions: staticcheckExceptions,
+	}
+}

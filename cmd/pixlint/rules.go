@@ -1,0 +1,98 @@
+package main
+
+// dependencyRules is the dependency table of the module: one row per package
+// (module-relative), what it is, what its non-test files may import, and what
+// it must never reach. docs/architecture.md shows it, in this order, as its
+// package list and its dependency rules (go run ./cmd/pixlint -write-docs).
+// A new package gets its row here, one line:
+//
+//	{Pkg: "simulator/refs", Allow: []string{"simulator/pix"}, Never: []string{"net/http"}, Note: "…"},
+//
+// The direction: the domain (simulator/pix) is pure; the core (simulator)
+// reaches HTTP only through webhook and the store only through the interfaces
+// of simulator/storage; the transport (simulator/httpapi) never reaches the
+// core or the store; the conformance suite is an independent oracle and never
+// imports simulator/… or scenarios; the commands wire everything.
+var dependencyRules = []Rule{
+	// The binary, the transport, the core.
+	{Pkg: "cmd/pixsandbox",
+		Allow: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "github.com/google/uuid", "github.com/prometheus/client_golang"},
+		Note:  "the binary: `serve` (config, wiring, shutdown), the CLI of a running simulator, `conform`, `check-receiver`"},
+	{Pkg: "simulator/httpapi",
+		Allow: []string{"simulator/pix", "simulator/wire", "simulator/clock", "simulator/metrics", "simulator/webhook", "simulator/receivercheck",
+			"simulator/qrcode", "simulator/faults", "scenarios", "docs",
+			"github.com/gorilla/mux", "github.com/prometheus/client_golang", "github.com/google/uuid"},
+		Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "github.com/dgraph-io/badger/v4"},
+		Note:  "the HTTP transport: route table, decoding, the three error shapes, auth, the `/_sandbox` control plane, the web console"},
+	{Pkg: "simulator",
+		Allow: []string{"simulator/pix", "simulator/wire", "simulator/ledger", "simulator/clock", "simulator/agenda", "simulator/storage",
+			"simulator/webhook", "simulator/receivercheck", "simulator/faults", "scenarios", "fixtures",
+			"github.com/brianvoe/gofakeit/v7", "github.com/golang-jwt/jwt/v5", "github.com/google/uuid"},
+		Never: []string{"simulator/badgerstore", "simulator/httpapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"},
+		Note:  "the application core: one method per operation, the clock read once, one store transaction; the agenda's job handlers"},
+
+	// The domain and its value forms.
+	{Pkg: "simulator/pix", Never: []string{"net/http"},
+		Note: "the domain: money, errors (Kind, Code), documents, IDs, keys, each request's rules; no clock, no I/O"},
+	{Pkg: "simulator/wire", Allow: []string{"simulator/pix"},
+		Note: "the JSON forms routes and webhooks share: money, instants, the MED resource"},
+	{Pkg: "simulator/ledger", Allow: []string{"simulator/pix"}, Never: []string{"simulator/clock", "github.com/dgraph-io/badger/v4", "net/http"},
+		Note: "money movements between pockets (available, blocked, world); Apply, Replay"},
+
+	// Time, jobs, storage.
+	{Pkg: "simulator/clock",
+		Note: "Clock, Real (wall time + an offset that only grows), Virtual; the one package that reads the wall clock"},
+	{Pkg: "simulator/agenda", Allow: []string{"simulator/clock", "github.com/robfig/cron/v3"}, Never: []string{"github.com/dgraph-io/badger/v4"},
+		Note: "durable jobs on the simulation clock, run in due order; cron's parser and Schedule.Next only"},
+	{Pkg: "simulator/storage", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/webhook"},
+		Never: []string{"simulator", "simulator/httpapi", "github.com/dgraph-io/badger/v4"},
+		Note:  "the Store/Tx interfaces the core writes through"},
+	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "github.com/dgraph-io/badger/v4"},
+		Never: []string{"simulator", "simulator/httpapi"},
+		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes"},
+
+	// Webhooks and the other edges.
+	{Pkg: "simulator/webhook", Allow: []string{"simulator/pix", "simulator/wire", "simulator/faults", "github.com/standard-webhooks/standard-webhooks/libraries"},
+		Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "simulator/agenda", "github.com/dgraph-io/badger/v4"},
+		Note:  "webhook targets, fan-out, retry policy, payloads, one signed HTTP attempt (Dispatcher), the worker pool"},
+	{Pkg: "simulator/receivercheck", Allow: []string{"simulator/pix", "simulator/webhook", "github.com/google/uuid"},
+		Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "simulator/httpapi", "github.com/gorilla/mux"},
+		Note:  "checks a partner's webhook receiver with the simulator's own payloads and dispatcher"},
+	{Pkg: "simulator/qrcode", Allow: []string{"github.com/boombuler/barcode"}, Never: []string{"simulator", "simulator/pix", "net/http"},
+		Note: "the QR PNG of a BR Code"},
+	{Pkg: "simulator/metrics", Allow: []string{"github.com/prometheus/client_golang"}, Never: []string{"simulator", "simulator/badgerstore"},
+		Note: "Prometheus collectors on an injected registry"},
+	{Pkg: "simulator/faults",
+		Note: "named wrong behaviours for the suite's self-check; `faults.On` is constant false without the `faults` build tag"},
+	{Pkg: "simulator/sandboxclient", Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi"},
+		Note: "an HTTP client of a running simulator, for the CLI and the console's tests (a client sees HTTP only)"},
+	{Pkg: "simulator/simulatortest", Allow: []string{"simulator/...", "fixtures", "github.com/prometheus/client_golang"},
+		Note: "real simulators for tests: in-memory Badger, virtual clock at the fixture epoch, fixtures"},
+
+	// Data and documents.
+	{Pkg: "scenarios", Allow: []string{"simulator/pix"}, Never: []string{"simulator", "simulator/badgerstore", "net/http"},
+		Note: "the `X-Sandbox-Scenario` catalogue: one row per scenario"},
+	{Pkg: "fixtures",
+		Note: "embedded seed accounts, DICT keys, banks, certificates and the sandbox test CA"},
+	{Pkg: "docs", Allow: []string{"go.yaml.in/yaml/v3"}, Never: []string{"simulator/..."},
+		Note: "docs/openapi.yaml embedded for `/_sandbox/docs`, and the Postman collection generated from it"},
+
+	// The conformance suite: an independent oracle.
+	{Pkg: "conformance", Allow: []string{"conformance/framework", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+		Never: []string{"simulator/...", "scenarios", "cmd/..."},
+		Note:  "the Ginkgo specs (non-test files, one per resource) that check any implementation over HTTP"},
+	{Pkg: "conformance/framework", Allow: []string{"fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+		Never: []string{"simulator/...", "scenarios", "cmd/..."},
+		Note:  "the suite's runner: flags, HTTP client, webhook receiver, control-plane client, labels, coverage report"},
+
+	// Tools.
+	{Pkg: "cmd/pixfixtures", Allow: []string{"fixtures", "simulator/pix", "github.com/brianvoe/gofakeit/v7"},
+		Note: "regenerates fixtures/ from a fixed seed (make fixtures)"},
+	{Pkg: "cmd/pixsoak", Allow: []string{"fixtures", "simulator/pix", "github.com/google/uuid"},
+		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi"},
+		Note:  "crash soak: SIGKILLs the real binary under load, then checks nothing acknowledged was lost (make soak)"},
+	{Pkg: "cmd/pixload", Never: []string{"simulator/..."},
+		Note: "load runs against the real binary (make bench)"},
+	{Pkg: "cmd/pixlint", Allow: []string{"github.com/fzipp/gocyclo"}, Never: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "docs"},
+		Note: "the repository's own lint (make lint): the dependency table, the wall clock, complexity, package size, the fuzz list, staticcheck"},
+}

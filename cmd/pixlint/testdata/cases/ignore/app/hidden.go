@@ -1,0 +1,4 @@
+package app
+
+//gocyclo:ignore
+func Hidden() {}
