@@ -21,7 +21,6 @@ var complexityExceptions = []ComplexityException{
 	{"cmd/pixsoak", "(*soak).checkOps", 28},
 	{"simulator/httpapi", "(*typeChecker).check", 27},
 	{"cmd/pixload", "run", 27},
-	{"simulator/receivercheck", "Validate", 26},
 	{"cmd/pixsandbox", "(Config).Validate", 26},
 }
 

@@ -49,24 +49,48 @@ func Run(ctx context.Context, cfg Config, dp webhook.Dispatcher) (Report, error)
 // accepted so loopback receivers work); both URLs are at most
 // MaxURLLength bytes. It sends nothing and generates no secret.
 func Validate(cfg Config) (Config, error) {
+	vs, err := validateTarget(cfg)
+	if err != nil {
+		return cfg, err
+	}
+	cvs, err := validateCallback(cfg.CallbackURL)
+	if err != nil {
+		return cfg, err
+	}
+	vs = append(vs, cvs...)
+	cfg, tvs := withDurations(cfg)
+	vs = append(vs, tvs...)
+	cfg, cvs = withCases(cfg)
+	vs = append(vs, cvs...)
+	if len(vs) > 0 {
+		return cfg, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	}
+	return cfg, nil
+}
+
+// validateTarget checks the receiver as a webhook target: its URL (length
+// first, then webhook.ValidateTarget's rules), secret and custom headers, none
+// of which may be a header the dispatcher sets itself.
+func validateTarget(cfg Config) ([]pix.Violation, error) {
 	var vs []pix.Violation
 	hs := make([]webhook.Header, len(cfg.Headers))
 	for i, h := range cfg.Headers {
 		hs[i] = webhook.Header{Key: h.Key, Value: h.Value}
 	}
-	if len(cfg.URL) > MaxURLLength {
+	tooLong := len(cfg.URL) > MaxURLLength
+	if tooLong {
 		vs = append(vs, pix.Violation{Field: "url", Message: fmt.Sprintf("must be at most %d bytes, got %d", MaxURLLength, len(cfg.URL))})
 	}
 	err := webhook.ValidateTarget(webhook.Target{URL: cfg.URL, EventType: webhook.EventCashOut, Headers: hs, Secret: cfg.Secret}, false)
 	if pe, ok := errors.AsType[*pix.Error](err); ok {
 		for _, v := range pe.Violations {
-			if v.Field == "url" && len(cfg.URL) > MaxURLLength {
+			if v.Field == "url" && tooLong {
 				continue // already said
 			}
 			vs = append(vs, v)
 		}
 	} else if err != nil {
-		return cfg, err
+		return nil, err
 	}
 	for i, h := range cfg.Headers {
 		if isStandardWebhookHeader(h.Key) {
@@ -74,17 +98,30 @@ func Validate(cfg Config) (Config, error) {
 				Message: "must not be webhook-id, webhook-timestamp or webhook-signature: the check sets them on every delivery"})
 		}
 	}
-	if cfg.CallbackURL != "" {
-		if len(cfg.CallbackURL) > MaxURLLength {
-			vs = append(vs, pix.Violation{Field: "callbackUrl", Message: fmt.Sprintf("must be at most %d bytes, got %d", MaxURLLength, len(cfg.CallbackURL))})
-		} else if err := webhook.ValidateURL(cfg.CallbackURL, false); err != nil {
-			if pe, ok := errors.AsType[*pix.Error](err); ok && len(pe.Violations) > 0 {
-				vs = append(vs, pix.Violation{Field: "callbackUrl", Message: pe.Violations[0].Message})
-			} else {
-				return cfg, err
-			}
-		}
+	return vs, nil
+}
+
+// validateCallback checks the optional URL the report is posted to.
+func validateCallback(u string) ([]pix.Violation, error) {
+	switch {
+	case u == "":
+		return nil, nil
+	case len(u) > MaxURLLength:
+		return []pix.Violation{{Field: "callbackUrl", Message: fmt.Sprintf("must be at most %d bytes, got %d", MaxURLLength, len(u))}}, nil
 	}
+	err := webhook.ValidateURL(u, false)
+	if err == nil {
+		return nil, nil
+	}
+	if pe, ok := errors.AsType[*pix.Error](err); ok && len(pe.Violations) > 0 {
+		return []pix.Violation{{Field: "callbackUrl", Message: pe.Violations[0].Message}}, nil
+	}
+	return nil, err
+}
+
+// withDurations applies the defaults of Timeout and Slow and checks their ranges.
+func withDurations(cfg Config) (Config, []pix.Violation) {
+	var vs []pix.Violation
 	switch {
 	case cfg.Timeout == 0:
 		cfg.Timeout = DefaultTimeout
@@ -97,6 +134,12 @@ func Validate(cfg Config) (Config, error) {
 	case cfg.Slow < 0 || cfg.Slow > MaxSlow:
 		vs = append(vs, pix.Violation{Field: "slow", Message: fmt.Sprintf("must be from 0s to %s (0 means the default %s), got %s", MaxSlow, DefaultSlow, cfg.Slow)})
 	}
+	return cfg, vs
+}
+
+// withCases keeps the known cases once each, in their first order; none means all.
+func withCases(cfg Config) (Config, []pix.Violation) {
+	var vs []pix.Violation
 	var cases []string
 	for i, c := range cfg.Cases {
 		switch {
@@ -110,10 +153,7 @@ func Validate(cfg Config) (Config, error) {
 		cases = slices.Clone(Cases)
 	}
 	cfg.Cases = cases
-	if len(vs) > 0 {
-		return cfg, pix.Invalid(pix.CodeInvalidRequest, vs...)
-	}
-	return cfg, nil
+	return cfg, vs
 }
 
 // isStandardWebhookHeader reports whether name is one of the headers the
