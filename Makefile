@@ -69,7 +69,7 @@ deps-check:
 	@fail=0; M=github.com/pixsandbox/pixsandbox; \
 	check() { pkg=$$1; shift; deps=$$($(GO) list -deps $$M/$$pkg); \
 		for bad in "$$@"; do if echo "$$deps" | grep -qx "$$bad"; then echo "dependency rule: $$pkg must not import $$bad"; fail=1; fi; done; }; \
-	for p in simulator/pix simulator/clock simulator/faults simulator/sandboxclient fixtures; do \
+	for p in simulator/pix simulator/brcode simulator/clock simulator/faults simulator/sandboxclient fixtures; do \
 		extra=$$($(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' $$M/$$p | grep -v "^$$M/$$p$$" || true); \
 		if [ -n "$$extra" ]; then echo "dependency rule: $$p must use the standard library only, imports: $$extra"; fail=1; fi; done; \
 	check simulator/ledger github.com/dgraph-io/badger/v4 $$M/simulator/clock net/http; \
@@ -111,7 +111,7 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		simulator/pix:FuzzParseDecimal simulator/pix:FuzzParseDecimal2 simulator/pix:FuzzDecodeCertHeader \
 		simulator/pix:FuzzValidCPF simulator/pix:FuzzValidCNPJ simulator/httpapi:FuzzTokenRequest \
 		simulator/httpapi:FuzzCashOutRequest simulator/httpapi:FuzzTransferRequest simulator/webhook:FuzzValidateTarget \
-		simulator/pix:FuzzBRCodeRoundTrip simulator/pix:FuzzParseBRCode \
+		simulator/brcode:FuzzRoundTrip simulator/brcode:FuzzParse \
 		simulator/httpapi:FuzzCashInRequest simulator/httpapi:FuzzCobRequest \
 		simulator/httpapi:FuzzRefundRequest simulator/httpapi:FuzzRefundInRequest \
 		simulator/pix:FuzzParseDICTKey simulator/pix:FuzzParseCashOutKey simulator/pix:FuzzValidEndToEndID \
