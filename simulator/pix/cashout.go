@@ -1,10 +1,5 @@
 package pix
 
-import (
-	"strings"
-	"unicode/utf8"
-)
-
 // CashOutRequest is a cash-out as requested (spec "Endpoints > POST
 // /api/pix/cash-out"). Missing lists the required fields the request lacked
 // (the transport knows presence); Value is the JSON number's text.
@@ -31,9 +26,6 @@ type CashOut struct {
 	Document    string
 }
 
-// MaxExternalIDLength bounds externalId (Gap G-25: the spec gives no length).
-const MaxExternalIDLength = 255
-
 // Validate applies the field rules and reports every problem at once (Gap
 // G-21): body validation (required fields, lengths, keyType, document of 11 or
 // 14 digits), the amount (below 0.01 or more than 2 decimals) and the key
@@ -45,64 +37,53 @@ const MaxExternalIDLength = 255
 // (settlement fails with INVALID_TAX_ID).
 func (r CashOutRequest) Validate() (CashOut, error) {
 	vs, missing := requiredViolations(r.Missing)
+	markChildren(missing, "details", "keyType", "name", "document", "key")
 	if !missing["externalId"] {
-		switch {
-		case strings.TrimSpace(r.ExternalID) == "":
-			vs = append(vs, Violation{Field: "externalId", Message: "must not be empty"})
-		case utf8.RuneCountInString(r.ExternalID) > MaxExternalIDLength:
-			vs = append(vs, Violation{Field: "externalId", Message: "must be at most 255 characters"})
-		}
+		vs.text("externalId", r.ExternalID, maxExternalIDLength, true)
 	}
-	if utf8.RuneCountInString(r.Description) > 140 {
-		vs = append(vs, Violation{Field: "description", Message: "must be at most 140 characters"})
-	}
+	vs.text("description", r.Description, maxDescription, false)
 	kt := CashOutKeyType(r.KeyType)
-	if !missing["details.keyType"] && !missing["details"] && !validCashOutKeyType(kt) {
-		vs = append(vs, Violation{Field: "details.keyType", Message: "must be one of DOCUMENT, EMAIL, PHONE, RANDOM"})
+	if !missing["details.keyType"] && !validCashOutKeyType(kt) {
+		vs.add("details.keyType", "must be one of DOCUMENT, EMAIL, PHONE, RANDOM")
 	}
-	if !missing["details.name"] && !missing["details"] {
-		switch n := utf8.RuneCountInString(r.Name); {
-		case strings.TrimSpace(r.Name) == "":
-			vs = append(vs, Violation{Field: "details.name", Message: "must not be empty"})
-		case n > 100:
-			vs = append(vs, Violation{Field: "details.name", Message: "must be at most 100 characters"})
-		}
+	if !missing["details.name"] {
+		vs.text("details.name", r.Name, maxHolderName, true)
 	}
-	if !missing["details.document"] && !missing["details"] && !isDocumentShape(r.Document) {
-		vs = append(vs, Violation{Field: "details.document", Message: "must be a CPF (11 digits) or CNPJ (14 digits), digits only"})
+	if !missing["details.document"] && !isDocumentShape(r.Document) {
+		vs.add("details.document", "must be a CPF (11 digits) or CNPJ (14 digits), digits only")
 	}
-	if !missing["details.key"] && !missing["details"] && r.Key == "" {
-		vs = append(vs, Violation{Field: "details.key", Message: "must not be empty"})
+	if !missing["details.key"] && r.Key == "" {
+		vs.add("details.key", "must not be empty")
 	}
 	// Layers 2 and 3, the amount and the key, are judged too: when they are
 	// the only problem the answer carries their specific code, otherwise every
 	// problem goes in one HTTP_ERROR list.
-	var valueErrs []*Error
+	var amountErr, keyErr *Error
 	amount, err := ParseDecimal(r.Value)
 	if !missing["value"] && (err != nil || amount < 1) {
-		msg := "value must be at least 0.01 with at most 2 decimals"
-		if err != nil {
-			msg += " (" + err.Error() + ")"
-		}
-		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
-			Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}})
+		amountErr = invalidCashOutAmount(err)
 	}
 	key, ok := ParseCashOutKey(kt, r.Key)
-	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && !missing["details"] && r.Key != "" {
-		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
+	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && r.Key != "" {
+		keyErr = &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
 			Message:    "details.key does not match details.keyType " + string(kt) + ": " + cashOutKeyRule[kt],
-			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}})
+			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}}
 	}
-	if len(vs) == 0 && len(valueErrs) == 1 {
-		return CashOut{}, valueErrs[0]
-	}
-	for _, e := range valueErrs {
-		vs = append(vs, e.Violations...)
-	}
-	if len(vs) > 0 {
-		return CashOut{}, Invalid(CodeHTTPError, vs...)
+	if err := layeredError(vs, amountErr, keyErr); err != nil {
+		return CashOut{}, err
 	}
 	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeySent: r.Key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
+}
+
+// invalidCashOutAmount is the error of a cash-out value below 0.01 or with
+// more than 2 decimals; parseErr is ParseDecimal's error, if any.
+func invalidCashOutAmount(parseErr error) *Error {
+	msg := "value must be at least 0.01 with at most 2 decimals"
+	if parseErr != nil {
+		msg += " (" + parseErr.Error() + ")"
+	}
+	return &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
+		Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}}
 }
 
 var cashOutKeyRule = map[CashOutKeyType]string{

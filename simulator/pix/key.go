@@ -13,8 +13,8 @@ var (
 	digits   = regexp.MustCompile(`^\d+$`)
 )
 
-// MaxKeyLength is the longest DICT key (Central Bank `Key` maxLength 77).
-const MaxKeyLength = 77
+// maxKeyLength is the longest DICT key (Central Bank `Key` maxLength 77).
+const maxKeyLength = 77
 
 // ParseDICTKey detects the type of a DICT key as POST /dict/pix receives it
 // (spec: CPF 11 digits, CNPJ 14 digits, email, phone "+55" area code and number,
@@ -22,7 +22,7 @@ const MaxKeyLength = 77
 // lower case). CPF
 // and CNPJ must have valid check digits.
 func ParseDICTKey(key string) (KeyType, string, bool) {
-	if key == "" || len(key) > MaxKeyLength {
+	if key == "" || len(key) > maxKeyLength {
 		return "", "", false
 	}
 	switch {
@@ -69,7 +69,7 @@ func ParseCashOutKey(t CashOutKeyType, key string) (string, bool) {
 		}
 	case CashOutKeyEmail:
 		k := strings.ToLower(key)
-		if len(k) <= MaxKeyLength && emailKey.MatchString(k) {
+		if len(k) <= maxKeyLength && emailKey.MatchString(k) {
 			return k, true
 		}
 	case CashOutKeyPhone:

@@ -78,7 +78,7 @@ func TestCobRequest_Validate(t *testing.T) {
 	ok := CobRequest{TxID: "abcdefghijklmnopqrstuvwxyz0", Original: "10.00", HasDevedor: true, DebtorCPF: "52998224725", DebtorName: "Fulano",
 		InfoAdicionais: []InfoItem{{Name: "pedido", Value: "42"}}}
 	c, err := ok.Validate()
-	if err != nil || c.Amount != 10_00 || c.Expiration != DefaultCobExpiration || c.Status != CobStatusAtiva {
+	if err != nil || c.Amount != 10_00 || c.Expiration != defaultCobExpiration || c.Status != CobStatusAtiva {
 		t.Fatalf("Validate = %+v, %v", c, err)
 	}
 	tests := []struct {

@@ -155,7 +155,7 @@ func TestCashOutRequest_Validate(t *testing.T) {
 func TestTransferRequest_Validate(t *testing.T) {
 	ok := TransferRequest{IdempotencyKey: "2b28bc5f-714d-4515-9a30-06854d5df38c", PixKey: "pix@bcb.gov.br", Currency: "BRL", Amount: "1"}
 	got, err := ok.Validate()
-	if err != nil || got.Expiration != DefaultTransferExpiration || got.Priority != PriorityNorm || got.KeyType != KeyTypeEmail {
+	if err != nil || got.Expiration != defaultTransferExpiration || got.Priority != PriorityNorm || got.KeyType != KeyTypeEmail {
 		t.Fatalf("Validate = %+v, %v", got, err)
 	}
 	tests := []struct {
