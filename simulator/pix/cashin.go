@@ -1,6 +1,7 @@
 package pix
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +12,10 @@ import (
 const (
 	MinCashInExpiration     = 30 * time.Second
 	MaxCashInExpiration     = 604800 * time.Second
-	DefaultCashInExpiration = 86400 * time.Second
-	MaxAdditionalInfo       = 10
-	MaxSplits               = 10
-	MaxSplitText            = 255
+	defaultCashInExpiration = 86400 * time.Second
+	maxAdditionalInfo       = 10
+	maxSplits               = 10
+	maxSplitText            = 255
 )
 
 // SplitType says how a split's value is read.
@@ -26,8 +27,8 @@ const (
 	SplitPercentage SplitType = "PERCENTAGE" // percent of the gross amount (10 means 10%)
 )
 
-// SplitKeyTypes are the valid splits[].pixKeyType values.
-var SplitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
+// splitKeyTypes are the valid splits[].pixKeyType values.
+var splitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
 
 // Split is one share of a received charge, paid out to a key on confirmation.
 type Split struct {
@@ -99,7 +100,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 	for _, parent := range []string{"transaction", "payer"} { // a missing object is reported once
 		markChildren(missing, parent, "value", "description", "externalId", "fullName", "document")
 	}
-	out := CashIn{Description: r.Description, ExternalID: r.ExternalID, Expiration: DefaultCashInExpiration,
+	out := CashIn{Description: r.Description, ExternalID: r.ExternalID, Expiration: defaultCashInExpiration,
 		GenerateQrCode: r.GenerateQrCode, PayerName: r.PayerName, PayerDocument: r.PayerDocument, AdditionalInfo: r.AdditionalInfo}
 	if !missing["transaction.description"] {
 		vs.text("transaction.description", r.Description, maxDescription, true)
@@ -116,7 +117,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 		}
 	}
 	r.checkPayer(&vs, missing)
-	if len(r.AdditionalInfo) > MaxAdditionalInfo {
+	if len(r.AdditionalInfo) > maxAdditionalInfo {
 		vs.add("additionalInfo", "must have at most 10 keys")
 	}
 	out.Splits = r.checkSplits(&vs)
@@ -151,7 +152,7 @@ func (r CashInRequest) checkPayer(vs *violations, missing map[string]bool) {
 
 // checkSplits checks the splits: at most 10, each valid.
 func (r CashInRequest) checkSplits(vs *violations) []Split {
-	if len(r.Splits) > MaxSplits {
+	if len(r.Splits) > maxSplits {
 		vs.add("splits", "must have at most 10 items")
 	}
 	var out []Split
@@ -193,7 +194,7 @@ func (r SplitRequest) validate(f string, vs *violations) Split {
 	if !missing[f+".pixKeyType"] && !validSplitKeyType(r.PixKeyType) {
 		vs.add(f+".pixKeyType", "must be one of EMAIL, PHONE, CPF, CNPJ, RANDOM")
 	}
-	if !missing[f+".name"] && (strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > MaxSplitText) {
+	if !missing[f+".name"] && (strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > maxSplitText) {
 		vs.add(f+".name", "is required, at most 255 characters")
 	}
 	if !missing[f+".document"] && !ValidDocument(r.Document) {
@@ -211,7 +212,7 @@ func (r SplitRequest) validate(f string, vs *violations) Split {
 // checkKey checks pixKey against pixKeyType and returns it as the DICT knows
 // it ("" when it is not valid).
 func (r SplitRequest) checkKey(f string, vs *violations) string {
-	if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > MaxSplitText {
+	if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > maxSplitText {
 		vs.add(f+".pixKey", "is required, at most 255 characters")
 	} else if key, ok := splitKey(r.PixKeyType, r.PixKey); ok {
 		return key
@@ -245,24 +246,17 @@ func splitKey(typ, key string) (string, bool) {
 	case "CNPJ":
 		return key, len(key) == 14 && ValidCNPJ(key)
 	case "EMAIL":
-		return ParseCashOutKey(CashOutKeyEmail, key)
+		return parseCashOutKey(CashOutKeyEmail, key)
 	case "PHONE":
 		if strings.HasPrefix(key, "+") {
 			t, k, ok := ParseDICTKey(key)
 			return k, ok && t == KeyTypePhone
 		}
-		return ParseCashOutKey(CashOutKeyPhone, key)
+		return parseCashOutKey(CashOutKeyPhone, key)
 	case "RANDOM":
-		return ParseCashOutKey(CashOutKeyRandom, key)
+		return parseCashOutKey(CashOutKeyRandom, key)
 	}
 	return "", false
 }
 
-func validSplitKeyType(t string) bool {
-	for _, k := range SplitKeyTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func validSplitKeyType(t string) bool { return slices.Contains(splitKeyTypes, t) }

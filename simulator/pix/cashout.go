@@ -1,5 +1,7 @@
 package pix
 
+import "slices"
+
 // CashOutRequest is a cash-out as requested (spec "Endpoints > POST
 // /api/pix/cash-out"). Missing lists the required fields the request lacked
 // (the transport knows presence); Value is the JSON number's text.
@@ -63,7 +65,7 @@ func (r CashOutRequest) Validate() (CashOut, error) {
 	if !missing["value"] && (err != nil || amount < 1) {
 		amountErr = invalidCashOutAmount(err)
 	}
-	key, ok := ParseCashOutKey(kt, r.Key)
+	key, ok := parseCashOutKey(kt, r.Key)
 	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && r.Key != "" {
 		keyErr = &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
 			Message:    "details.key does not match details.keyType " + string(kt) + ": " + cashOutKeyRule[kt],
@@ -93,14 +95,7 @@ var cashOutKeyRule = map[CashOutKeyType]string{
 	CashOutKeyRandom:   "a UUID, with or without hyphens",
 }
 
-func validCashOutKeyType(t CashOutKeyType) bool {
-	for _, k := range CashOutKeyTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
-}
+func validCashOutKeyType(t CashOutKeyType) bool { return slices.Contains(cashOutKeyTypes, t) }
 
 // isDocumentShape reports whether s has the shape of a CPF or CNPJ: 11 or 14 digits.
 func isDocumentShape(s string) bool { return (len(s) == 11 || len(s) == 14) && allDigits(s) }

@@ -52,16 +52,16 @@ const (
 	CashOutKeyRandom   CashOutKeyType = "RANDOM"
 )
 
-// CashOutKeyTypes lists the valid details.keyType values.
-var CashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
+// cashOutKeyTypes lists the valid details.keyType values.
+var cashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
 
-// ParseCashOutKey checks details.key against details.keyType (spec "POST
+// parseCashOutKey checks details.key against details.keyType (spec "POST
 // /api/pix/cash-out", formats of details.key: DOCUMENT 11 or 14 digits, digits
 // only, with valid check digits; EMAIL a valid address; PHONE area code plus
 // number, 10 or 11 digits, without +55; RANDOM a UUID with or without hyphens)
 // and returns the key as the DICT knows it: phones as "+55…", random keys
 // hyphenated and lowercase, emails lowercase.
-func ParseCashOutKey(t CashOutKeyType, key string) (string, bool) {
+func parseCashOutKey(t CashOutKeyType, key string) (string, bool) {
 	switch t {
 	case CashOutKeyDocument:
 		if len(key) == 11 && ValidCPF(key) || len(key) == 14 && ValidCNPJ(key) {

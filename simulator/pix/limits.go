@@ -65,27 +65,27 @@ const (
 // Valid reports whether w is a known shape ("" is not).
 func (w CashInWebhook) Valid() bool { return w == CashInWebhookReceive || w == CashInWebhookCashIn }
 
-// DefaultMEDRateLimit is the GET /api/med rate when settings leave it zero.
-const DefaultMEDRateLimit = 60
+// defaultMEDRateLimit is the GET /api/med rate when settings leave it zero.
+const defaultMEDRateLimit = 60
 
 // EffectiveMEDRateLimit is the MED listing rate in force.
 func (s Settings) EffectiveMEDRateLimit() int {
 	if s.MEDRateLimit <= 0 {
-		return DefaultMEDRateLimit
+		return defaultMEDRateLimit
 	}
 	return s.MEDRateLimit
 }
 
 // Defaults of the PIX-in settings (Gaps G-33, G-34).
 const (
-	DefaultMinExpiration = MinCashInExpiration                   // the spec's floor of 30 s
-	DefaultSplitSchedule = "CRON_TZ=America/Sao_Paulo 0 * * * *" // at the top of every hour, São Paulo time
+	defaultMinExpiration = MinCashInExpiration                   // the spec's floor of 30 s
+	defaultSplitSchedule = "CRON_TZ=America/Sao_Paulo 0 * * * *" // at the top of every hour, São Paulo time
 )
 
 // EffectiveMinExpiration is the provider minimum in force.
 func (s Settings) EffectiveMinExpiration() time.Duration {
 	if s.MinExpiration <= 0 {
-		return DefaultMinExpiration
+		return defaultMinExpiration
 	}
 	return s.MinExpiration
 }
@@ -93,7 +93,7 @@ func (s Settings) EffectiveMinExpiration() time.Duration {
 // EffectiveSplitSchedule is the split schedule in force.
 func (s Settings) EffectiveSplitSchedule() string {
 	if s.SplitSchedule == "" {
-		return DefaultSplitSchedule
+		return defaultSplitSchedule
 	}
 	return s.SplitSchedule
 }

@@ -12,8 +12,8 @@ func TestCashInRequest_Validate(t *testing.T) {
 	}
 	ok := CashInRequest{Value: "100", Description: "d", ExternalID: "e", PayerName: "P", PayerDocument: "52998224725",
 		Splits: []SplitRequest{split("PERCENTAGE", "12.5"), split("FIXED", "10")}}
-	got, err := ok.Validate(DefaultMinExpiration)
-	if err != nil || got.Amount != 100_00 || got.Expiration != DefaultCashInExpiration || got.Splits[0].Value != 1250 || got.Splits[1].Value != 10_00 {
+	got, err := ok.Validate(defaultMinExpiration)
+	if err != nil || got.Amount != 100_00 || got.Expiration != defaultCashInExpiration || got.Splits[0].Value != 1250 || got.Splits[1].Value != 10_00 {
 		t.Fatalf("Validate = %+v, %v", got, err)
 	}
 	if got.Splits[0].Amount(100_01) != 12_50 || got.Splits[0].Amount(1) != 0 {
@@ -69,7 +69,7 @@ func TestCashInRequest_Validate(t *testing.T) {
 		t.Errorf("a lower provider minimum accepts 45 s: %v", err)
 	}
 	r.ExpirationTime = "30"
-	if _, err := r.Validate(DefaultMinExpiration); err != nil {
+	if _, err := r.Validate(defaultMinExpiration); err != nil {
 		t.Errorf("the default provider minimum accepts the spec's floor of 30 s: %v", err)
 	}
 }

@@ -59,9 +59,9 @@ func TestParseCashOutKey(t *testing.T) {
 		{"CPF", "52998224725", "", false},
 	}
 	for _, tt := range tests {
-		got, ok := ParseCashOutKey(tt.typ, tt.in)
+		got, ok := parseCashOutKey(tt.typ, tt.in)
 		if ok != tt.ok || got != tt.want {
-			t.Errorf("ParseCashOutKey(%s, %q) = %q, %v; want %q, %v", tt.typ, tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("parseCashOutKey(%s, %q) = %q, %v; want %q, %v", tt.typ, tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

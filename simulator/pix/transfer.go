@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -163,11 +164,4 @@ func (t Transfer) Fingerprint() string {
 }
 
 // Denies reports whether ispb is in the request's ispbDeny list (spec rule 3).
-func (t Transfer) Denies(ispb string) bool {
-	for _, d := range t.IspbDeny {
-		if d == ispb {
-			return true
-		}
-	}
-	return false
-}
+func (t Transfer) Denies(ispb string) bool { return slices.Contains(t.IspbDeny, ispb) }

@@ -67,13 +67,13 @@ func FuzzParseCashOutKey(f *testing.F) {
 		f.Add(s.typ, s.key)
 	}
 	f.Fuzz(func(t *testing.T, typ, s string) {
-		key, ok := ParseCashOutKey(CashOutKeyType(typ), s)
+		key, ok := parseCashOutKey(CashOutKeyType(typ), s)
 		if !ok {
 			return
 		}
 		dt, dk, dok := ParseDICTKey(key)
 		if !dok || dk != key {
-			t.Fatalf("ParseCashOutKey(%s, %q) = %q, which the DICT parses as %q %q %v", typ, s, key, dt, dk, dok)
+			t.Fatalf("parseCashOutKey(%s, %q) = %q, which the DICT parses as %q %q %v", typ, s, key, dt, dk, dok)
 		}
 	})
 }
