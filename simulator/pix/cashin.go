@@ -260,3 +260,33 @@ func splitKey(typ, key string) (string, bool) {
 }
 
 func validSplitKeyType(t string) bool { return slices.Contains(splitKeyTypes, t) }
+
+// Charge is what a cash-in charge (spec "Resources > Cash-in charge") holds
+// beyond its transaction: the BR Code, the expiry, the payer's details and the
+// splits to pay on confirmation.
+type Charge struct {
+	TransactionID  int64
+	AccountID      AccountID
+	CorrelationID  string
+	TxID           string
+	LocID          int64
+	Location       string
+	PixCode        string
+	ExpiresAt      time.Time
+	GenerateQrCode bool
+	PayerName      string
+	PayerDocument  string
+	AdditionalInfo map[string]string
+	Splits         []Split
+	Scenario       string
+	RefusedAt      time.Time // a payment that arrived after the charge ended
+}
+
+// QueuedSplit is a non-immediate split waiting for the account's split schedule.
+type QueuedSplit struct {
+	ChargeTransactionID int64
+	Index               int
+	Split               Split
+	Amount              Cents
+	QueuedAt            time.Time
+}

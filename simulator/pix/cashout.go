@@ -1,6 +1,9 @@
 package pix
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // CashOutRequest is a cash-out as requested (spec "Endpoints > POST
 // /api/pix/cash-out"). Missing lists the required fields the request lacked
@@ -97,5 +100,49 @@ var cashOutKeyRule = map[CashOutKeyType]string{
 
 func validCashOutKeyType(t CashOutKeyType) bool { return slices.Contains(cashOutKeyTypes, t) }
 
-// isDocumentShape reports whether s has the shape of a CPF or CNPJ: 11 or 14 digits.
-func isDocumentShape(s string) bool { return (len(s) == 11 || len(s) == 14) && allDigits(s) }
+// CashOutKeyType is details.keyType of a cash-out. Spec "POST /api/pix/cash-out".
+type CashOutKeyType string
+
+// Cash-out key types.
+const (
+	CashOutKeyDocument CashOutKeyType = "DOCUMENT"
+	CashOutKeyEmail    CashOutKeyType = "EMAIL"
+	CashOutKeyPhone    CashOutKeyType = "PHONE"
+	CashOutKeyRandom   CashOutKeyType = "RANDOM"
+)
+
+// cashOutKeyTypes lists the valid details.keyType values.
+var cashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
+
+// parseCashOutKey checks details.key against details.keyType (spec "POST
+// /api/pix/cash-out", formats of details.key: DOCUMENT 11 or 14 digits, digits
+// only, with valid check digits; EMAIL a valid address; PHONE area code plus
+// number, 10 or 11 digits, without +55; RANDOM a UUID with or without hyphens)
+// and returns the key as the DICT knows it: phones as "+55…", random keys
+// hyphenated and lowercase, emails lowercase.
+func parseCashOutKey(t CashOutKeyType, key string) (string, bool) {
+	switch t {
+	case CashOutKeyDocument:
+		if len(key) == 11 && ValidCPF(key) || len(key) == 14 && ValidCNPJ(key) {
+			return key, true
+		}
+	case CashOutKeyEmail:
+		k := strings.ToLower(key)
+		if len(k) <= maxKeyLength && emailKey.MatchString(k) {
+			return k, true
+		}
+	case CashOutKeyPhone:
+		if digits.MatchString(key) && (len(key) == 10 || len(key) == 11) && key[0] != '0' && key[1] != '0' {
+			return "+55" + key, true
+		}
+	case CashOutKeyRandom:
+		k := strings.ToLower(key)
+		if evpBare.MatchString(k) {
+			k = k[0:8] + "-" + k[8:12] + "-" + k[12:16] + "-" + k[16:20] + "-" + k[20:]
+		}
+		if evpKey.MatchString(k) {
+			return k, true
+		}
+	}
+	return "", false
+}

@@ -142,3 +142,6 @@ func allEqual(s string) bool {
 	}
 	return true
 }
+
+// isDocumentShape reports whether s has the shape of a CPF or CNPJ: 11 or 14 digits.
+func isDocumentShape(s string) bool { return (len(s) == 11 || len(s) == 14) && allDigits(s) }
