@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/brcode"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -43,7 +44,7 @@ func (s *Simulator) newLocation(tx storage.Tx, holder string, ref pix.LocationRe
 	}
 	token := strings.ReplaceAll(uuid.NewString(), "-", "")
 	location = LocationHost + "/qr/v2/" + token
-	if code, err = pix.NewDynamicBRCode(location, holder, merchantCity).Encode(); err != nil {
+	if code, err = brcode.NewDynamic(location, holder, merchantCity).Encode(); err != nil {
 		return 0, "", "", err
 	}
 	return locID, location, code, tx.PutLocation(token, ref)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/brcode"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -139,7 +140,7 @@ func (s *Simulator) payResolved(tx storage.Tx, ref pix.LocationRef, amount *pix.
 func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef, error) {
 	switch {
 	case p.PixCode != "":
-		code, err := pix.ParseBRCode(strings.TrimSpace(p.PixCode))
+		code, err := brcode.Parse(strings.TrimSpace(p.PixCode))
 		if err != nil {
 			return pix.LocationRef{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "is not a valid BR Code: " + err.Error()})
 		}

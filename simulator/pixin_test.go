@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/brcode"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -33,7 +34,7 @@ func TestCob_Lifecycle(t *testing.T) {
 	if c.Status != pix.CobStatusAtiva || c.Revision != 0 || c.LocID == 0 || c.Key == "" {
 		t.Fatalf("created = %+v", c)
 	}
-	code, err := pix.ParseBRCode(c.PixCode)
+	code, err := brcode.Parse(c.PixCode)
 	if err != nil || !strings.HasPrefix(code.URL, "qr.pixsandbox.example/qr/v2/") || code.TxID != "***" || code.PointOfInitiation != "12" {
 		t.Fatalf("BR Code %q: %+v, %v", c.PixCode, code, err)
 	}
@@ -147,7 +148,7 @@ func TestCashIn_LifecycleAndExpiry(t *testing.T) {
 	if tx.Status != pix.TxStatusPending || !ch.ExpiresAt.Equal(tx.CreatedAt.Add(86400*time.Second)) || !pix.IsUUIDv4(ch.CorrelationID) {
 		t.Fatalf("created = %+v / %+v", tx, ch)
 	}
-	if _, err := pix.ParseBRCode(ch.PixCode); err != nil {
+	if _, err := brcode.Parse(ch.PixCode); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := p.env.Sim.CreateCashIn(p.ctx, a.Account.ID, req, scenarios.None); pix.ErrorCode(err) != pix.CodePixDuplicateExternalID {

@@ -10,14 +10,10 @@ package main
 var complexityExceptions = []ComplexityException{
 	{"simulator", "(*Simulator).checkHistory", 60},
 	{"cmd/pixsandbox", "cliWebhooks", 36},
-	{"simulator/pix", "ParseBRCode", 35},
 	{"cmd/pixsandbox", "cliRequests", 34},
-	{"simulator/pix", "(CobRequest).Validate", 32},
-	{"simulator/pix", "(CashOutRequest).Validate", 31},
 	{"cmd/pixsandbox", "cliListen", 31},
 	{"conformance/framework", "BRCodeProblems", 29},
 	{"conformance/framework", "ParseBRCode", 29},
-	{"simulator/pix", "(CashInRequest).Validate", 28},
 	{"cmd/pixsoak", "(*soak).checkOps", 28},
 	{"simulator/httpapi", "(*typeChecker).check", 27},
 	{"cmd/pixload", "run", 27},
@@ -30,7 +26,6 @@ var sizeExceptions = []SizeException{
 	{"conformance/framework", 4945},
 	{"simulator", 4628},
 	{"cmd/pixsandbox", 3162},
-	{"simulator/pix", 3062},
 }
 
 // staticcheckExceptions: findings of staticcheck, by file and check.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/pixsandbox/pixsandbox/simulator/brcode"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/qrcode"
 )
@@ -30,7 +31,7 @@ func (s *Server) handleSandboxQRCode(r *http.Request) (any, error) {
 	if req.PixCode == nil || *req.PixCode == "" {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "is required: a BR Code (copia e cola)"})
 	}
-	if _, err := pix.ParseBRCode(*req.PixCode); err != nil {
+	if _, err := brcode.Parse(*req.PixCode); err != nil {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixCode", Message: "is not a valid BR Code: " + err.Error()})
 	}
 	img, err := qrcode.Base64PNG(*req.PixCode)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -102,12 +101,6 @@ func DecodeCertHeader(header string) (*x509.Certificate, error) {
 	return cert, nil
 }
 
-var uuidV4 = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
-
-// IsUUIDv4 reports whether s is a UUID version 4 (RFC 9562 variant) in the
-// canonical 8-4-4-4-12 hyphenated form, in either case.
-func IsUUIDv4(s string) bool { return uuidV4.MatchString(s) }
-
 // quoteASCII quotes s for a message, keeping it ASCII and short.
 func quoteASCII(s string) string {
 	if len(s) > 40 {
@@ -168,4 +161,19 @@ func EncodeCertHeader(pemBytes []byte) string {
 		b.WriteByte(hexDigits[c&15])
 	}
 	return b.String()
+}
+
+// NewCertificate asks for another certificate for an account. Zero dates default
+// to a validity from an hour ago to a year ahead on the simulation clock.
+type NewCertificate struct {
+	NotBefore time.Time
+	NotAfter  time.Time
+	Revoked   bool
+}
+
+// IssuedCertificate is a certificate issued by the sandbox test CA and registered.
+type IssuedCertificate struct {
+	CertificatePEM []byte
+	PrivateKeyPEM  []byte
+	Registration   Certificate
 }

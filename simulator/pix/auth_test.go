@@ -76,22 +76,6 @@ func TestDecodeCertHeader(t *testing.T) {
 	}
 }
 
-func TestIsUUIDv4(t *testing.T) {
-	for s, want := range map[string]bool{
-		"2b28bc5f-714d-4515-9a30-06854d5df38c":   true,
-		"2B28BC5F-714D-4515-9A30-06854D5DF38C":   true,
-		"6ba7b810-9dad-11d1-80b4-00c04fd430c8":   false, // v1
-		"2b28bc5f-714d-4515-7a30-06854d5df38c":   false, // variant
-		"2b28bc5f714d45159a3006854d5df38c":       false, // no hyphens
-		"{2b28bc5f-714d-4515-9a30-06854d5df38c}": false,
-		"":                                       false,
-	} {
-		if got := IsUUIDv4(s); got != want {
-			t.Errorf("IsUUIDv4(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
 func TestTokenRequest_Validate(t *testing.T) {
 	ok := TokenRequest{ClientID: "2b28bc5f-714d-4515-9a30-06854d5df38c", ClientSecret: "s"}
 	if vs := ok.Validate(); len(vs) != 0 {

@@ -1,6 +1,7 @@
 package pix
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,10 +12,10 @@ import (
 const (
 	MinCashInExpiration     = 30 * time.Second
 	MaxCashInExpiration     = 604800 * time.Second
-	DefaultCashInExpiration = 86400 * time.Second
-	MaxAdditionalInfo       = 10
-	MaxSplits               = 10
-	MaxSplitText            = 255
+	defaultCashInExpiration = 86400 * time.Second
+	maxAdditionalInfo       = 10
+	maxSplits               = 10
+	maxSplitText            = 255
 )
 
 // SplitType says how a split's value is read.
@@ -26,8 +27,8 @@ const (
 	SplitPercentage SplitType = "PERCENTAGE" // percent of the gross amount (10 means 10%)
 )
 
-// SplitKeyTypes are the valid splits[].pixKeyType values.
-var SplitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
+// splitKeyTypes are the valid splits[].pixKeyType values.
+var splitKeyTypes = []string{"EMAIL", "PHONE", "CPF", "CNPJ", "RANDOM"}
 
 // Split is one share of a received charge, paid out to a key on confirmation.
 type Split struct {
@@ -97,116 +98,143 @@ type CashIn struct {
 func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 	vs, missing := requiredViolations(r.Missing)
 	for _, parent := range []string{"transaction", "payer"} { // a missing object is reported once
-		if missing[parent] {
-			for _, child := range []string{".value", ".description", ".externalId", ".fullName", ".document"} {
-				missing[parent+child] = true
-			}
-		}
+		markChildren(missing, parent, "value", "description", "externalId", "fullName", "document")
 	}
-	out := CashIn{Description: r.Description, ExternalID: r.ExternalID, Expiration: DefaultCashInExpiration,
+	out := CashIn{Description: r.Description, ExternalID: r.ExternalID, Expiration: defaultCashInExpiration,
 		GenerateQrCode: r.GenerateQrCode, PayerName: r.PayerName, PayerDocument: r.PayerDocument, AdditionalInfo: r.AdditionalInfo}
-	text := func(field, v string, max int, required bool) {
-		switch n := utf8.RuneCountInString(v); {
-		case missing[field]:
-		case required && strings.TrimSpace(v) == "":
-			vs = append(vs, Violation{Field: field, Message: "must not be empty"})
-		case n > max:
-			vs = append(vs, Violation{Field: field, Message: "must be at most " + strconv.Itoa(max) + " characters"})
-		}
+	if !missing["transaction.description"] {
+		vs.text("transaction.description", r.Description, maxDescription, true)
 	}
-	text("transaction.description", r.Description, 140, true)
-	text("transaction.externalId", r.ExternalID, MaxExternalIDLength, true)
+	if !missing["transaction.externalId"] {
+		vs.text("transaction.externalId", r.ExternalID, maxExternalIDLength, true)
+	}
 	if r.ExpirationTime != "" {
 		n, err := strconv.ParseInt(r.ExpirationTime, 10, 64)
 		if err != nil || n < 30 || n > 604800 {
-			vs = append(vs, Violation{Field: "transaction.expirationTime", Message: "must be a whole number of seconds from 30 to 604800"})
+			vs.add("transaction.expirationTime", "must be a whole number of seconds from 30 to 604800")
 		} else {
 			out.Expiration = time.Duration(n) * time.Second
 		}
 	}
-	text("payer.fullName", r.PayerName, 100, true)
-	if !missing["payer.document"] && !ValidDocument(r.PayerDocument) {
-		vs = append(vs, Violation{Field: "payer.document", Message: "must be a CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits"})
+	r.checkPayer(&vs, missing)
+	if len(r.AdditionalInfo) > maxAdditionalInfo {
+		vs.add("additionalInfo", "must have at most 10 keys")
 	}
-	if len(r.AdditionalInfo) > MaxAdditionalInfo {
-		vs = append(vs, Violation{Field: "additionalInfo", Message: "must have at most 10 keys"})
+	out.Splits = r.checkSplits(&vs)
+	amount, parseErr := ParseDecimal(r.Value)
+	if len(vs) == 0 && parseErr == nil && amount >= 1 {
+		checkSplitSum(&vs, out.Splits, amount)
 	}
-	if len(r.Splits) > MaxSplits {
-		vs = append(vs, Violation{Field: "splits", Message: "must have at most 10 items"})
+	var amountErr *Error
+	if !missing["transaction.value"] && (parseErr != nil || amount < 1) {
+		amountErr = &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: "transaction.value must be at least 0.01 with at most 2 decimals",
+			Violations: []Violation{{Field: "transaction.value", Message: "must be at least 0.01 with at most 2 decimals"}}}
 	}
-	for i, sr := range r.Splits {
-		s, svs := sr.validate("splits[" + strconv.Itoa(i) + "]")
-		vs = append(vs, svs...)
-		out.Splits = append(out.Splits, s)
-	}
-	amount, amountErr := ParseDecimal(r.Value)
-	if len(vs) == 0 && amountErr == nil && amount >= 1 {
-		var sum Cents
-		for _, s := range out.Splits {
-			sum += s.Amount(amount)
-		}
-		if sum > amount {
-			vs = append(vs, Violation{Field: "splits", Message: "must sum to at most the transaction amount " + amount.Decimal2() + ", not " + sum.Decimal2()})
-		}
-	}
-	badAmount := !missing["transaction.value"] && (amountErr != nil || amount < 1)
-	amountViolation := Violation{Field: "transaction.value", Message: "must be at least 0.01 with at most 2 decimals"}
-	if len(vs) > 0 {
-		if badAmount { // every problem at once; the amount's own code only when it is the only one
-			vs = append(vs, amountViolation)
-		}
-		return CashIn{}, Invalid(CodeHTTPError, vs...)
-	}
-	if badAmount {
-		return CashIn{}, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: "transaction.value must be at least 0.01 with at most 2 decimals",
-			Violations: []Violation{amountViolation}}
+	if err := layeredError(vs, amountErr); err != nil { // every problem at once; the amount's own code only when it is the only one
+		return CashIn{}, err
 	}
 	out.Amount = amount
 	if out.Expiration < minExpiration {
-		return CashIn{}, &Error{Kind: KindInvalid, Code: CodeProviderExpirationBelowMinimum,
-			Message:    "transaction.expirationTime " + strconv.Itoa(int(out.Expiration.Seconds())) + " is below the provider minimum of " + strconv.Itoa(int(minExpiration.Seconds())) + " seconds",
-			Violations: []Violation{{Field: "transaction.expirationTime", Message: "is below the provider minimum of " + strconv.Itoa(int(minExpiration.Seconds())) + " seconds"}},
-			Details:    map[string]any{"minimumExpirationTime": int(minExpiration.Seconds())}}
+		return CashIn{}, belowProviderMinimum(out.Expiration, minExpiration)
 	}
 	return out, nil
 }
 
-func (r SplitRequest) validate(f string) (Split, []Violation) {
-	vs, missing := requiredViolations(prefixed(f, r.Missing))
+// checkPayer checks payer.fullName and payer.document.
+func (r CashInRequest) checkPayer(vs *violations, missing map[string]bool) {
+	if !missing["payer.fullName"] {
+		vs.text("payer.fullName", r.PayerName, maxHolderName, true)
+	}
+	if !missing["payer.document"] && !ValidDocument(r.PayerDocument) {
+		vs.add("payer.document", "must be a CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits")
+	}
+}
+
+// checkSplits checks the splits: at most 10, each valid.
+func (r CashInRequest) checkSplits(vs *violations) []Split {
+	if len(r.Splits) > maxSplits {
+		vs.add("splits", "must have at most 10 items")
+	}
+	var out []Split
+	for i, sr := range r.Splits {
+		out = append(out, sr.validate("splits["+strconv.Itoa(i)+"]", vs))
+	}
+	return out
+}
+
+// checkSplitSum checks that the splits pay out at most the amount received.
+func checkSplitSum(vs *violations, splits []Split, amount Cents) {
+	var sum Cents
+	for _, s := range splits {
+		sum += s.Amount(amount)
+	}
+	if sum > amount {
+		vs.add("splits", "must sum to at most the transaction amount "+amount.Decimal2()+", not "+sum.Decimal2())
+	}
+}
+
+// belowProviderMinimum is the error of a cash-in whose expiration is below the
+// account provider's minimum.
+func belowProviderMinimum(expiration, minimum time.Duration) *Error {
+	minSeconds := strconv.Itoa(int(minimum.Seconds()))
+	return &Error{Kind: KindInvalid, Code: CodeProviderExpirationBelowMinimum,
+		Message:    "transaction.expirationTime " + strconv.Itoa(int(expiration.Seconds())) + " is below the provider minimum of " + minSeconds + " seconds",
+		Violations: []Violation{{Field: "transaction.expirationTime", Message: "is below the provider minimum of " + minSeconds + " seconds"}},
+		Details:    map[string]any{"minimumExpirationTime": int(minimum.Seconds())}}
+}
+
+// validate checks one splits[] item, named f in violations, which it adds to vs.
+func (r SplitRequest) validate(f string, vs *violations) Split {
+	req, missing := requiredViolations(prefixed(f, r.Missing))
+	*vs = append(*vs, req...)
 	s := Split{PixKeyType: r.PixKeyType, PixKeySent: r.PixKey, Name: r.Name, Document: r.Document, Type: SplitType(r.Type), Immediate: r.Immediate}
 	if !missing[f+".pixKey"] {
-		if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > MaxSplitText {
-			vs = append(vs, Violation{Field: f + ".pixKey", Message: "is required, at most 255 characters"})
-		} else if key, ok := splitKey(r.PixKeyType, r.PixKey); ok {
-			s.PixKey = key
-		} else if validSplitKeyType(r.PixKeyType) {
-			vs = append(vs, Violation{Field: f + ".pixKey", Message: "does not match pixKeyType " + r.PixKeyType})
-		}
+		s.PixKey = r.checkKey(f, vs)
 	}
 	if !missing[f+".pixKeyType"] && !validSplitKeyType(r.PixKeyType) {
-		vs = append(vs, Violation{Field: f + ".pixKeyType", Message: "must be one of EMAIL, PHONE, CPF, CNPJ, RANDOM"})
+		vs.add(f+".pixKeyType", "must be one of EMAIL, PHONE, CPF, CNPJ, RANDOM")
 	}
-	if !missing[f+".name"] && (strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > MaxSplitText) {
-		vs = append(vs, Violation{Field: f + ".name", Message: "is required, at most 255 characters"})
+	if !missing[f+".name"] && (strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > maxSplitText) {
+		vs.add(f+".name", "is required, at most 255 characters")
 	}
 	if !missing[f+".document"] && !ValidDocument(r.Document) {
-		vs = append(vs, Violation{Field: f + ".document", Message: "must be a CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits"})
+		vs.add(f+".document", "must be a CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits")
 	}
 	if !missing[f+".value"] {
-		v, err := ParseDecimal(r.Value)
-		switch {
-		case err != nil || v < 1:
-			vs = append(vs, Violation{Field: f + ".value", Message: "must be at least 0.01 with at most 2 decimals"})
-		case s.Type == SplitPercentage && v > 100_00:
-			vs = append(vs, Violation{Field: f + ".value", Message: "must be at most 100 (percent)"})
-		default:
-			s.Value = int64(v) // centavos, or hundredths of a percent
-		}
+		s.Value = r.checkValue(f, s.Type, vs)
 	}
 	if !missing[f+".type"] && s.Type != SplitFixed && s.Type != SplitPercentage {
-		vs = append(vs, Violation{Field: f + ".type", Message: "must be FIXED or PERCENTAGE"})
+		vs.add(f+".type", "must be FIXED or PERCENTAGE")
 	}
-	return s, vs
+	return s
+}
+
+// checkKey checks pixKey against pixKeyType and returns it as the DICT knows
+// it ("" when it is not valid).
+func (r SplitRequest) checkKey(f string, vs *violations) string {
+	if r.PixKey == "" || utf8.RuneCountInString(r.PixKey) > maxSplitText {
+		vs.add(f+".pixKey", "is required, at most 255 characters")
+	} else if key, ok := splitKey(r.PixKeyType, r.PixKey); ok {
+		return key
+	} else if validSplitKeyType(r.PixKeyType) {
+		vs.add(f+".pixKey", "does not match pixKeyType "+r.PixKeyType)
+	}
+	return ""
+}
+
+// checkValue checks value and returns it in centavos (FIXED) or hundredths of
+// a percent (PERCENTAGE); 0 when it is not valid.
+func (r SplitRequest) checkValue(f string, t SplitType, vs *violations) int64 {
+	v, err := ParseDecimal(r.Value)
+	switch {
+	case err != nil || v < 1:
+		vs.add(f+".value", "must be at least 0.01 with at most 2 decimals")
+	case t == SplitPercentage && v > 100_00:
+		vs.add(f+".value", "must be at most 100 (percent)")
+	default:
+		return int64(v)
+	}
+	return 0
 }
 
 // splitKey checks a split's key against its type and returns it as the DICT
@@ -218,32 +246,47 @@ func splitKey(typ, key string) (string, bool) {
 	case "CNPJ":
 		return key, len(key) == 14 && ValidCNPJ(key)
 	case "EMAIL":
-		return ParseCashOutKey(CashOutKeyEmail, key)
+		return parseCashOutKey(CashOutKeyEmail, key)
 	case "PHONE":
 		if strings.HasPrefix(key, "+") {
 			t, k, ok := ParseDICTKey(key)
 			return k, ok && t == KeyTypePhone
 		}
-		return ParseCashOutKey(CashOutKeyPhone, key)
+		return parseCashOutKey(CashOutKeyPhone, key)
 	case "RANDOM":
-		return ParseCashOutKey(CashOutKeyRandom, key)
+		return parseCashOutKey(CashOutKeyRandom, key)
 	}
 	return "", false
 }
 
-func validSplitKeyType(t string) bool {
-	for _, k := range SplitKeyTypes {
-		if k == t {
-			return true
-		}
-	}
-	return false
+func validSplitKeyType(t string) bool { return slices.Contains(splitKeyTypes, t) }
+
+// Charge is what a cash-in charge (spec "Resources > Cash-in charge") holds
+// beyond its transaction: the BR Code, the expiry, the payer's details and the
+// splits to pay on confirmation.
+type Charge struct {
+	TransactionID  int64
+	AccountID      AccountID
+	CorrelationID  string
+	TxID           string
+	LocID          int64
+	Location       string
+	PixCode        string
+	ExpiresAt      time.Time
+	GenerateQrCode bool
+	PayerName      string
+	PayerDocument  string
+	AdditionalInfo map[string]string
+	Splits         []Split
+	Scenario       string
+	RefusedAt      time.Time // a payment that arrived after the charge ended
 }
 
-func prefixed(prefix string, fields []string) []string {
-	out := make([]string, len(fields))
-	for i, f := range fields {
-		out[i] = prefix + "." + f
-	}
-	return out
+// QueuedSplit is a non-immediate split waiting for the account's split schedule.
+type QueuedSplit struct {
+	ChargeTransactionID int64
+	Index               int
+	Split               Split
+	Amount              Cents
+	QueuedAt            time.Time
 }

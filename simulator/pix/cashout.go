@@ -1,8 +1,8 @@
 package pix
 
 import (
+	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // CashOutRequest is a cash-out as requested (spec "Endpoints > POST
@@ -31,9 +31,6 @@ type CashOut struct {
 	Document    string
 }
 
-// MaxExternalIDLength bounds externalId (Gap G-25: the spec gives no length).
-const MaxExternalIDLength = 255
-
 // Validate applies the field rules and reports every problem at once (Gap
 // G-21): body validation (required fields, lengths, keyType, document of 11 or
 // 14 digits), the amount (below 0.01 or more than 2 decimals) and the key
@@ -45,64 +42,53 @@ const MaxExternalIDLength = 255
 // (settlement fails with INVALID_TAX_ID).
 func (r CashOutRequest) Validate() (CashOut, error) {
 	vs, missing := requiredViolations(r.Missing)
+	markChildren(missing, "details", "keyType", "name", "document", "key")
 	if !missing["externalId"] {
-		switch {
-		case strings.TrimSpace(r.ExternalID) == "":
-			vs = append(vs, Violation{Field: "externalId", Message: "must not be empty"})
-		case utf8.RuneCountInString(r.ExternalID) > MaxExternalIDLength:
-			vs = append(vs, Violation{Field: "externalId", Message: "must be at most 255 characters"})
-		}
+		vs.text("externalId", r.ExternalID, maxExternalIDLength, true)
 	}
-	if utf8.RuneCountInString(r.Description) > 140 {
-		vs = append(vs, Violation{Field: "description", Message: "must be at most 140 characters"})
-	}
+	vs.text("description", r.Description, maxDescription, false)
 	kt := CashOutKeyType(r.KeyType)
-	if !missing["details.keyType"] && !missing["details"] && !validCashOutKeyType(kt) {
-		vs = append(vs, Violation{Field: "details.keyType", Message: "must be one of DOCUMENT, EMAIL, PHONE, RANDOM"})
+	if !missing["details.keyType"] && !validCashOutKeyType(kt) {
+		vs.add("details.keyType", "must be one of DOCUMENT, EMAIL, PHONE, RANDOM")
 	}
-	if !missing["details.name"] && !missing["details"] {
-		switch n := utf8.RuneCountInString(r.Name); {
-		case strings.TrimSpace(r.Name) == "":
-			vs = append(vs, Violation{Field: "details.name", Message: "must not be empty"})
-		case n > 100:
-			vs = append(vs, Violation{Field: "details.name", Message: "must be at most 100 characters"})
-		}
+	if !missing["details.name"] {
+		vs.text("details.name", r.Name, maxHolderName, true)
 	}
-	if !missing["details.document"] && !missing["details"] && !isDocumentShape(r.Document) {
-		vs = append(vs, Violation{Field: "details.document", Message: "must be a CPF (11 digits) or CNPJ (14 digits), digits only"})
+	if !missing["details.document"] && !isDocumentShape(r.Document) {
+		vs.add("details.document", "must be a CPF (11 digits) or CNPJ (14 digits), digits only")
 	}
-	if !missing["details.key"] && !missing["details"] && r.Key == "" {
-		vs = append(vs, Violation{Field: "details.key", Message: "must not be empty"})
+	if !missing["details.key"] && r.Key == "" {
+		vs.add("details.key", "must not be empty")
 	}
 	// Layers 2 and 3, the amount and the key, are judged too: when they are
 	// the only problem the answer carries their specific code, otherwise every
 	// problem goes in one HTTP_ERROR list.
-	var valueErrs []*Error
+	var amountErr, keyErr *Error
 	amount, err := ParseDecimal(r.Value)
 	if !missing["value"] && (err != nil || amount < 1) {
-		msg := "value must be at least 0.01 with at most 2 decimals"
-		if err != nil {
-			msg += " (" + err.Error() + ")"
-		}
-		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
-			Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}})
+		amountErr = invalidCashOutAmount(err)
 	}
-	key, ok := ParseCashOutKey(kt, r.Key)
-	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && !missing["details"] && r.Key != "" {
-		valueErrs = append(valueErrs, &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
+	key, ok := parseCashOutKey(kt, r.Key)
+	if !ok && validCashOutKeyType(kt) && !missing["details.key"] && r.Key != "" {
+		keyErr = &Error{Kind: KindInvalid, Code: CodePixInvalidPixKey,
 			Message:    "details.key does not match details.keyType " + string(kt) + ": " + cashOutKeyRule[kt],
-			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}})
+			Violations: []Violation{{Field: "details.key", Message: "does not match keyType " + string(kt) + ": " + cashOutKeyRule[kt]}}}
 	}
-	if len(vs) == 0 && len(valueErrs) == 1 {
-		return CashOut{}, valueErrs[0]
-	}
-	for _, e := range valueErrs {
-		vs = append(vs, e.Violations...)
-	}
-	if len(vs) > 0 {
-		return CashOut{}, Invalid(CodeHTTPError, vs...)
+	if err := layeredError(vs, amountErr, keyErr); err != nil {
+		return CashOut{}, err
 	}
 	return CashOut{Amount: amount, ExternalID: r.ExternalID, Description: r.Description, Key: key, KeySent: r.Key, KeyType: kt, Name: r.Name, Document: r.Document}, nil
+}
+
+// invalidCashOutAmount is the error of a cash-out value below 0.01 or with
+// more than 2 decimals; parseErr is ParseDecimal's error, if any.
+func invalidCashOutAmount(parseErr error) *Error {
+	msg := "value must be at least 0.01 with at most 2 decimals"
+	if parseErr != nil {
+		msg += " (" + parseErr.Error() + ")"
+	}
+	return &Error{Kind: KindInvalid, Code: CodePixInvalidAmount, Message: msg,
+		Violations: []Violation{{Field: "value", Message: "must be at least 0.01 with at most 2 decimals"}}}
 }
 
 var cashOutKeyRule = map[CashOutKeyType]string{
@@ -112,14 +98,51 @@ var cashOutKeyRule = map[CashOutKeyType]string{
 	CashOutKeyRandom:   "a UUID, with or without hyphens",
 }
 
-func validCashOutKeyType(t CashOutKeyType) bool {
-	for _, k := range CashOutKeyTypes {
-		if k == t {
-			return true
+func validCashOutKeyType(t CashOutKeyType) bool { return slices.Contains(cashOutKeyTypes, t) }
+
+// CashOutKeyType is details.keyType of a cash-out. Spec "POST /api/pix/cash-out".
+type CashOutKeyType string
+
+// Cash-out key types.
+const (
+	CashOutKeyDocument CashOutKeyType = "DOCUMENT"
+	CashOutKeyEmail    CashOutKeyType = "EMAIL"
+	CashOutKeyPhone    CashOutKeyType = "PHONE"
+	CashOutKeyRandom   CashOutKeyType = "RANDOM"
+)
+
+// cashOutKeyTypes lists the valid details.keyType values.
+var cashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
+
+// parseCashOutKey checks details.key against details.keyType (spec "POST
+// /api/pix/cash-out", formats of details.key: DOCUMENT 11 or 14 digits, digits
+// only, with valid check digits; EMAIL a valid address; PHONE area code plus
+// number, 10 or 11 digits, without +55; RANDOM a UUID with or without hyphens)
+// and returns the key as the DICT knows it: phones as "+55…", random keys
+// hyphenated and lowercase, emails lowercase.
+func parseCashOutKey(t CashOutKeyType, key string) (string, bool) {
+	switch t {
+	case CashOutKeyDocument:
+		if len(key) == 11 && ValidCPF(key) || len(key) == 14 && ValidCNPJ(key) {
+			return key, true
+		}
+	case CashOutKeyEmail:
+		k := strings.ToLower(key)
+		if len(k) <= maxKeyLength && emailKey.MatchString(k) {
+			return k, true
+		}
+	case CashOutKeyPhone:
+		if digits.MatchString(key) && (len(key) == 10 || len(key) == 11) && key[0] != '0' && key[1] != '0' {
+			return "+55" + key, true
+		}
+	case CashOutKeyRandom:
+		k := strings.ToLower(key)
+		if evpBare.MatchString(k) {
+			k = k[0:8] + "-" + k[8:12] + "-" + k[12:16] + "-" + k[16:20] + "-" + k[20:]
+		}
+		if evpKey.MatchString(k) {
+			return k, true
 		}
 	}
-	return false
+	return "", false
 }
-
-// isDocumentShape reports whether s has the shape of a CPF or CNPJ: 11 or 14 digits.
-func isDocumentShape(s string) bool { return (len(s) == 11 || len(s) == 14) && allDigits(s) }

@@ -31,12 +31,11 @@ func (s CobStatus) CanBecome(next CobStatus) bool { return slices.Contains(cobTr
 // Cob limits. Spec "Endpoints > PUT /cob/{txid}" and "Limits"; the Central Bank
 // reference for the default expiration and the infoAdicionais bounds.
 const (
-	DefaultCobExpiration    = 86400 * time.Second
-	MaxCobKeyLength         = 77
-	MaxSolicitacaoPagador   = 140
-	MaxInfoAdicionais       = 50
-	MaxInfoAdicionalNome    = 50
-	MaxInfoAdicionalValor   = 200
+	defaultCobExpiration    = 86400 * time.Second
+	maxInfoAdicionais       = 50
+	maxInfoAdicionalNome    = 50
+	maxInfoAdicionalValor   = 200
+	maxDebtorName           = 200
 	CobModalidadeFixed      = 0 // the payer pays valor.original
 	CobModalidadeChangeable = 1 // the payer may change the amount
 )
@@ -113,43 +112,25 @@ func (r CobRequest) Validate() (Cob, error) {
 	if !ValidTxID(r.TxID) {
 		return Cob{}, Invalid(CodeInvalidRequest, Violation{Field: "txid", Message: "must be 26 to 35 characters of [a-zA-Z0-9]"})
 	}
-	c := Cob{TxID: r.TxID, Expiration: DefaultCobExpiration, Status: CobStatusAtiva, Key: r.Chave,
+	c := Cob{TxID: r.TxID, Expiration: defaultCobExpiration, Status: CobStatusAtiva, Key: r.Chave,
 		PayerRequest: r.SolicitacaoPagador, AdditionalInfo: r.InfoAdicionais}
 	vs, missing := requiredViolations(r.Missing)
 	if r.Expiracao != "" {
 		n, err := strconv.ParseInt(r.Expiracao, 10, 64)
 		if err != nil || n <= 0 || n > 1<<31-1 {
-			vs = append(vs, Violation{Field: "calendario.expiracao", Message: "must be a positive whole number of seconds"})
+			vs.add("calendario.expiracao", "must be a positive whole number of seconds")
 		} else {
 			c.Expiration = time.Duration(n) * time.Second
 		}
 	}
 	if r.HasDevedor {
-		switch {
-		case r.DebtorCPF != "" && r.DebtorCNPJ != "":
-			vs = append(vs, Violation{Field: "devedor", Message: "must have cpf or cnpj, not both"})
-		case r.DebtorCPF != "":
-			if !ValidCPF(r.DebtorCPF) {
-				vs = append(vs, Violation{Field: "devedor.cpf", Message: "must be 11 digits with valid check digits"})
-			}
-		case r.DebtorCNPJ != "":
-			if !ValidCNPJ(r.DebtorCNPJ) {
-				vs = append(vs, Violation{Field: "devedor.cnpj", Message: "must be 14 digits with valid check digits"})
-			}
-		default:
-			vs = append(vs, Violation{Field: "devedor", Message: "must have cpf or cnpj"})
-		}
-		if strings.TrimSpace(r.DebtorName) == "" {
-			vs = append(vs, Violation{Field: "devedor.nome", Message: "is required with cpf or cnpj"})
-		} else if utf8.RuneCountInString(r.DebtorName) > 200 {
-			vs = append(vs, Violation{Field: "devedor.nome", Message: "must be at most 200 characters"})
-		}
+		r.checkDebtor(&vs)
 		c.DebtorCPF, c.DebtorCNPJ, c.DebtorName = r.DebtorCPF, r.DebtorCNPJ, r.DebtorName
 	}
 	if !missing["valor"] && !missing["valor.original"] {
 		amount, err := ParseDecimal2(r.Original)
 		if err != nil || amount <= 0 {
-			vs = append(vs, Violation{Field: "valor.original", Message: `must be a positive decimal string with exactly 2 decimals, e.g. "10.00"`})
+			vs.add("valor.original", `must be a positive decimal string with exactly 2 decimals, e.g. "10.00"`)
 		}
 		c.Amount = amount
 	}
@@ -158,34 +139,68 @@ func (r CobRequest) Validate() (Cob, error) {
 	case "1":
 		c.ChangeMode = CobModalidadeChangeable
 	default:
-		vs = append(vs, Violation{Field: "valor.modalidadeAlteracao", Message: "must be 0 (fixed) or 1 (the payer may change the amount)"})
+		vs.add("valor.modalidadeAlteracao", "must be 0 (fixed) or 1 (the payer may change the amount)")
 	}
 	if r.Chave != "" {
-		if utf8.RuneCountInString(r.Chave) > MaxCobKeyLength {
-			vs = append(vs, Violation{Field: "chave", Message: "must be at most 77 characters"})
-		} else if _, key, ok := ParseDICTKey(r.Chave); !ok {
-			vs = append(vs, Violation{Field: "chave", Message: "must be a DICT key: CPF, CNPJ, email, +55 phone or EVP"})
-		} else {
-			c.Key = key
-		}
+		c.Key = r.checkKey(&vs)
 	}
-	if utf8.RuneCountInString(r.SolicitacaoPagador) > MaxSolicitacaoPagador {
-		vs = append(vs, Violation{Field: "solicitacaoPagador", Message: "must be at most 140 characters"})
-	}
-	if len(r.InfoAdicionais) > MaxInfoAdicionais {
-		vs = append(vs, Violation{Field: "infoAdicionais", Message: "must have at most 50 items"})
-	}
-	for i, it := range r.InfoAdicionais {
-		f := "infoAdicionais[" + strconv.Itoa(i) + "]"
-		if it.Name == "" || utf8.RuneCountInString(it.Name) > MaxInfoAdicionalNome {
-			vs = append(vs, Violation{Field: f + ".nome", Message: "is required, at most 50 characters"})
-		}
-		if it.Value == "" || utf8.RuneCountInString(it.Value) > MaxInfoAdicionalValor {
-			vs = append(vs, Violation{Field: f + ".valor", Message: "is required, at most 200 characters"})
-		}
-	}
+	r.checkPayerTexts(&vs)
 	if len(vs) > 0 {
 		return Cob{}, Invalid(CodeInvalidRequest, vs...)
 	}
 	return c, nil
+}
+
+// checkDebtor checks devedor: a cpf or a cnpj, not both, with check digits, and
+// a nome.
+func (r CobRequest) checkDebtor(vs *violations) {
+	switch {
+	case r.DebtorCPF != "" && r.DebtorCNPJ != "":
+		vs.add("devedor", "must have cpf or cnpj, not both")
+	case r.DebtorCPF != "":
+		if !ValidCPF(r.DebtorCPF) {
+			vs.add("devedor.cpf", "must be 11 digits with valid check digits")
+		}
+	case r.DebtorCNPJ != "":
+		if !ValidCNPJ(r.DebtorCNPJ) {
+			vs.add("devedor.cnpj", "must be 14 digits with valid check digits")
+		}
+	default:
+		vs.add("devedor", "must have cpf or cnpj")
+	}
+	if strings.TrimSpace(r.DebtorName) == "" {
+		vs.add("devedor.nome", "is required with cpf or cnpj")
+	} else if utf8.RuneCountInString(r.DebtorName) > maxDebtorName {
+		vs.add("devedor.nome", "must be at most 200 characters")
+	}
+}
+
+// checkKey checks chave and returns it as the DICT knows it.
+func (r CobRequest) checkKey(vs *violations) string {
+	if utf8.RuneCountInString(r.Chave) > maxKeyLength {
+		vs.add("chave", "must be at most 77 characters")
+	} else if _, key, ok := ParseDICTKey(r.Chave); !ok {
+		vs.add("chave", "must be a DICT key: CPF, CNPJ, email, +55 phone or EVP")
+	} else {
+		return key
+	}
+	return r.Chave
+}
+
+// checkPayerTexts checks what the payer is shown: solicitacaoPagador and the
+// infoAdicionais.
+func (r CobRequest) checkPayerTexts(vs *violations) {
+	vs.text("solicitacaoPagador", r.SolicitacaoPagador, maxDescription, false)
+	if len(r.InfoAdicionais) > maxInfoAdicionais {
+		vs.add("infoAdicionais", "must have at most 50 items")
+	}
+	for i, it := range r.InfoAdicionais {
+		f := "infoAdicionais[" + strconv.Itoa(i) + "]"
+		if it.Name == "" || utf8.RuneCountInString(it.Name) > maxInfoAdicionalNome {
+			vs.add(f+".nome", "is required, at most 50 characters")
+		}
+		if it.Value == "" || utf8.RuneCountInString(it.Value) > maxInfoAdicionalValor {
+			vs.add(f+".valor", "is required, at most 200 characters")
+		}
+	}
 }

@@ -49,18 +49,6 @@ const (
 	CodeAdminTokenRequired Code = "ADMIN_TOKEN_REQUIRED"
 )
 
-// AllCodes lists every code, for exhaustiveness tests.
-var AllCodes = []Code{
-	CodePubCertHeaderMissing, CodePubCertMalformedPEM, CodePubRequestBodyInvalid, CodePubCertNotYetValid,
-	CodePubCertExpired, CodePubCertNotRegistered, CodePubInvalidCredentials, CodePubCertNotAuthorizedForAccount,
-	CodePubAuthUpstreamError, CodePubAuthUpstreamUnavailable,
-	CodeHTTPError, CodePixInsufficientBalance, CodePixTransactionLimitExceeded, CodePixDailyLimitExceeded,
-	CodePixNightLimitExceeded, CodePixInvalidAmount, CodePixInvalidPixKey, CodePixDuplicateExternalID,
-	CodeProviderExpirationBelowMinimum,
-	CodeSandboxUnknownScenario, CodeNotFound, CodeUnauthorized, CodeInvalidRequest, CodeNotImplemented,
-	CodeInternal, CodeAdminTokenRequired,
-}
-
 // Settlement failure codes carried by the CashOut webhook when status is ERROR.
 // Spec "Resources > Cash-out webhook payload", errorCode table.
 const (
@@ -89,11 +77,19 @@ const (
 	CodeRateLimited              Code = "RATE_LIMITED"               // 429
 )
 
-func init() {
-	AllCodes = append(AllCodes,
-		CodeTaxIDMismatch, CodeInvalidTaxID, CodeBlockedAccount, CodeAccountClosed, CodeOrderRejected,
-		CodePaymentExpired, CodeSettlementTimeout,
-		CodeDictKeyNotFound, CodeIspbDenied, CodeIdempotencyKeyMissing, CodeIdempotencyKeyConflict,
-		CodeTransactionNotSettleable, CodeRefundNotAReceipt, CodeRefundExceedsBalance, CodeRefundDeadlineExpired,
-		CodeRefundIDConflict, CodeRateLimited)
+// AllCodes lists every code, for exhaustiveness tests.
+var AllCodes = []Code{
+	CodePubCertHeaderMissing, CodePubCertMalformedPEM, CodePubRequestBodyInvalid, CodePubCertNotYetValid,
+	CodePubCertExpired, CodePubCertNotRegistered, CodePubInvalidCredentials, CodePubCertNotAuthorizedForAccount,
+	CodePubAuthUpstreamError, CodePubAuthUpstreamUnavailable,
+	CodeHTTPError, CodePixInsufficientBalance, CodePixTransactionLimitExceeded, CodePixDailyLimitExceeded,
+	CodePixNightLimitExceeded, CodePixInvalidAmount, CodePixInvalidPixKey, CodePixDuplicateExternalID,
+	CodeProviderExpirationBelowMinimum,
+	CodeSandboxUnknownScenario, CodeNotFound, CodeUnauthorized, CodeInvalidRequest, CodeNotImplemented,
+	CodeInternal, CodeAdminTokenRequired,
+	CodeTaxIDMismatch, CodeInvalidTaxID, CodeBlockedAccount, CodeAccountClosed, CodeOrderRejected,
+	CodePaymentExpired, CodeSettlementTimeout,
+	CodeDictKeyNotFound, CodeIspbDenied, CodeIdempotencyKeyMissing, CodeIdempotencyKeyConflict,
+	CodeTransactionNotSettleable, CodeRefundNotAReceipt, CodeRefundExceedsBalance, CodeRefundDeadlineExpired,
+	CodeRefundIDConflict, CodeRateLimited,
 }

@@ -56,15 +56,7 @@ func ValidDocument(s string) bool {
 // It returns an error when base9 is not exactly nine ASCII digits or when the
 // result would be one repeated digit (any base of nine equal digits).
 func CPFCheckDigits(base9 string) (string, error) {
-	if len(base9) != 9 || !allDigits(base9) {
-		return "", fmt.Errorf("pix: CPF base %q must be exactly 9 digits", base9)
-	}
-	s := base9 + string(checkDigit(base9, cpfWeights1))
-	s += string(checkDigit(s, cpfWeights2))
-	if allEqual(s) {
-		return "", fmt.Errorf("pix: CPF base %q yields the repeated-digit CPF %s", base9, s)
-	}
-	return s, nil
+	return withCheckDigits("CPF", base9, cpfWeights1, cpfWeights2)
 }
 
 // CNPJCheckDigits appends the two check digits to base12, the first twelve
@@ -73,13 +65,19 @@ func CPFCheckDigits(base9 string) (string, error) {
 // is not exactly twelve ASCII digits or when the result would be one repeated
 // digit (00000000000000).
 func CNPJCheckDigits(base12 string) (string, error) {
-	if len(base12) != 12 || !allDigits(base12) {
-		return "", fmt.Errorf("pix: CNPJ base %q must be exactly 12 digits", base12)
+	return withCheckDigits("CNPJ", base12, cnpjWeights1, cnpjWeights2)
+}
+
+// withCheckDigits appends to base, len(w1) digits of a document of the given
+// kind, its two mod-11 check digits under the weights w1 and w2.
+func withCheckDigits(kind, base string, w1, w2 []int) (string, error) {
+	if len(base) != len(w1) || !allDigits(base) {
+		return "", fmt.Errorf("pix: %s base %q must be exactly %d digits", kind, base, len(w1))
 	}
-	s := base12 + string(checkDigit(base12, cnpjWeights1))
-	s += string(checkDigit(s, cnpjWeights2))
+	s := base + string(checkDigit(base, w1))
+	s += string(checkDigit(s, w2))
 	if allEqual(s) {
-		return "", fmt.Errorf("pix: CNPJ base %q yields the repeated-digit CNPJ %s", base12, s)
+		return "", fmt.Errorf("pix: %s base %q yields the repeated-digit %s %s", kind, base, kind, s)
 	}
 	return s, nil
 }
@@ -144,3 +142,6 @@ func allEqual(s string) bool {
 	}
 	return true
 }
+
+// isDocumentShape reports whether s has the shape of a CPF or CNPJ: 11 or 14 digits.
+func isDocumentShape(s string) bool { return (len(s) == 11 || len(s) == 14) && allDigits(s) }

@@ -297,3 +297,14 @@ func FuzzValidCNPJ(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMaskDocument checks document masking on any input: CPF- and CNPJ-shaped
+// strings keep only their middle digits, anything else becomes asterisks.
+func FuzzMaskDocument(f *testing.F) {
+	for _, s := range []string{"52998224725", "60746948000112", "5299822472", "529.982.247-25", "ééééééééééé", "", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkMask(t, s)
+	})
+}

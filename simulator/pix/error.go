@@ -29,14 +29,6 @@ const (
 	KindUnavailableProvider
 )
 
-// Violation is one invalid field of a request. Field is the JSON path of the
-// field as the client sent it ("clientId", "payment.amount", "splits[2].value"),
-// or "body" when the body as a whole is at fault.
-type Violation struct {
-	Field   string
-	Message string
-}
-
 // Error is an application error. Any other error reaching a transport is reported
 // as KindInternal with a generic message; its text is logged, never returned.
 type Error struct {
@@ -111,15 +103,4 @@ func Match(want *Error, err error) bool {
 		return false
 	}
 	return want.Message == "" || want.Message == e.Message
-}
-
-// requiredViolations reports each missing required field and returns them as a set.
-func requiredViolations(fields []string) ([]Violation, map[string]bool) {
-	vs := make([]Violation, 0, len(fields))
-	set := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		vs = append(vs, Violation{Field: f, Message: "is required"})
-		set[f] = true
-	}
-	return vs, set
 }

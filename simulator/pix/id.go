@@ -27,3 +27,9 @@ func ValidEndToEndID(s string) bool {
 	_, err := time.Parse("200601021504", s[9:21])
 	return err == nil
 }
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
+
+// IsUUIDv4 reports whether s is a UUID version 4 (RFC 9562 variant) in the
+// canonical 8-4-4-4-12 hyphenated form, in either case.
+func IsUUIDv4(s string) bool { return uuidV4.MatchString(s) }

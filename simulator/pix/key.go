@@ -5,6 +5,25 @@ import (
 	"strings"
 )
 
+// KeyType is the type of a DICT key. Spec "POST /dict/pix": CPF, CNPJ, email,
+// phone (+55…) or EVP.
+type KeyType string
+
+// DICT key types.
+const (
+	KeyTypeCPF   KeyType = "CPF"
+	KeyTypeCNPJ  KeyType = "CNPJ"
+	KeyTypeEmail KeyType = "EMAIL"
+	KeyTypePhone KeyType = "PHONE"
+	KeyTypeEVP   KeyType = "EVP"
+)
+
+// PixKey is a DICT key owned by an account.
+type PixKey struct {
+	Type KeyType
+	Key  string
+}
+
 var (
 	emailKey = regexp.MustCompile(`^[a-z0-9.!#$&'*+/=?^_` + "`" + `{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$`)
 	phoneKey = regexp.MustCompile(`^\+55[1-9][0-9]\d{8,9}$`)
@@ -13,8 +32,8 @@ var (
 	digits   = regexp.MustCompile(`^\d+$`)
 )
 
-// MaxKeyLength is the longest DICT key (Central Bank `Key` maxLength 77).
-const MaxKeyLength = 77
+// maxKeyLength is the longest DICT key (Central Bank `Key` maxLength 77).
+const maxKeyLength = 77
 
 // ParseDICTKey detects the type of a DICT key as POST /dict/pix receives it
 // (spec: CPF 11 digits, CNPJ 14 digits, email, phone "+55" area code and number,
@@ -22,7 +41,7 @@ const MaxKeyLength = 77
 // lower case). CPF
 // and CNPJ must have valid check digits.
 func ParseDICTKey(key string) (KeyType, string, bool) {
-	if key == "" || len(key) > MaxKeyLength {
+	if key == "" || len(key) > maxKeyLength {
 		return "", "", false
 	}
 	switch {
@@ -39,51 +58,4 @@ func ParseDICTKey(key string) (KeyType, string, bool) {
 		return KeyTypeEVP, strings.ToLower(key), true
 	}
 	return "", "", false
-}
-
-// CashOutKeyType is details.keyType of a cash-out. Spec "POST /api/pix/cash-out".
-type CashOutKeyType string
-
-// Cash-out key types.
-const (
-	CashOutKeyDocument CashOutKeyType = "DOCUMENT"
-	CashOutKeyEmail    CashOutKeyType = "EMAIL"
-	CashOutKeyPhone    CashOutKeyType = "PHONE"
-	CashOutKeyRandom   CashOutKeyType = "RANDOM"
-)
-
-// CashOutKeyTypes lists the valid details.keyType values.
-var CashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
-
-// ParseCashOutKey checks details.key against details.keyType (spec "POST
-// /api/pix/cash-out", formats of details.key: DOCUMENT 11 or 14 digits, digits
-// only, with valid check digits; EMAIL a valid address; PHONE area code plus
-// number, 10 or 11 digits, without +55; RANDOM a UUID with or without hyphens)
-// and returns the key as the DICT knows it: phones as "+55…", random keys
-// hyphenated and lowercase, emails lowercase.
-func ParseCashOutKey(t CashOutKeyType, key string) (string, bool) {
-	switch t {
-	case CashOutKeyDocument:
-		if len(key) == 11 && ValidCPF(key) || len(key) == 14 && ValidCNPJ(key) {
-			return key, true
-		}
-	case CashOutKeyEmail:
-		k := strings.ToLower(key)
-		if len(k) <= MaxKeyLength && emailKey.MatchString(k) {
-			return k, true
-		}
-	case CashOutKeyPhone:
-		if digits.MatchString(key) && (len(key) == 10 || len(key) == 11) && key[0] != '0' && key[1] != '0' {
-			return "+55" + key, true
-		}
-	case CashOutKeyRandom:
-		k := strings.ToLower(key)
-		if evpBare.MatchString(k) {
-			k = k[0:8] + "-" + k[8:12] + "-" + k[12:16] + "-" + k[16:20] + "-" + k[20:]
-		}
-		if evpKey.MatchString(k) {
-			return k, true
-		}
-	}
-	return "", false
 }

@@ -1,8 +1,9 @@
 package pix
 
-import "slices"
-
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // MEDStatus is the status of a MED record (spec "Resources > MED").
 type MEDStatus string

@@ -16,14 +16,14 @@ type Cents int64
 const MaxCents Cents = 9_999_999_999_99
 
 var (
-	// ErrAmountSyntax reports text that is not a plain decimal number.
-	ErrAmountSyntax = errors.New("not a decimal number")
-	// ErrAmountPrecision reports more than two decimal places.
-	ErrAmountPrecision = errors.New("more than 2 decimal places")
-	// ErrAmountExactDecimals reports a string amount without exactly two decimal places.
-	ErrAmountExactDecimals = errors.New("must have exactly 2 decimal places")
-	// ErrAmountRange reports a negative amount or one above MaxCents.
-	ErrAmountRange = errors.New("out of range")
+	// errAmountSyntax reports text that is not a plain decimal number.
+	errAmountSyntax = errors.New("not a decimal number")
+	// errAmountPrecision reports more than two decimal places.
+	errAmountPrecision = errors.New("more than 2 decimal places")
+	// errAmountExactDecimals reports a string amount without exactly two decimal places.
+	errAmountExactDecimals = errors.New("must have exactly 2 decimal places")
+	// errAmountRange reports a negative amount or one above MaxCents.
+	errAmountRange = errors.New("out of range")
 )
 
 // ParseDecimal parses a non-negative decimal with at most two fractional digits
@@ -40,12 +40,12 @@ func ParseDecimal(s string) (Cents, error) {
 		if isZeroDecimal(mant[1:]) {
 			mant = mant[1:]
 		} else {
-			return 0, ErrAmountRange
+			return 0, errAmountRange
 		}
 	}
 	intPart, frac, ok := strings.Cut(mant, ".")
 	if intPart == "" || !allDigits(intPart) || (ok && (frac == "" || !allDigits(frac))) {
-		return 0, ErrAmountSyntax
+		return 0, errAmountSyntax
 	}
 	// Shift the decimal point by the exponent.
 	digits := intPart + frac
@@ -60,21 +60,21 @@ func ParseDecimal(s string) (Cents, error) {
 	whole, fraction := digits[:point], digits[point:]
 	fraction = strings.TrimRight(fraction, "0")
 	if len(fraction) > 2 {
-		return 0, ErrAmountPrecision
+		return 0, errAmountPrecision
 	}
 	whole = strings.TrimLeft(whole, "0")
 	if len(whole) > 10 {
-		return 0, ErrAmountRange
+		return 0, errAmountRange
 	}
 	for len(fraction) < 2 {
 		fraction += "0"
 	}
 	v, err := strconv.ParseInt(whole+fraction, 10, 64)
 	if err != nil {
-		return 0, ErrAmountRange
+		return 0, errAmountRange
 	}
 	if Cents(v) > MaxCents {
-		return 0, ErrAmountRange
+		return 0, errAmountRange
 	}
 	return Cents(v), nil
 }
@@ -87,22 +87,22 @@ func ParseDecimal2(s string) (Cents, error) {
 	intPart, frac, ok := strings.Cut(s, ".")
 	if !ok || len(frac) != 2 {
 		if ok && allDigits(intPart) && allDigits(frac) && intPart != "" && frac != "" {
-			return 0, ErrAmountExactDecimals
+			return 0, errAmountExactDecimals
 		}
 		if !ok && intPart != "" && allDigits(intPart) {
-			return 0, ErrAmountExactDecimals
+			return 0, errAmountExactDecimals
 		}
-		return 0, ErrAmountSyntax
+		return 0, errAmountSyntax
 	}
 	if intPart == "" || !allDigits(intPart) || !allDigits(frac) {
-		return 0, ErrAmountSyntax
+		return 0, errAmountSyntax
 	}
 	if len(intPart) > 10 {
-		return 0, ErrAmountRange
+		return 0, errAmountRange
 	}
 	v, err := strconv.ParseInt(intPart+frac, 10, 64)
 	if err != nil {
-		return 0, ErrAmountRange
+		return 0, errAmountRange
 	}
 	return Cents(v), nil
 }
@@ -146,14 +146,14 @@ func splitExponent(s string) (mant string, exp int, err error) {
 	}
 	e := s[i+1:]
 	if len(e) == 0 || len(e) > 4 {
-		return "", 0, ErrAmountSyntax
+		return "", 0, errAmountSyntax
 	}
 	n, convErr := strconv.Atoi(strings.TrimPrefix(e, "+"))
 	if convErr != nil || strings.HasPrefix(e, "+-") || strings.HasPrefix(e, "-+") {
-		return "", 0, ErrAmountSyntax
+		return "", 0, errAmountSyntax
 	}
 	if n > 20 || n < -20 {
-		return "", 0, ErrAmountRange
+		return "", 0, errAmountRange
 	}
 	return s[:i], n, nil
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"time"
-	"unicode/utf8"
 )
 
 // RefundStatus is the status of a refund (spec "Resources > Refund (devolucao)").
@@ -104,14 +103,14 @@ type RefundRequest struct {
 // /pix/{e2eid}/devolucao/{id}"): valor a string with exactly 2 decimals, above
 // zero; natureza ORIGINAL or RETIRADA (default ORIGINAL); descricao ≤ 140.
 func ValidateRefundBody(valor string, hasValor bool, natureza, descricao string) (Cents, Nature, error) {
-	var vs []Violation
+	var vs violations
 	var amount Cents
 	if !hasValor {
-		vs = append(vs, Violation{Field: "valor", Message: "is required"})
+		vs.add("valor", "is required")
 	} else {
 		v, err := ParseDecimal2(valor)
 		if err != nil || v < 1 {
-			vs = append(vs, Violation{Field: "valor", Message: `must be a decimal string with exactly 2 decimals, at least "0.01"`})
+			vs.add("valor", `must be a decimal string with exactly 2 decimals, at least "0.01"`)
 		}
 		amount = v
 	}
@@ -121,13 +120,11 @@ func ValidateRefundBody(valor string, hasValor bool, natureza, descricao string)
 		n = NatureOriginal
 	case NatureOriginal, NatureRetirada:
 	case NatureMedOperacional, NatureMedFraude:
-		vs = append(vs, Violation{Field: "natureza", Message: "must be ORIGINAL or RETIRADA: MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent"})
+		vs.add("natureza", "must be ORIGINAL or RETIRADA: MED_OPERACIONAL and MED_FRAUDE are returned only and cannot be sent")
 	default:
-		vs = append(vs, Violation{Field: "natureza", Message: "must be ORIGINAL or RETIRADA"})
+		vs.add("natureza", "must be ORIGINAL or RETIRADA")
 	}
-	if utf8.RuneCountInString(descricao) > 140 {
-		vs = append(vs, Violation{Field: "descricao", Message: "must be at most 140 characters"})
-	}
+	vs.text("descricao", descricao, maxDescription, false)
 	if len(vs) > 0 {
 		return 0, "", Invalid(CodeInvalidRequest, vs...)
 	}

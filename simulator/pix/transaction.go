@@ -1,8 +1,9 @@
 package pix
 
-import "slices"
-
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // TxKind is what a transaction is.
 type TxKind string

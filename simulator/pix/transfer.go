@@ -4,17 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Transfer limits. Spec "Endpoints > POST /dict/pix" and "Limits".
 const (
-	MinTransferExpiration     = 1 * time.Second
-	MaxTransferExpiration     = 10800 * time.Second
-	DefaultTransferExpiration = 600 * time.Second
+	minTransferExpiration     = 1 * time.Second
+	maxTransferExpiration     = 10800 * time.Second
+	defaultTransferExpiration = 600 * time.Second
 )
 
 // Transfer priorities.
@@ -79,66 +79,76 @@ func (r TransferRequest) Validate() (Transfer, error) {
 		return Transfer{}, err
 	}
 	out := Transfer{IdempotencyKey: strings.ToLower(r.IdempotencyKey), Priority: r.Priority, Description: r.Description,
-		CreditorDocument: r.CreditorDocument, Expiration: DefaultTransferExpiration}
+		CreditorDocument: r.CreditorDocument, Expiration: defaultTransferExpiration, IspbDeny: r.IspbDeny, TxID: r.TxID}
 	vs, missing := requiredViolations(r.Missing)
 	if !missing["pixKey"] {
 		t, key, ok := ParseDICTKey(r.PixKey)
 		if ok {
 			out.PixKey, out.KeyType = key, t
 		} else {
-			vs = append(vs, Violation{Field: "pixKey", Message: "must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits, an email, a phone as +55 area code and number, or an EVP (UUID)"})
+			vs.add("pixKey", "must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits, an email, a phone as +55 area code and number, or an EVP (UUID)")
 		}
 	}
-	switch r.Priority {
-	case "", PriorityNorm:
-		out.Priority = PriorityNorm
-	case PriorityHigh:
-		if r.CreditorDocument == "" {
-			vs = append(vs, Violation{Field: "creditorDocument", Message: "is required when priority is HIGH"})
-		}
-	default:
-		vs = append(vs, Violation{Field: "priority", Message: "must be HIGH or NORM"})
-	}
-	if r.CreditorDocument != "" && !ValidDocument(r.CreditorDocument) {
-		vs = append(vs, Violation{Field: "creditorDocument", Message: "must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits"})
-	}
-	if utf8.RuneCountInString(r.Description) > 140 {
-		vs = append(vs, Violation{Field: "description", Message: "must be at most 140 characters"})
-	}
+	out.Priority = r.checkPriority(&vs)
+	vs.text("description", r.Description, maxDescription, false)
 	if r.Expiration != "" {
 		n, err := strconv.ParseInt(r.Expiration, 10, 64)
-		if err != nil || n < 1 || n > 10800 {
-			vs = append(vs, Violation{Field: "expiration", Message: "must be a whole number of seconds from 1 to 10800"})
+		if err != nil || n < int64(minTransferExpiration/time.Second) || n > int64(maxTransferExpiration/time.Second) {
+			vs.add("expiration", "must be a whole number of seconds from 1 to 10800")
 		} else {
 			out.Expiration = time.Duration(n) * time.Second
 		}
 	}
 	if !missing["payment"] {
-		if !missing["payment.currency"] && r.Currency != "BRL" {
-			vs = append(vs, Violation{Field: "payment.currency", Message: `must be "BRL"`})
-		}
-		if !missing["payment.amount"] {
-			amount, err := ParseDecimal(r.Amount)
-			if err != nil || amount < 1 {
-				vs = append(vs, Violation{Field: "payment.amount", Message: "must be at least 0.01 with at most 2 decimals"})
-			}
-			out.Amount = amount
-		}
+		out.Amount = r.checkPayment(&vs, missing)
 	}
 	for i, ispb := range r.IspbDeny {
 		if !ispbPattern.MatchString(ispb) {
-			vs = append(vs, Violation{Field: "ispbDeny[" + strconv.Itoa(i) + "]", Message: "must be an 8-character ISPB"})
+			vs.add("ispbDeny["+strconv.Itoa(i)+"]", "must be an 8-character ISPB")
 		}
 	}
-	out.IspbDeny = r.IspbDeny
 	if r.TxID != "" && !ValidTxID(r.TxID) {
-		vs = append(vs, Violation{Field: "txId", Message: "must be 26 to 35 characters of [a-zA-Z0-9]"})
+		vs.add("txId", "must be 26 to 35 characters of [a-zA-Z0-9]")
 	}
-	out.TxID = r.TxID
 	if len(vs) > 0 {
 		return Transfer{}, Invalid(CodeInvalidRequest, vs...)
 	}
 	return out, nil
+}
+
+// checkPriority checks priority (HIGH needs creditorDocument) and
+// creditorDocument, and returns the priority in force (NORM when absent).
+func (r TransferRequest) checkPriority(vs *violations) string {
+	priority := r.Priority
+	switch r.Priority {
+	case "", PriorityNorm:
+		priority = PriorityNorm
+	case PriorityHigh:
+		if r.CreditorDocument == "" {
+			vs.add("creditorDocument", "is required when priority is HIGH")
+		}
+	default:
+		vs.add("priority", "must be HIGH or NORM")
+	}
+	if r.CreditorDocument != "" && !ValidDocument(r.CreditorDocument) {
+		vs.add("creditorDocument", "must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits")
+	}
+	return priority
+}
+
+// checkPayment checks payment.currency and payment.amount and returns the amount.
+func (r TransferRequest) checkPayment(vs *violations, missing map[string]bool) Cents {
+	if !missing["payment.currency"] && r.Currency != "BRL" {
+		vs.add("payment.currency", `must be "BRL"`)
+	}
+	if missing["payment.amount"] {
+		return 0
+	}
+	amount, err := ParseDecimal(r.Amount)
+	if err != nil || amount < 1 {
+		vs.add("payment.amount", "must be at least 0.01 with at most 2 decimals")
+	}
+	return amount
 }
 
 // Fingerprint identifies the request behind an idempotency key: two requests
@@ -154,11 +164,4 @@ func (t Transfer) Fingerprint() string {
 }
 
 // Denies reports whether ispb is in the request's ispbDeny list (spec rule 3).
-func (t Transfer) Denies(ispb string) bool {
-	for _, d := range t.IspbDeny {
-		if d == ispb {
-			return true
-		}
-	}
-	return false
-}
+func (t Transfer) Denies(ispb string) bool { return slices.Contains(t.IspbDeny, ispb) }
