@@ -11,10 +11,10 @@ import (
 // cashInRequest is the body of POST /api/pix/cash-in.
 type cashInRequest struct {
 	Transaction *struct {
-		Value          *number `json:"value"`
+		Value          *Number `json:"value"`
 		Description    *string `json:"description"`
 		ExternalID     *string `json:"externalId"`
-		ExpirationTime *number `json:"expirationTime"`
+		ExpirationTime *Number `json:"expirationTime"`
 		GenerateQrCode *bool   `json:"generateQrCode"`
 	} `json:"transaction"`
 	Payer *struct {
@@ -28,7 +28,7 @@ type cashInRequest struct {
 		Name       *string `json:"name"`
 		Document   *string `json:"document"`
 		Type       *string `json:"type"`
-		Value      *number `json:"value"`
+		Value      *Number `json:"value"`
 		Immediate  *bool   `json:"immediate"`
 	} `json:"splits"`
 }

@@ -11,7 +11,7 @@ import (
 // cashOutRequest is the body of POST /api/pix/cash-out. Pointers tell missing
 // fields from empty ones.
 type cashOutRequest struct {
-	Value       *number         `json:"value"`
+	Value       *Number         `json:"value"`
 	ExternalID  *string         `json:"externalId"`
 	Description *string         `json:"description"`
 	Details     *cashOutDetails `json:"details"`

@@ -16,7 +16,7 @@ import (
 // cobRequest is the body of PUT /cob/{txid}.
 type cobRequest struct {
 	Calendario *struct {
-		Expiracao *number `json:"expiracao"`
+		Expiracao *Number `json:"expiracao"`
 	} `json:"calendario"`
 	Devedor *struct {
 		CPF  *string `json:"cpf"`
@@ -25,7 +25,7 @@ type cobRequest struct {
 	} `json:"devedor"`
 	Valor *struct {
 		Original            *string `json:"original"`
-		ModalidadeAlteracao *number `json:"modalidadeAlteracao"`
+		ModalidadeAlteracao *Number `json:"modalidadeAlteracao"`
 	} `json:"valor"`
 	Chave              *string         `json:"chave"`
 	SolicitacaoPagador *string         `json:"solicitacaoPagador"`

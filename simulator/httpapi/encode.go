@@ -111,7 +111,7 @@ func jsonViolation(err error) pix.Violation {
 			t = t.Elem()
 		}
 		want := jsonTypeName(t.Kind())
-		if t == reflect.TypeOf(json.Number("")) || t == reflect.TypeOf(number("")) {
+		if t == reflect.TypeOf(json.Number("")) || t == reflect.TypeOf(Number("")) {
 			want = "a number"
 		}
 		return pix.Violation{Field: typeErr.Field, Message: "must be " + want + ", not " + typeErr.Value}
@@ -147,22 +147,22 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// number is the literal text of a JSON number in a request. Unlike json.Number it
+// Number is the literal text of a JSON number in a request. Unlike json.Number it
 // reports a non-number as a *json.UnmarshalTypeError, which the decoder fills
 // with the field's path, so the message names the field.
-type number string
+type Number string
 
 // UnmarshalJSON implements json.Unmarshaler.
-func (n *number) UnmarshalJSON(b []byte) error {
+func (n *Number) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
-		*n = number(b)
+		*n = Number(b)
 		return nil
 	}
-	return &json.UnmarshalTypeError{Value: jsonValueName(b), Type: reflect.TypeOf(number(""))}
+	return &json.UnmarshalTypeError{Value: jsonValueName(b), Type: reflect.TypeOf(Number(""))}
 }
 
 // String returns the number's text.
-func (n number) String() string { return string(n) }
+func (n Number) String() string { return string(n) }
 
 func jsonValueName(b []byte) string {
 	if len(b) == 0 {

@@ -231,8 +231,8 @@ type journalRecording struct {
 // startJournal begins recording r: its body is copied as the handler reads it
 // and the response body as the wrapper writes it. nil when the journal is off
 // or the route is the journal's own.
-func (s *Server) startJournal(rt *route, r *http.Request, rec *statusRecorder, start time.Time) *journalRecording {
-	if s.journal == nil || rt.noJournal {
+func (s *Server) startJournal(rt *Route, r *http.Request, rec *statusRecorder, start time.Time) *journalRecording {
+	if s.journal == nil || rt.NoJournal {
 		return nil
 	}
 	var at time.Time
@@ -249,19 +249,19 @@ func (s *Server) startJournal(rt *route, r *http.Request, rec *statusRecorder, s
 }
 
 // finishJournal adds the recorded request to the journal.
-func (s *Server) finishJournal(jr *journalRecording, rt *route, r *http.Request, rec *statusRecorder, d time.Duration) {
+func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request, rec *statusRecorder, d time.Duration) {
 	if jr == nil {
 		return
 	}
 	e := JournalEntry{
 		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Route: rt.path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
+		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
 		RequestHeaders:   maskHeaders(r.Header),
 		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
 	e.vars = mux.Vars(r)
-	if e.Account == 0 && strings.HasPrefix(rt.path, "/_sandbox/accounts/{id}") {
+	if e.Account == 0 && strings.HasPrefix(rt.Path, "/_sandbox/accounts/{id}") {
 		e.Account, _ = strconv.ParseInt(e.vars["id"], 10, 64)
 	}
 	if e.Account == 0 {

@@ -116,7 +116,7 @@ func (s *Server) handleRefundGet(r *http.Request) (any, error) {
 
 // refundInBody is the body of POST /api/pix/refund-in/{id}.
 type refundInBody struct {
-	RefundValue *number `json:"refundValue"`
+	RefundValue *Number `json:"refundValue"`
 	Reason      *string `json:"reason"`
 	ExternalID  *string `json:"externalId"`
 }

@@ -15,22 +15,22 @@ import (
 
 // sandboxRoutes is the /_sandbox control plane: it drives what the real world
 // would do. Minimal error shape; no bearer token; the admin token when configured.
-func (s *Server) sandboxRoutes() []*route {
-	rts := []*route{
-		{name: "sandbox.clock.get", method: http.MethodGet, path: "/_sandbox/clock", success: http.StatusOK, handle: s.handleSandboxClockGet},
-		{name: "sandbox.clock.set", method: http.MethodPost, path: "/_sandbox/clock", success: http.StatusOK, handle: s.handleSandboxClockSet},
-		{name: "sandbox.clock.advance", method: http.MethodPost, path: "/_sandbox/clock/advance", success: http.StatusOK, handle: s.handleSandboxClockAdvance},
-		{name: "sandbox.accounts.create", method: http.MethodPost, path: "/_sandbox/accounts", success: http.StatusCreated, handle: s.handleSandboxAccountCreate},
-		{name: "sandbox.accounts.list", method: http.MethodGet, path: "/_sandbox/accounts", success: http.StatusOK, handle: s.handleSandboxAccountList},
-		{name: "sandbox.accounts.get", method: http.MethodGet, path: "/_sandbox/accounts/{id}", success: http.StatusOK, handle: s.handleSandboxAccountGet},
-		{name: "sandbox.accounts.token", method: http.MethodPost, path: "/_sandbox/accounts/{id}/token", success: http.StatusCreated, handle: s.handleSandboxAccountToken},
-		{name: "sandbox.reset", method: http.MethodPost, path: "/_sandbox/reset", success: http.StatusOK, handle: s.handleSandboxReset, exclusive: true},
-		{name: "sandbox.certificates.create", method: http.MethodPost, path: "/_sandbox/accounts/{id}/certificates", success: http.StatusCreated, handle: s.handleSandboxCertificateCreate},
-		{name: "sandbox.jobs.create", method: http.MethodPost, path: "/_sandbox/jobs", success: http.StatusCreated, handle: s.handleSandboxJobCreate},
-		{name: "sandbox.jobs.list", method: http.MethodGet, path: "/_sandbox/jobs", success: http.StatusOK, handle: s.handleSandboxJobList},
-		{name: "sandbox.jobs.get", method: http.MethodGet, path: "/_sandbox/jobs/{id}", success: http.StatusOK, handle: s.handleSandboxJobGet},
-		{name: "sandbox.scenarios.list", method: http.MethodGet, path: "/_sandbox/scenarios", success: http.StatusOK, handle: s.handleSandboxScenarios},
-		{name: "sandbox.invariants", method: http.MethodGet, path: "/_sandbox/invariants", success: http.StatusOK, handle: s.handleSandboxInvariants},
+func (s *Server) sandboxRoutes() []*Route {
+	rts := []*Route{
+		{Name: "sandbox.clock.get", Method: http.MethodGet, Path: "/_sandbox/clock", Success: http.StatusOK, Handle: s.handleSandboxClockGet},
+		{Name: "sandbox.clock.set", Method: http.MethodPost, Path: "/_sandbox/clock", Success: http.StatusOK, Handle: s.handleSandboxClockSet},
+		{Name: "sandbox.clock.advance", Method: http.MethodPost, Path: "/_sandbox/clock/advance", Success: http.StatusOK, Handle: s.handleSandboxClockAdvance},
+		{Name: "sandbox.accounts.create", Method: http.MethodPost, Path: "/_sandbox/accounts", Success: http.StatusCreated, Handle: s.handleSandboxAccountCreate},
+		{Name: "sandbox.accounts.list", Method: http.MethodGet, Path: "/_sandbox/accounts", Success: http.StatusOK, Handle: s.handleSandboxAccountList},
+		{Name: "sandbox.accounts.get", Method: http.MethodGet, Path: "/_sandbox/accounts/{id}", Success: http.StatusOK, Handle: s.handleSandboxAccountGet},
+		{Name: "sandbox.accounts.token", Method: http.MethodPost, Path: "/_sandbox/accounts/{id}/token", Success: http.StatusCreated, Handle: s.handleSandboxAccountToken},
+		{Name: "sandbox.reset", Method: http.MethodPost, Path: "/_sandbox/reset", Success: http.StatusOK, Handle: s.handleSandboxReset, Exclusive: true},
+		{Name: "sandbox.certificates.create", Method: http.MethodPost, Path: "/_sandbox/accounts/{id}/certificates", Success: http.StatusCreated, Handle: s.handleSandboxCertificateCreate},
+		{Name: "sandbox.jobs.create", Method: http.MethodPost, Path: "/_sandbox/jobs", Success: http.StatusCreated, Handle: s.handleSandboxJobCreate},
+		{Name: "sandbox.jobs.list", Method: http.MethodGet, Path: "/_sandbox/jobs", Success: http.StatusOK, Handle: s.handleSandboxJobList},
+		{Name: "sandbox.jobs.get", Method: http.MethodGet, Path: "/_sandbox/jobs/{id}", Success: http.StatusOK, Handle: s.handleSandboxJobGet},
+		{Name: "sandbox.scenarios.list", Method: http.MethodGet, Path: "/_sandbox/scenarios", Success: http.StatusOK, Handle: s.handleSandboxScenarios},
+		{Name: "sandbox.invariants", Method: http.MethodGet, Path: "/_sandbox/invariants", Success: http.StatusOK, Handle: s.handleSandboxInvariants},
 	}
 	rts = append(rts, s.sandboxPixOutRoutes()...)
 	rts = append(rts, s.sandboxPixInRoutes()...)
@@ -39,10 +39,10 @@ func (s *Server) sandboxRoutes() []*route {
 	rts = append(rts, s.sandboxRequestRoutes()...)
 	rts = append(rts, s.sandboxListenRoutes()...)
 	rts = append(rts,
-		&route{name: "sandbox.registration.get", method: http.MethodGet, path: "/_sandbox/webhook-registration", success: http.StatusOK, handle: s.handleSandboxRegistration},
-		&route{name: "sandbox.registration.put", method: http.MethodPut, path: "/_sandbox/webhook-registration", success: http.StatusOK, handle: s.handleSandboxRegistration})
+		&Route{Name: "sandbox.registration.get", Method: http.MethodGet, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: s.handleSandboxRegistration},
+		&Route{Name: "sandbox.registration.put", Method: http.MethodPut, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: s.handleSandboxRegistration})
 	for _, rt := range rts {
-		rt.public, rt.sandbox = true, true
+		rt.Public, rt.Admin = true, true
 	}
 	return rts
 }
@@ -70,7 +70,7 @@ func (s *Server) handleSandboxClockGet(*http.Request) (any, error) {
 // delayRequest names a span of simulation time as {"seconds": N} or
 // {"duration": "30m"} (Go duration syntax), exactly one of them.
 type delayRequest struct {
-	Seconds  *number `json:"seconds"`
+	Seconds  *Number `json:"seconds"`
 	Duration *string `json:"duration"`
 }
 
@@ -111,7 +111,7 @@ func clockWait(w *string) (pix.ClockWait, error) {
 
 func (s *Server) handleSandboxClockAdvance(r *http.Request) (any, error) {
 	var req struct {
-		Seconds  *number `json:"seconds"`
+		Seconds  *Number `json:"seconds"`
 		Duration *string `json:"duration"`
 		Wait     *string `json:"wait"`
 	}
@@ -196,7 +196,7 @@ func (s *Server) handleSandboxAccountCreate(r *http.Request) (any, error) {
 	var req struct {
 		Name     *string `json:"name"`
 		Document *string `json:"document"`
-		Balance  *number `json:"balance"`
+		Balance  *Number `json:"balance"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err

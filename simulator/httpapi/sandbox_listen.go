@@ -80,12 +80,12 @@ func (l *listener) dto() listenerDTO {
 	return d
 }
 
-func (s *Server) sandboxListenRoutes() []*route {
-	return []*route{
-		{name: "sandbox.listeners.create", method: http.MethodPost, path: "/_sandbox/listeners", success: http.StatusCreated, handle: s.handleSandboxListenerCreate},
-		{name: "sandbox.listeners.list", method: http.MethodGet, path: "/_sandbox/listeners", success: http.StatusOK, handle: s.handleSandboxListenerList},
-		{name: "sandbox.listeners.renew", method: http.MethodPost, path: "/_sandbox/listeners/{id}/renew", success: http.StatusOK, handle: s.handleSandboxListenerRenew, noJournal: true},
-		{name: "sandbox.listeners.delete", method: http.MethodDelete, path: "/_sandbox/listeners/{id}", success: http.StatusOK, handle: s.handleSandboxListenerDelete},
+func (s *Server) sandboxListenRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.listeners.create", Method: http.MethodPost, Path: "/_sandbox/listeners", Success: http.StatusCreated, Handle: s.handleSandboxListenerCreate},
+		{Name: "sandbox.listeners.list", Method: http.MethodGet, Path: "/_sandbox/listeners", Success: http.StatusOK, Handle: s.handleSandboxListenerList},
+		{Name: "sandbox.listeners.renew", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/renew", Success: http.StatusOK, Handle: s.handleSandboxListenerRenew, NoJournal: true},
+		{Name: "sandbox.listeners.delete", Method: http.MethodDelete, Path: "/_sandbox/listeners/{id}", Success: http.StatusOK, Handle: s.handleSandboxListenerDelete},
 	}
 }
 
@@ -97,7 +97,7 @@ func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
 		URL        *string  `json:"url"`
 		Events     []string `json:"events"`
 		Secret     *string  `json:"secret"`
-		TTLSeconds *number  `json:"ttlSeconds"`
+		TTLSeconds *Number  `json:"ttlSeconds"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
 		return nil, err

@@ -12,14 +12,14 @@ import (
 )
 
 // Control plane for MED: the payer's bank opens a MED; the steps can be forced.
-func (s *Server) sandboxMEDRoutes() []*route {
-	return []*route{
-		{name: "sandbox.med.create", method: http.MethodPost, path: "/_sandbox/med", success: http.StatusCreated, handle: s.handleSandboxMEDCreate},
-		{name: "sandbox.med.get", method: http.MethodGet, path: "/_sandbox/med/{id}", success: http.StatusOK, handle: s.handleSandboxMEDGet},
-		{name: "sandbox.med.receive", method: http.MethodPost, path: "/_sandbox/med/{id}/receive", success: http.StatusOK, handle: s.medAction(s.sandbox.ReceiveMED)},
-		{name: "sandbox.med.analyze", method: http.MethodPost, path: "/_sandbox/med/{id}/analyze", success: http.StatusOK, handle: s.handleSandboxMEDAnalyze},
-		{name: "sandbox.med.cancel", method: http.MethodPost, path: "/_sandbox/med/{id}/cancel", success: http.StatusOK, handle: s.medAction(s.sandbox.CancelMED)},
-		{name: "sandbox.med.refund", method: http.MethodPost, path: "/_sandbox/med/{id}/refund", success: http.StatusOK, handle: s.medAction(s.sandbox.RefundMED)},
+func (s *Server) sandboxMEDRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.med.create", Method: http.MethodPost, Path: "/_sandbox/med", Success: http.StatusCreated, Handle: s.handleSandboxMEDCreate},
+		{Name: "sandbox.med.get", Method: http.MethodGet, Path: "/_sandbox/med/{id}", Success: http.StatusOK, Handle: s.handleSandboxMEDGet},
+		{Name: "sandbox.med.receive", Method: http.MethodPost, Path: "/_sandbox/med/{id}/receive", Success: http.StatusOK, Handle: s.medAction(s.sandbox.ReceiveMED)},
+		{Name: "sandbox.med.analyze", Method: http.MethodPost, Path: "/_sandbox/med/{id}/analyze", Success: http.StatusOK, Handle: s.handleSandboxMEDAnalyze},
+		{Name: "sandbox.med.cancel", Method: http.MethodPost, Path: "/_sandbox/med/{id}/cancel", Success: http.StatusOK, Handle: s.medAction(s.sandbox.CancelMED)},
+		{Name: "sandbox.med.refund", Method: http.MethodPost, Path: "/_sandbox/med/{id}/refund", Success: http.StatusOK, Handle: s.medAction(s.sandbox.RefundMED)},
 	}
 }
 
@@ -52,7 +52,7 @@ func (s *Server) handleSandboxMEDCreate(r *http.Request) (any, error) {
 		EndToEndID     *string `json:"endToEndId"`
 		Cause          *string `json:"cause"`
 		Description    *string `json:"description"`
-		Amount         *number `json:"amount"`
+		Amount         *Number `json:"amount"`
 		RequestingBank *struct {
 			ISPB *string `json:"ispb"`
 			Name *string `json:"name"`
@@ -106,7 +106,7 @@ func (s *Server) handleSandboxMEDGet(r *http.Request) (any, error) {
 	return newSandboxMEDDTO(m), nil
 }
 
-func (s *Server) medAction(step func(ctx context.Context, id int64) (pix.MED, error)) handlerFunc {
+func (s *Server) medAction(step func(ctx context.Context, id int64) (pix.MED, error)) HandlerFunc {
 	return func(r *http.Request) (any, error) {
 		id, err := medIDVar(r)
 		if err != nil {

@@ -8,11 +8,11 @@ import (
 )
 
 // Control plane for PIX in: a payer paying charges, and PIX received by key.
-func (s *Server) sandboxPixInRoutes() []*route {
-	return []*route{
-		{name: "sandbox.payments.create", method: http.MethodPost, path: "/_sandbox/payments", success: http.StatusCreated, handle: s.handleSandboxPayment},
-		{name: "sandbox.pixin.create", method: http.MethodPost, path: "/_sandbox/pix-in", success: http.StatusCreated, handle: s.handleSandboxPixIn},
-		{name: "sandbox.qrcode.create", method: http.MethodPost, path: "/_sandbox/qrcode", success: http.StatusOK, handle: s.handleSandboxQRCode},
+func (s *Server) sandboxPixInRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.payments.create", Method: http.MethodPost, Path: "/_sandbox/payments", Success: http.StatusCreated, Handle: s.handleSandboxPayment},
+		{Name: "sandbox.pixin.create", Method: http.MethodPost, Path: "/_sandbox/pix-in", Success: http.StatusCreated, Handle: s.handleSandboxPixIn},
+		{Name: "sandbox.qrcode.create", Method: http.MethodPost, Path: "/_sandbox/qrcode", Success: http.StatusOK, Handle: s.handleSandboxQRCode},
 	}
 }
 
@@ -49,7 +49,7 @@ type paymentRequest struct {
 	TxID          *string `json:"txid"`
 	TransactionID *string `json:"transactionId"`
 	Key           *string `json:"key"`
-	Amount        *number `json:"amount"`
+	Amount        *Number `json:"amount"`
 	Payer         *struct {
 		Name     *string `json:"name"`
 		Document *string `json:"document"`

@@ -14,20 +14,20 @@ import (
 
 // Control plane for PIX out: transactions, the DICT directory, account limits
 // and fee, webhook targets and deliveries.
-func (s *Server) sandboxPixOutRoutes() []*route {
-	return []*route{
-		{name: "sandbox.transactions.get", method: http.MethodGet, path: "/_sandbox/transactions/{id}", success: http.StatusOK, handle: s.handleSandboxTransactionGet},
-		{name: "sandbox.transactions.settle", method: http.MethodPost, path: "/_sandbox/transactions/{id}/settle", success: http.StatusOK, handle: s.handleSandboxTransactionSettle},
-		{name: "sandbox.transactions.fail", method: http.MethodPost, path: "/_sandbox/transactions/{id}/fail", success: http.StatusOK, handle: s.handleSandboxTransactionFail},
-		{name: "sandbox.dict.create", method: http.MethodPost, path: "/_sandbox/dict/keys", success: http.StatusCreated, handle: s.handleSandboxDictCreate},
-		{name: "sandbox.dict.get", method: http.MethodGet, path: "/_sandbox/dict/keys/{key}", success: http.StatusOK, handle: s.handleSandboxDictGet},
-		{name: "sandbox.banks.list", method: http.MethodGet, path: "/_sandbox/banks", success: http.StatusOK, handle: s.handleSandboxBanks},
-		{name: "sandbox.settings.get", method: http.MethodGet, path: "/_sandbox/accounts/{id}/settings", success: http.StatusOK, handle: s.handleSandboxSettingsGet},
-		{name: "sandbox.settings.put", method: http.MethodPut, path: "/_sandbox/accounts/{id}/settings", success: http.StatusOK, handle: s.handleSandboxSettingsPut},
-		{name: "sandbox.webhooktargets.create", method: http.MethodPost, path: "/_sandbox/webhook-targets", success: http.StatusCreated, handle: s.handleSandboxTargetCreate},
-		{name: "sandbox.webhooktargets.list", method: http.MethodGet, path: "/_sandbox/webhook-targets", success: http.StatusOK, handle: s.handleSandboxTargetList},
-		{name: "sandbox.webhooktargets.delete", method: http.MethodDelete, path: "/_sandbox/webhook-targets/{id}", success: http.StatusOK, handle: s.handleSandboxTargetDelete},
-		{name: "sandbox.webhookdeliveries.list", method: http.MethodGet, path: "/_sandbox/webhook-deliveries", success: http.StatusOK, handle: s.handleSandboxDeliveries},
+func (s *Server) sandboxPixOutRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.transactions.get", Method: http.MethodGet, Path: "/_sandbox/transactions/{id}", Success: http.StatusOK, Handle: s.handleSandboxTransactionGet},
+		{Name: "sandbox.transactions.settle", Method: http.MethodPost, Path: "/_sandbox/transactions/{id}/settle", Success: http.StatusOK, Handle: s.handleSandboxTransactionSettle},
+		{Name: "sandbox.transactions.fail", Method: http.MethodPost, Path: "/_sandbox/transactions/{id}/fail", Success: http.StatusOK, Handle: s.handleSandboxTransactionFail},
+		{Name: "sandbox.dict.create", Method: http.MethodPost, Path: "/_sandbox/dict/keys", Success: http.StatusCreated, Handle: s.handleSandboxDictCreate},
+		{Name: "sandbox.dict.get", Method: http.MethodGet, Path: "/_sandbox/dict/keys/{key}", Success: http.StatusOK, Handle: s.handleSandboxDictGet},
+		{Name: "sandbox.banks.list", Method: http.MethodGet, Path: "/_sandbox/banks", Success: http.StatusOK, Handle: s.handleSandboxBanks},
+		{Name: "sandbox.settings.get", Method: http.MethodGet, Path: "/_sandbox/accounts/{id}/settings", Success: http.StatusOK, Handle: s.handleSandboxSettingsGet},
+		{Name: "sandbox.settings.put", Method: http.MethodPut, Path: "/_sandbox/accounts/{id}/settings", Success: http.StatusOK, Handle: s.handleSandboxSettingsPut},
+		{Name: "sandbox.webhooktargets.create", Method: http.MethodPost, Path: "/_sandbox/webhook-targets", Success: http.StatusCreated, Handle: s.handleSandboxTargetCreate},
+		{Name: "sandbox.webhooktargets.list", Method: http.MethodGet, Path: "/_sandbox/webhook-targets", Success: http.StatusOK, Handle: s.handleSandboxTargetList},
+		{Name: "sandbox.webhooktargets.delete", Method: http.MethodDelete, Path: "/_sandbox/webhook-targets/{id}", Success: http.StatusOK, Handle: s.handleSandboxTargetDelete},
+		{Name: "sandbox.webhookdeliveries.list", Method: http.MethodGet, Path: "/_sandbox/webhook-deliveries", Success: http.StatusOK, Handle: s.handleSandboxDeliveries},
 	}
 }
 
@@ -261,14 +261,14 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req struct {
-		PerTransaction    *number `json:"perTransactionLimit"`
-		Daily             *number `json:"dailyLimit"`
-		Night             *number `json:"nightLimit"`
-		Fee               *number `json:"fee"`
-		CashInFee         *number `json:"cashInFee"`
-		MinExpirationTime *number `json:"minExpirationTime"`
+		PerTransaction    *Number `json:"perTransactionLimit"`
+		Daily             *Number `json:"dailyLimit"`
+		Night             *Number `json:"nightLimit"`
+		Fee               *Number `json:"fee"`
+		CashInFee         *Number `json:"cashInFee"`
+		MinExpirationTime *Number `json:"minExpirationTime"`
 		SplitSchedule     *string `json:"splitSchedule"`
-		MEDRateLimit      *number `json:"medRateLimit"`
+		MEDRateLimit      *Number `json:"medRateLimit"`
 		CashInWebhook     *string `json:"cashInWebhook"`
 	}
 	if err := decodeSandboxJSON(r, &req); err != nil {
@@ -281,7 +281,7 @@ func (s *Server) handleSandboxSettingsPut(r *http.Request) (any, error) {
 	var vs []pix.Violation
 	for _, f := range []struct {
 		name string
-		in   *number
+		in   *Number
 		out  *pix.Cents
 	}{{"perTransactionLimit", req.PerTransaction, &st.Limits.PerTransaction}, {"dailyLimit", req.Daily, &st.Limits.Daily},
 		{"nightLimit", req.Night, &st.Limits.Night}, {"fee", req.Fee, &st.Fee}, {"cashInFee", req.CashInFee, &st.CashInFee}} {

@@ -11,9 +11,9 @@ import (
 
 // Control plane for partners: the webhook receiver check
 // (docs/receiver-check.md).
-func (s *Server) sandboxReceiverRoutes() []*route {
-	return []*route{
-		{name: "sandbox.checkreceiver.run", method: http.MethodPost, path: "/_sandbox/check-receiver", success: http.StatusOK, handle: s.handleSandboxCheckReceiver},
+func (s *Server) sandboxReceiverRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.checkreceiver.run", Method: http.MethodPost, Path: "/_sandbox/check-receiver", Success: http.StatusOK, Handle: s.handleSandboxCheckReceiver},
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 
 // sandboxRequestRoutes are the request journal's routes (journal.go). They are
 // left out of the journal themselves, so polling it does not fill it.
-func (s *Server) sandboxRequestRoutes() []*route {
-	return []*route{
-		{name: "sandbox.requests.list", method: http.MethodGet, path: "/_sandbox/requests", success: http.StatusOK, handle: s.handleSandboxRequestList, noJournal: true},
-		{name: "sandbox.requests.clear", method: http.MethodDelete, path: "/_sandbox/requests", success: http.StatusOK, handle: s.handleSandboxRequestClear, noJournal: true},
+func (s *Server) sandboxRequestRoutes() []*Route {
+	return []*Route{
+		{Name: "sandbox.requests.list", Method: http.MethodGet, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: s.handleSandboxRequestList, NoJournal: true},
+		{Name: "sandbox.requests.clear", Method: http.MethodDelete, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: s.handleSandboxRequestClear, NoJournal: true},
 	}
 }
 

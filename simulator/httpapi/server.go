@@ -137,7 +137,7 @@ type Server struct {
 	listeners     *listenerSet
 	listenersOnce sync.Once
 	router        *mux.Router
-	routes        []*route
+	routes        []*Route
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
 	// writing, so no request sees the store half dropped.
@@ -164,7 +164,7 @@ func NewServer(cfg Config) *Server {
 		s.routes = append(s.routes, s.sandboxRoutes()...)
 	}
 	for _, rt := range s.routes {
-		s.router.Handle(rt.path, s.wrap(rt)).Methods(rt.method).Name(rt.name)
+		s.router.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method).Name(rt.Name)
 	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.router.Handle("/metrics", metricsHandler).Methods(http.MethodGet).Name("metrics")
@@ -177,8 +177,8 @@ func NewServer(cfg Config) *Server {
 		s.router.Handle("/_sandbox/docs", s.handleAPIReference()).Methods(http.MethodGet).Name("sandbox.docs")
 	}
 	s.router.Handle("/", s.handleRoot()).Methods(http.MethodGet).Name("root")
-	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
-	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
+	s.router.NotFoundHandler = s.wrap(&Route{Name: "notfound", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindNotFound)})
+	s.router.MethodNotAllowedHandler = s.wrap(&Route{Name: "methodnotallowed", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s
 }
 

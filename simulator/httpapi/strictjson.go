@@ -218,7 +218,7 @@ func joinPath(path, key string) string {
 type typeChecker struct{ vs []pix.Violation }
 
 var (
-	numberType     = reflect.TypeOf(number(""))
+	numberType     = reflect.TypeOf(Number(""))
 	jsonNumberType = reflect.TypeOf(json.Number(""))
 )
 

@@ -14,7 +14,7 @@ import (
 
 // strictTarget has a field of every kind the request bodies use.
 type strictTarget struct {
-	Value   *number `json:"value"`
+	Value   *Number `json:"value"`
 	Name    *string `json:"name"`
 	Flag    *bool   `json:"flag"`
 	Count   *int64  `json:"count"`

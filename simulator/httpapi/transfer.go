@@ -13,7 +13,7 @@ type transferRequest struct {
 	CreditorDocument *string          `json:"creditorDocument"`
 	Priority         *string          `json:"priority"`
 	Description      *string          `json:"description"`
-	Expiration       *number          `json:"expiration"`
+	Expiration       *Number          `json:"expiration"`
 	Payment          *transferPayment `json:"payment"`
 	IspbDeny         []string         `json:"ispbDeny"`
 	TxID             *string          `json:"txId"`
@@ -21,7 +21,7 @@ type transferRequest struct {
 
 type transferPayment struct {
 	Currency *string `json:"currency"`
-	Amount   *number `json:"amount"`
+	Amount   *Number `json:"amount"`
 }
 
 // transferResponse is spec "Resources > PIX transfer (DICT route) response".
