@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -77,13 +76,5 @@ func (s *Server) handleCashOutCreate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := cashOutResponse{TransactionID: t.UUID, ExternalID: t.ExternalID, Status: string(t.Status), GenerateTime: formatTime(t.CreatedAt)}
-	if faults.On(faults.CashOutNoGenerateTime) {
-		return struct {
-			TransactionID string `json:"transactionId"`
-			ExternalID    string `json:"externalId"`
-			Status        string `json:"status"`
-		}{resp.TransactionID, resp.ExternalID, resp.Status}, nil
-	}
-	return resp, nil
+	return cashOutResponse{TransactionID: t.UUID, ExternalID: t.ExternalID, Status: string(t.Status), GenerateTime: formatTime(t.CreatedAt)}, nil
 }

@@ -63,9 +63,9 @@ func decodeValidated(r *http.Request, dst any, c pix.Code, validate func() error
 	return decodeBody(r, dst, c, true, validate)
 }
 
-// decodeSandboxJSON is decodeJSON for the control plane, which ignores the
+// DecodeSandboxJSON is decodeJSON for the control plane, which ignores the
 // Content-Type so that `curl -d '{"seconds":10}'` (sent as a form) just works.
-func decodeSandboxJSON(r *http.Request, dst any) error {
+func DecodeSandboxJSON(r *http.Request, dst any) error {
 	return decodeBody(r, dst, pix.CodeInvalidRequest, false, nil)
 }
 

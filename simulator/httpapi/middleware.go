@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -116,7 +115,7 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		writeJSON(rec, successStatus(rt), body)
+		writeJSON(rec, rt.Success, body)
 	})
 }
 
@@ -157,12 +156,3 @@ func setHeader(r *http.Request, k, v string) {
 }
 
 func isSandboxPath(p string) bool { return p == "/_sandbox" || strings.HasPrefix(p, "/_sandbox/") }
-
-// successStatus is the route's success status, or a wrong one under the
-// self-check's fault faults.CobStatus200 (never on in a normal build).
-func successStatus(rt *Route) int {
-	if rt.Name == "cob.put" && faults.On(faults.CobStatus200) {
-		return http.StatusOK
-	}
-	return rt.Success
-}

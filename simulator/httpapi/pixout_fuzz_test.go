@@ -4,26 +4,27 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // fuzzRoute sends arbitrary bodies (and one fuzzed header) to a protected
-// POST route with a valid token and checks the answer with fuzzAnswer.check:
+// POST route with a valid token and checks the answer with apitest.Answer.check:
 // never 5xx, always JSON in the route family's error shape.
 func fuzzRoute(f *testing.F, path string, extended bool, seeds []string, header func(string) map[string]string) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	for _, s := range seeds {
 		f.Add(s, "")
 	}
-	sh := minimalErrors
+	sh := apitest.Minimal
 	if extended {
-		sh = extendedErrors
+		sh = apitest.Extended
 	}
 	f.Fuzz(func(t *testing.T, body, hdr string) {
 		h := header(hdr)
 		h["Content-Type"] = "application/json"
-		rq := fuzzRequest{method: http.MethodPost, path: path, body: body, header: h, auth: true}
-		fs.serve(t, rq).check(t, rq, sh)
+		rq := apitest.Request{Method: http.MethodPost, Path: path, Body: body, Header: h, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, sh)
 	})
 }
 
@@ -61,15 +62,15 @@ func FuzzCashInRequest(f *testing.F) {
 
 // FuzzCobRequest fuzzes the PUT /cob/{txid} decoder and validation.
 func FuzzCobRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	f.Add("abcdefghijklmnopqrstuvwxyz0", `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`)
 	f.Add("short", `{}`)
 	f.Add("abcdefghijklmnopqrstuvwxyz1", `{"calendario":{},"devedor":{"cpf":"1"},"valor":{"original":10},"infoAdicionais":[{"nome":1}]}`)
 	f.Fuzz(func(t *testing.T, txid, body string) {
-		rq := fuzzRequest{method: http.MethodPut, path: "/cob/" + txid, body: body, auth: true}
-		a := fs.serve(t, rq)
-		a.check(t, rq, minimalErrors)
-		if a.status == http.StatusCreated && !pix.ValidTxID(txid) {
+		rq := apitest.Request{Method: http.MethodPut, Path: "/cob/" + txid, Body: body, Auth: true}
+		a := fs.Serve(t, rq)
+		a.Check(t, rq, apitest.Minimal)
+		if a.Status == http.StatusCreated && !pix.ValidTxID(txid) {
 			t.Fatalf("201 for txid %q", txid)
 		}
 	})
@@ -77,13 +78,13 @@ func FuzzCobRequest(f *testing.F) {
 
 // FuzzRefundRequest fuzzes the PUT /pix/{e2eid}/devolucao/{id} path and body.
 func FuzzRefundRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	f.Add("E13140088202603021200abcdefghijk", "r1", `{"valor":"1.00"}`)
 	f.Add("short", "", `{"valor":1}`)
 	f.Add("E13140088202603021200abcdefghijk", "a/b", `{"natureza":"MED_FRAUDE"}`)
 	f.Fuzz(func(t *testing.T, e2e, id, body string) {
-		rq := fuzzRequest{method: http.MethodPut, path: "/pix/" + e2e + "/devolucao/" + id, body: body, auth: true}
-		fs.serve(t, rq).check(t, rq, minimalErrors)
+		rq := apitest.Request{Method: http.MethodPut, Path: "/pix/" + e2e + "/devolucao/" + id, Body: body, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal)
 	})
 }
 

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,83 +10,32 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
-type result struct {
-	status int
-	header http.Header
-	body   map[string]any
-	raw    []byte
-}
-
-// do sends a request and decodes its JSON object body.
-func do(tb testing.TB, method, url string, body io.Reader, headers map[string]string) result {
-	tb.Helper()
-	r := doRaw(tb, method, url, body, headers)
-	dec := json.NewDecoder(bytes.NewReader(r.raw))
-	dec.UseNumber()
-	if err := dec.Decode(&r.body); err != nil {
-		tb.Fatalf("%s %s: body is not a JSON object (%v): %s", method, url, err, r.raw)
-	}
-	return r
-}
-
-// doRaw sends a request and reads its body, whatever its type.
-func doRaw(tb testing.TB, method, url string, body io.Reader, headers map[string]string) result {
-	tb.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return result{status: resp.StatusCode, header: resp.Header, raw: raw}
-}
-
-// tokenFor gets a token for fixture account i over HTTP.
-func tokenFor(tb testing.TB, env *simulatortest.Env, i int) string {
-	tb.Helper()
-	a := env.Fixtures.Accounts[i]
-	pemBytes, _ := env.Fixtures.ReadFile(a.Certificate)
-	body := `{"clientId":"` + a.ClientID + `","clientSecret":"` + a.ClientSecret + `"}`
-	r := do(tb, "POST", env.URL+"/api/auth/token", strings.NewReader(body),
-		map[string]string{"Content-Type": "application/json", "X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)})
-	if r.status != 201 {
-		tb.Fatalf("token: %d %s", r.status, r.raw)
-	}
-	return r.body["access_token"].(string)
-}
-
-func checkTokenShape(t *testing.T, r result, status int, code string) {
+func checkTokenShape(t *testing.T, r apitest.Result, status int, code string) {
 	t.Helper()
-	if r.status != status {
-		t.Fatalf("status = %d, want %d: %s", r.status, status, r.raw)
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d: %s", r.Status, status, r.Raw)
 	}
 	for _, f := range []string{"statusCode", "timestamp", "path", "method", "code", "message", "userMessage", "details", "errorId"} {
-		if _, ok := r.body[f]; !ok {
-			t.Errorf("token error shape lacks %q: %s", f, r.raw)
+		if _, ok := r.Body[f]; !ok {
+			t.Errorf("token error shape lacks %q: %s", f, r.Raw)
 		}
 	}
-	if r.body["code"] != code {
-		t.Errorf("code = %v, want %s", r.body["code"], code)
+	if r.Body["code"] != code {
+		t.Errorf("code = %v, want %s", r.Body["code"], code)
 	}
-	if n, _ := r.body["statusCode"].(json.Number).Int64(); int(n) != status {
-		t.Errorf("statusCode = %v, want %d", r.body["statusCode"], status)
+	if n, _ := r.Body["statusCode"].(json.Number).Int64(); int(n) != status {
+		t.Errorf("statusCode = %v, want %d", r.Body["statusCode"], status)
 	}
-	if r.body["errorId"] != r.header.Get("X-Request-Id") || r.body["errorId"] == "" {
-		t.Errorf("errorId %v != X-Request-Id %q", r.body["errorId"], r.header.Get("X-Request-Id"))
+	if r.Body["errorId"] != r.Header.Get("X-Request-Id") || r.Body["errorId"] == "" {
+		t.Errorf("errorId %v != X-Request-Id %q", r.Body["errorId"], r.Header.Get("X-Request-Id"))
 	}
-	if details, ok := r.body["details"].(map[string]any); !ok || details["hint"] == nil {
-		t.Errorf("details.hint missing: %s", r.raw)
+	if details, ok := r.Body["details"].(map[string]any); !ok || details["hint"] == nil {
+		t.Errorf("details.hint missing: %s", r.Raw)
 	}
 }
 
@@ -130,10 +78,10 @@ func TestTokenRoute_BadInput(t *testing.T) {
 			if h == nil {
 				h = json
 			}
-			r := do(t, "POST", env.URL+"/api/auth/token", strings.NewReader(tt.body), h)
+			r := apitest.Do(t, "POST", env.URL+"/api/auth/token", strings.NewReader(tt.body), h)
 			checkTokenShape(t, r, tt.status, tt.code)
-			if tt.field != "" && !strings.Contains(string(r.raw), `"field":"`+tt.field+`"`) {
-				t.Errorf("no violation naming %q: %s", tt.field, r.raw)
+			if tt.field != "" && !strings.Contains(string(r.Raw), `"field":"`+tt.field+`"`) {
+				t.Errorf("no violation naming %q: %s", tt.field, r.Raw)
 			}
 		})
 	}
@@ -157,7 +105,7 @@ var protectedRoutes = []struct {
 
 func TestProtectedRoutes_Unauthorized(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	valid := tokenFor(t, env, 0)
+	valid := apitest.TokenFor(t, env, 0)
 	cases := map[string]string{
 		"missing":       "",
 		"not bearer":    "Basic " + valid,
@@ -174,84 +122,84 @@ func TestProtectedRoutes_Unauthorized(t *testing.T) {
 				if auth != "" {
 					h["Authorization"] = auth
 				}
-				r := do(t, rt.method, env.URL+rt.path, strings.NewReader(`{}`), h)
-				if r.status != 401 {
-					t.Fatalf("status = %d, want 401: %s", r.status, r.raw)
+				r := apitest.Do(t, rt.method, env.URL+rt.path, strings.NewReader(`{}`), h)
+				if r.Status != 401 {
+					t.Fatalf("status = %d, want 401: %s", r.Status, r.Raw)
 				}
 				if rt.extended {
-					if r.body["code"] != "HTTP_ERROR" || !strings.HasPrefix(r.body["path"].(string), "/public/") || r.body["errorId"] == nil || r.body["error"] != "Unauthorized" {
-						t.Fatalf("not the extended shape: %s", r.raw)
+					if r.Body["code"] != "HTTP_ERROR" || !strings.HasPrefix(r.Body["path"].(string), "/public/") || r.Body["errorId"] == nil || r.Body["error"] != "Unauthorized" {
+						t.Fatalf("not the extended shape: %s", r.Raw)
 					}
-				} else if len(r.body) != 3 || r.body["error"] != "Unauthorized" || r.body["message"] == nil {
-					t.Fatalf("not the minimal shape: %s", r.raw)
+				} else if len(r.Body) != 3 || r.Body["error"] != "Unauthorized" || r.Body["message"] == nil {
+					t.Fatalf("not the minimal shape: %s", r.Raw)
 				}
 			})
 		}
 	}
 	// With a valid token (scheme case-insensitive) no route answers 401.
 	for _, rt := range protectedRoutes {
-		r := do(t, rt.method, env.URL+rt.path, strings.NewReader(`{}`), map[string]string{"Authorization": "bearer " + valid})
-		if r.status == 401 || r.status >= 500 && r.status != 501 {
-			t.Errorf("%s %s with a valid token: %d %s", rt.method, rt.path, r.status, r.raw)
+		r := apitest.Do(t, rt.method, env.URL+rt.path, strings.NewReader(`{}`), map[string]string{"Authorization": "bearer " + valid})
+		if r.Status == 401 || r.Status >= 500 && r.Status != 501 {
+			t.Errorf("%s %s with a valid token: %d %s", rt.method, rt.path, r.Status, r.Raw)
 		}
 	}
 }
 
 func TestUnmatchedRoutes(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	tok := tokenFor(t, env, 0)
-	if r := do(t, "GET", env.URL+"/nope", nil, nil); r.status != 401 {
-		t.Fatalf("unknown path without token: %d", r.status)
+	tok := apitest.TokenFor(t, env, 0)
+	if r := apitest.Do(t, "GET", env.URL+"/nope", nil, nil); r.Status != 401 {
+		t.Fatalf("unknown path without token: %d", r.Status)
 	}
-	if r := do(t, "GET", env.URL+"/nope", nil, map[string]string{"Authorization": "Bearer " + tok}); r.status != 404 || r.body["error"] != "Not Found" {
-		t.Fatalf("unknown path with token: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/nope", nil, map[string]string{"Authorization": "Bearer " + tok}); r.Status != 404 || r.Body["error"] != "Not Found" {
+		t.Fatalf("unknown path with token: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "DELETE", env.URL+"/accounts/balances", nil, map[string]string{"Authorization": "Bearer " + tok}); r.status != 405 {
-		t.Fatalf("wrong method: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "DELETE", env.URL+"/accounts/balances", nil, map[string]string{"Authorization": "Bearer " + tok}); r.Status != 405 {
+		t.Fatalf("wrong method: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/nope", nil, nil); r.status != 404 {
-		t.Fatalf("unknown sandbox path: %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/nope", nil, nil); r.Status != 404 {
+		t.Fatalf("unknown sandbox path: %d", r.Status)
 	}
-	if r := do(t, "GET", env.URL+"/healthz", nil, nil); r.status != 200 || r.body["status"] != "ok" {
-		t.Fatalf("healthz: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/healthz", nil, nil); r.Status != 200 || r.Body["status"] != "ok" {
+		t.Fatalf("healthz: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestBalanceRoutes(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	tok := tokenFor(t, env, 0)
+	tok := apitest.TokenFor(t, env, 0)
 	h := map[string]string{"Authorization": "Bearer " + tok}
-	r := do(t, "GET", env.URL+"/accounts/balances", nil, h)
+	r := apitest.Do(t, "GET", env.URL+"/accounts/balances", nil, h)
 	want := `{"data":[{"eventDate":"2026-03-02T12:00:00.000Z","balanceAmount":{"available":10000.00,"blocked":0.00,"overdraft":0.00}}]}`
-	if r.status != 200 || strings.TrimSpace(string(r.raw)) != want {
-		t.Fatalf("GET /accounts/balances = %d %s\nwant %s", r.status, r.raw, want)
+	if r.Status != 200 || strings.TrimSpace(string(r.Raw)) != want {
+		t.Fatalf("GET /accounts/balances = %d %s\nwant %s", r.Status, r.Raw, want)
 	}
 	for _, p := range []string{"/balance", "/api/balance"} {
-		r := do(t, "GET", env.URL+p, nil, h)
+		r := apitest.Do(t, "GET", env.URL+p, nil, h)
 		want := `{"grossBalance":10000.00,"blockedBalance":0.00,"netBalance":10000.00,"consultedAt":"2026-03-02T12:00:00.000Z"}`
-		if r.status != 200 || strings.TrimSpace(string(r.raw)) != want {
-			t.Fatalf("GET %s = %d %s", p, r.status, r.raw)
+		if r.Status != 200 || strings.TrimSpace(string(r.Raw)) != want {
+			t.Fatalf("GET %s = %d %s", p, r.Status, r.Raw)
 		}
 	}
 }
 
 func TestSandbox_AdminToken(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{AdminToken: "s3cret"})
-	if r := do(t, "GET", env.URL+"/_sandbox/clock", nil, nil); r.status != 401 {
-		t.Fatalf("without admin token: %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/clock", nil, nil); r.Status != 401 {
+		t.Fatalf("without admin token: %d", r.Status)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/clock", nil, map[string]string{"X-Sandbox-Admin-Token": "wrong"}); r.status != 401 {
-		t.Fatalf("wrong admin token: %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/clock", nil, map[string]string{"X-Sandbox-Admin-Token": "wrong"}); r.Status != 401 {
+		t.Fatalf("wrong admin token: %d", r.Status)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/clock", nil, map[string]string{"X-Sandbox-Admin-Token": "s3cret"}); r.status != 200 {
-		t.Fatalf("right admin token: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/clock", nil, map[string]string{"X-Sandbox-Admin-Token": "s3cret"}); r.Status != 200 {
+		t.Fatalf("right admin token: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestSandbox_NotMounted(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{NoSandbox: true})
-	if r := do(t, "GET", env.URL+"/_sandbox/clock", nil, nil); r.status != 404 {
-		t.Fatalf("control plane off: %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/clock", nil, nil); r.Status != 404 {
+		t.Fatalf("control plane off: %d", r.Status)
 	}
 }
 
@@ -275,33 +223,33 @@ func TestSandbox_BadInput(t *testing.T) {
 		{"/_sandbox/jobs", `{"kind":"settle","seconds":1}`, "kind"},
 		{"/_sandbox/jobs", `not json`, "body"},
 	} {
-		r := do(t, "POST", env.URL+tc.path, strings.NewReader(tc.body), nil)
-		if r.status != 400 || len(r.body) != 3 || r.body["error"] != "Bad Request" {
-			t.Errorf("POST %s %s = %d %s", tc.path, tc.body, r.status, r.raw)
+		r := apitest.Do(t, "POST", env.URL+tc.path, strings.NewReader(tc.body), nil)
+		if r.Status != 400 || len(r.Body) != 3 || r.Body["error"] != "Bad Request" {
+			t.Errorf("POST %s %s = %d %s", tc.path, tc.body, r.Status, r.Raw)
 			continue
 		}
-		if tc.field != "" && !strings.HasPrefix(r.body["message"].(string), tc.field) {
-			t.Errorf("POST %s %s: message does not name %q: %s", tc.path, tc.body, tc.field, r.raw)
+		if tc.field != "" && !strings.HasPrefix(r.Body["message"].(string), tc.field) {
+			t.Errorf("POST %s %s: message does not name %q: %s", tc.path, tc.body, tc.field, r.Raw)
 		}
 	}
-	r := do(t, "POST", env.URL+"/_sandbox/clock/advance", strings.NewReader(`{"duration":"30m"}`), nil)
-	if r.status != 200 || r.body["now"] != "2026-03-02T12:30:00Z" || r.body["jobsRun"] == nil {
-		t.Fatalf("advance 30m: %d %s", r.status, r.raw)
+	r := apitest.Do(t, "POST", env.URL+"/_sandbox/clock/advance", strings.NewReader(`{"duration":"30m"}`), nil)
+	if r.Status != 200 || r.Body["now"] != "2026-03-02T12:30:00Z" || r.Body["jobsRun"] == nil {
+		t.Fatalf("advance 30m: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "POST", env.URL+"/_sandbox/accounts/424242/certificates", strings.NewReader(`{}`), nil); r.status != 404 {
-		t.Fatalf("certificate for unknown account: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "POST", env.URL+"/_sandbox/accounts/424242/certificates", strings.NewReader(`{}`), nil); r.Status != 404 {
+		t.Fatalf("certificate for unknown account: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/invariants", nil, nil); r.status != 200 || r.body["ok"] != true {
-		t.Fatalf("invariants: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/invariants", nil, nil); r.Status != 200 || r.Body["ok"] != true {
+		t.Fatalf("invariants: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/scenarios", nil, nil); r.status != 200 || !strings.Contains(string(r.raw), "PUB_AUTH_UPSTREAM_ERROR") {
-		t.Fatalf("scenarios: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/scenarios", nil, nil); r.Status != 200 || !strings.Contains(string(r.Raw), "PUB_AUTH_UPSTREAM_ERROR") {
+		t.Fatalf("scenarios: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestMetrics(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	do(t, "GET", env.URL+"/cob/abcdefghijklmnopqrstuvwxyz123", nil, nil)
+	apitest.Do(t, "GET", env.URL+"/cob/abcdefghijklmnopqrstuvwxyz123", nil, nil)
 	resp, err := http.Get(env.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +268,7 @@ func TestMetrics(t *testing.T) {
 // instead of meeting a half-dropped store: no 5xx, and every reset answers 200.
 func TestSandbox_ResetUnderLoad(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{Dir: t.TempDir()})
-	tok := tokenFor(t, env, 0)
+	tok := apitest.TokenFor(t, env, 0)
 	auth := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -335,26 +283,26 @@ func TestSandbox_ResetUnderLoad(t *testing.T) {
 					return
 				default:
 				}
-				var r result
+				var r apitest.Result
 				switch (w + i) % 3 {
 				case 0:
-					r = doRaw(t, "GET", env.URL+"/api/balance", nil, auth)
+					r = apitest.DoRaw(t, "GET", env.URL+"/api/balance", nil, auth)
 				case 1:
 					body := fmt.Sprintf(`{"value":0.01,"externalId":"reset-%d-%d","details":{"key":"11987654321","keyType":"PHONE","name":"F","document":"52998224725"}}`, w, i)
-					r = doRaw(t, "POST", env.URL+"/api/pix/cash-out", strings.NewReader(body), auth)
+					r = apitest.DoRaw(t, "POST", env.URL+"/api/pix/cash-out", strings.NewReader(body), auth)
 				default:
-					r = doRaw(t, "GET", env.URL+"/_sandbox/accounts", nil, nil)
+					r = apitest.DoRaw(t, "GET", env.URL+"/_sandbox/accounts", nil, nil)
 				}
-				if r.status >= 500 {
-					bad.Store(fmt.Sprintf("%d %s", r.status, r.raw))
+				if r.Status >= 500 {
+					bad.Store(fmt.Sprintf("%d %s", r.Status, r.Raw))
 					return
 				}
 			}
 		}()
 	}
 	for range 5 {
-		if r := doRaw(t, "POST", env.URL+"/_sandbox/reset", nil, nil); r.status != 200 {
-			t.Errorf("reset: %d %s", r.status, r.raw)
+		if r := apitest.DoRaw(t, "POST", env.URL+"/_sandbox/reset", nil, nil); r.Status != 200 {
+			t.Errorf("reset: %d %s", r.Status, r.Raw)
 		}
 	}
 	close(stop)
@@ -362,7 +310,7 @@ func TestSandbox_ResetUnderLoad(t *testing.T) {
 	if v := bad.Load(); v != nil {
 		t.Fatalf("a request racing the reset got %s", v)
 	}
-	if r := do(t, "GET", env.URL+"/_sandbox/invariants", nil, nil); r.status != 200 || r.body["ok"] != true {
-		t.Fatalf("invariants after the resets: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/_sandbox/invariants", nil, nil); r.Status != 200 || r.Body["ok"] != true {
+		t.Fatalf("invariants after the resets: %d %s", r.Status, r.Raw)
 	}
 }

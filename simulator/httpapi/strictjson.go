@@ -439,3 +439,6 @@ func mergeViolations(c pix.Code, vs []pix.Violation, err error) error {
 	}
 	return pix.Invalid(c, out...)
 }
+
+// ViolationName is how a violation names the top-level body key k.
+func ViolationName(k string) string { return joinPath("", k) }

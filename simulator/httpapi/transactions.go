@@ -7,7 +7,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -73,6 +72,11 @@ func newListingItem(t pix.Transaction) listingItem {
 	return it
 }
 
+// listingWindowEnd is the instant a listing's 31-day window is measured to,
+// given endDate's: that instant itself (the faults build may replace it, see
+// faults_on.go).
+var listingWindowEnd = func(end time.Time) time.Time { return end }
+
 // listingQuery reads the query of both listings. Dates are ISO 8601 dates (a
 // date alone starts at 00:00 UTC; as endDate it covers its whole day) or
 // date-times; the defaults are lookback before now and now (the current date:
@@ -87,9 +91,7 @@ func (s *Server) listingQuery(q url.Values, maxSize int, lookback time.Duration)
 	endDay := now.UTC().Truncate(24 * time.Hour) // endDate defaults to the current date
 	if v := q.Get("endDate"); v != "" {
 		if endDay = p.date("endDate", false); !endDay.IsZero() {
-			if faults.On(faults.ListingWindowDayPrecision) {
-				endDay = endDay.UTC().Truncate(24 * time.Hour)
-			}
+			endDay = listingWindowEnd(endDay)
 			if f.To, _ = queryTime(v, true); q.Get("startDate") == "" {
 				f.From = endDay.Add(-lookback)
 			}
@@ -152,8 +154,5 @@ func (s *Server) handleTransactionsByKey(r *http.Request) (any, error) {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "pixKey", Message: "must be a CPF, CNPJ, email, +55 phone or EVP key"})
 	}
 	f.PixKey, f.MaxResults = key, pix.MaxKeyResults
-	if faults.On(faults.KeyListingUncapped) {
-		f.MaxResults = 0
-	}
 	return s.listing(r, f)
 }

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
 // listingFields are the query parameters of both transaction listings.
@@ -16,26 +18,26 @@ var listingSeeds = []string{"", "page=1&size=10", "status=CONFIRMED&type=CASH_OU
 
 // FuzzTransactionsListQuery fuzzes the GET /api/transactions query.
 func FuzzTransactionsListQuery(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	for _, q := range listingSeeds {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, query string) {
-		rq := fuzzRequest{method: http.MethodGet, path: "/api/transactions", query: query, auth: true}
-		fs.serve(t, rq).check(t, rq, minimalErrors, listingFields...)
+		rq := apitest.Request{Method: http.MethodGet, Path: "/api/transactions", Query: query, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, listingFields...)
 	})
 }
 
 // FuzzTransactionsByKeyRequest fuzzes GET /api/pix/transactions/pix-key/{pixKey}:
 // the path key and the query.
 func FuzzTransactionsByKeyRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	keys := []string{"52998224725", "+5511987654321", "pix@bcb.gov.br", "123e4567-e89b-12d3-a456-426614174000", "", "x", "a/b", "%2B5511987654321"}
 	for i, q := range listingSeeds {
 		f.Add(keys[i%len(keys)], q)
 	}
 	f.Fuzz(func(t *testing.T, key, query string) {
-		rq := fuzzRequest{method: http.MethodGet, path: "/api/pix/transactions/pix-key/" + key, query: query, auth: true}
-		fs.serve(t, rq).check(t, rq, minimalErrors, append([]string{"pixKey"}, listingFields...)...)
+		rq := apitest.Request{Method: http.MethodGet, Path: "/api/pix/transactions/pix-key/" + key, Query: query, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, append([]string{"pixKey"}, listingFields...)...)
 	})
 }

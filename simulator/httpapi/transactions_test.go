@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -106,12 +107,12 @@ func TestListings_EveryKind(t *testing.T) {
 	tok = refreshToken(t, env, a)
 
 	h := map[string]string{"Authorization": "Bearer " + tok}
-	r := do(t, "GET", env.URL+"/api/transactions?size=100", nil, h)
-	if r.status != 200 {
-		t.Fatalf("listing: %d %s", r.status, r.raw)
+	r := apitest.Do(t, "GET", env.URL+"/api/transactions?size=100", nil, h)
+	if r.Status != 200 {
+		t.Fatalf("listing: %d %s", r.Status, r.Raw)
 	}
 	seen := map[string]int{}
-	for _, raw := range r.body["data"].([]any) {
+	for _, raw := range r.Body["data"].([]any) {
 		it := raw.(map[string]any)
 		op, mv := it["operationType"].(string), it["movementType"].(string)
 		seen[op]++
@@ -134,11 +135,11 @@ func TestListings_EveryKind(t *testing.T) {
 	}
 	// amounts: the cash-out of 10.00 with a 0.50 fee has finalAmount 10.50; the charge of 30.00 with 0.25 cash-in fee 29.75.
 	one := func(q string) map[string]any {
-		r := do(t, "GET", env.URL+"/api/transactions?"+q, nil, h)
-		if r.status != 200 || len(r.body["data"].([]any)) != 1 {
-			t.Fatalf("?%s = %d %s", q, r.status, r.raw)
+		r := apitest.Do(t, "GET", env.URL+"/api/transactions?"+q, nil, h)
+		if r.Status != 200 || len(r.Body["data"].([]any)) != 1 {
+			t.Fatalf("?%s = %d %s", q, r.Status, r.Raw)
 		}
-		return r.body["data"].([]any)[0].(map[string]any)
+		return r.Body["data"].([]any)[0].(map[string]any)
 	}
 	if it := one("externalId=co-1"); string(mustJSON(it["finalAmount"])) != "10.50" || it["transactionId"] != fmt.Sprint(co.ID) {
 		t.Errorf("cash-out item = %v", it)
@@ -155,19 +156,19 @@ func TestListings_EveryKind(t *testing.T) {
 	}
 	// b sees its refund received (Refund out, a credit).
 	btok := refreshToken(t, env, b)
-	rb := do(t, "GET", env.URL+"/api/transactions?type=REFUND_OUT", nil, map[string]string{"Authorization": "Bearer " + btok})
-	if rb.status != 200 || len(rb.body["data"].([]any)) != 1 || rb.body["data"].([]any)[0].(map[string]any)["movementType"] != "CREDIT" {
-		t.Fatalf("b's refund out = %s", rb.raw)
+	rb := apitest.Do(t, "GET", env.URL+"/api/transactions?type=REFUND_OUT", nil, map[string]string{"Authorization": "Bearer " + btok})
+	if rb.Status != 200 || len(rb.Body["data"].([]any)) != 1 || rb.Body["data"].([]any)[0].(map[string]any)["movementType"] != "CREDIT" {
+		t.Fatalf("b's refund out = %s", rb.Raw)
 	}
 	// The key listing: a's key received 40.00 by pix-in; + sent raw or as %2B for phones.
-	rk := do(t, "GET", env.URL+"/api/pix/transactions/pix-key/"+url.PathEscape(a.Account.PixKeys[1].Key), nil, h)
-	if rk.status != 200 || rk.body["metadata"].(map[string]any)["total"].(json.Number).String() != "1" {
-		t.Fatalf("key listing = %s", rk.raw)
+	rk := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/"+url.PathEscape(a.Account.PixKeys[1].Key), nil, h)
+	if rk.Status != 200 || rk.Body["metadata"].(map[string]any)["total"].(json.Number).String() != "1" {
+		t.Fatalf("key listing = %s", rk.Raw)
 	}
 	phone := a.Account.PixKeys[2].Key
 	for _, p := range []string{phone, "%2B" + phone[1:]} {
-		if r := do(t, "GET", env.URL+"/api/pix/transactions/pix-key/"+p, nil, h); r.status != 200 {
-			t.Fatalf("phone key %q: %d %s", p, r.status, r.raw)
+		if r := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/"+p, nil, h); r.Status != 200 {
+			t.Fatalf("phone key %q: %d %s", p, r.Status, r.Raw)
 		}
 	}
 }
@@ -189,34 +190,34 @@ func mustJSON(v any) []byte {
 
 func TestListings_Parameters(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	h := map[string]string{"Authorization": "Bearer " + tokenFor(t, env, 0)}
+	h := map[string]string{"Authorization": "Bearer " + apitest.TokenFor(t, env, 0)}
 	for q, field := range map[string]string{
 		"page=0": "page", "size=0": "size", "size=101": "size", "status=DONE": "status", "type=PIX": "type",
 		"startDate=x": "startDate", "endDate=2026-02-30": "endDate", "startDate=2026-01-01&endDate=2026-02-02": "endDate",
 		"startDate=2026-03-02&endDate=2026-03-01": "startDate",
 		"startDate=2026-01-29":                    "endDate", // endDate defaults to the current date (2026-03-02): 32 days
 	} {
-		r := do(t, "GET", env.URL+"/api/transactions?"+q, nil, h)
-		if r.status != 400 || !strings.HasPrefix(r.body["message"].(string), field) {
-			t.Errorf("?%s = %d %s", q, r.status, r.raw)
+		r := apitest.Do(t, "GET", env.URL+"/api/transactions?"+q, nil, h)
+		if r.Status != 400 || !strings.HasPrefix(r.Body["message"].(string), field) {
+			t.Errorf("?%s = %d %s", q, r.Status, r.Raw)
 		}
 	}
 	for _, q := range []string{"startDate=2026-02-01&endDate=2026-03-04", "size=100", "startDate=2026-01-30", "startDate=2026-02-01T00:00:00Z&endDate=2026-03-04T00:00:00Z"} {
-		if r := do(t, "GET", env.URL+"/api/transactions?"+q, nil, h); r.status != 200 {
-			t.Errorf("?%s = %d %s", q, r.status, r.raw)
+		if r := apitest.Do(t, "GET", env.URL+"/api/transactions?"+q, nil, h); r.Status != 200 {
+			t.Errorf("?%s = %d %s", q, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "GET", env.URL+"/api/pix/transactions/pix-key/x@y.com?size=1000", nil, h); r.status != 200 {
-		t.Errorf("key size 1000 = %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/x@y.com?size=1000", nil, h); r.Status != 200 {
+		t.Errorf("key size 1000 = %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "GET", env.URL+"/api/pix/transactions/pix-key/x@y.com?size=1001", nil, h); r.status != 400 {
-		t.Errorf("key size 1001 = %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/x@y.com?size=1001", nil, h); r.Status != 400 {
+		t.Errorf("key size 1001 = %d", r.Status)
 	}
-	if r := do(t, "GET", env.URL+"/api/pix/transactions/pix-key/not-a-key", nil, h); r.status != 400 {
-		t.Errorf("bad key = %d", r.status)
+	if r := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/not-a-key", nil, h); r.Status != 400 {
+		t.Errorf("bad key = %d", r.Status)
 	}
-	r := do(t, "GET", env.URL+"/api/transactions", nil, h)
-	md := r.body["metadata"].(map[string]any)
+	r := apitest.Do(t, "GET", env.URL+"/api/transactions", nil, h)
+	md := r.Body["metadata"].(map[string]any)
 	if md["page"].(json.Number).String() != "1" || md["size"].(json.Number).String() != "20" || md["hasNext"] != false || md["hasPrevious"] != false {
 		t.Fatalf("defaults = %v", md)
 	}
@@ -251,9 +252,9 @@ func TestResendAndRegistration(t *testing.T) {
 		if c.body != "" {
 			body = strings.NewReader(c.body)
 		}
-		r := do(t, "POST", env.URL+"/api/resend-webhook/"+c.ident, body, h)
-		if r.status != 200 || r.body["statusCode"].(json.Number).String() != "202" || r.body["webhookLogId"] == nil || r.body["sentAt"] == nil {
-			t.Fatalf("resend %s: %d %s", c.ident, r.status, r.raw)
+		r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/"+c.ident, body, h)
+		if r.Status != 200 || r.Body["statusCode"].(json.Number).String() != "202" || r.Body["webhookLogId"] == nil || r.Body["sentAt"] == nil {
+			t.Fatalf("resend %s: %d %s", c.ident, r.Status, r.Raw)
 		}
 	}
 	mu.Lock()
@@ -261,69 +262,69 @@ func TestResendAndRegistration(t *testing.T) {
 		t.Fatalf("event ids = %v", ids)
 	}
 	mu.Unlock()
-	if r := do(t, "POST", env.URL+"/api/resend-webhook/999999", nil, h); r.status != 404 {
-		t.Fatalf("unknown: %d", r.status)
+	if r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/999999", nil, h); r.Status != 404 {
+		t.Fatalf("unknown: %d", r.Status)
 	}
 	other, otok := newAccountToken(t, env, 0)
 	_ = other
-	if r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), nil, map[string]string{"Authorization": "Bearer " + otok}); r.status != 404 {
-		t.Fatalf("another account's transaction: %d", r.status)
+	if r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), nil, map[string]string{"Authorization": "Bearer " + otok}); r.Status != 404 {
+		t.Fatalf("another account's transaction: %d", r.Status)
 	}
 	// No URL: a transaction whose type has no target and no body url → 400.
 	res2, _ := sim.PixIn(ctx, pix.Payment{Key: a.Account.PixKeys[1].Key, Amount: "1"})
 	sim.AdvanceClock(ctx, 0, pix.ClockWaitWebhooks)
 	sim.DeleteWebhookTarget(ctx, 1)
-	if r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res2.TransactionID), nil, h); r.status != 400 {
-		t.Fatalf("no URL: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res2.TransactionID), nil, h); r.Status != 400 {
+		t.Fatalf("no URL: %d %s", r.Status, r.Raw)
 	}
 	// The 61st resend within a simulated minute answers 429; after 60 s it works again.
 	sim.AdvanceClock(ctx, time.Minute-time.Duration(sim.Clock().Now().Second())*time.Second, pix.ClockWaitWebhooks)
 	body := `{"url":"` + recv.URL + `"}`
 	for i := 1; i <= 61; i++ {
-		r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h)
+		r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h)
 		if want := 200; i == 61 {
-			if r.status != 429 || r.header.Get("Retry-After") == "" {
-				t.Fatalf("61st: %d %s", r.status, r.raw)
+			if r.Status != 429 || r.Header.Get("Retry-After") == "" {
+				t.Fatalf("61st: %d %s", r.Status, r.Raw)
 			}
-		} else if r.status != want {
-			t.Fatalf("resend %d: %d %s", i, r.status, r.raw)
+		} else if r.Status != want {
+			t.Fatalf("resend %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
 	sim.AdvanceClock(ctx, 60*time.Second, pix.ClockWaitWebhooks)
 	h["Authorization"] = "Bearer " + refreshToken(t, env, a)
-	if r := do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h); r.status != 200 {
-		t.Fatalf("after 60 s: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "POST", env.URL+"/api/resend-webhook/"+fmt.Sprint(res.TransactionID), strings.NewReader(body), h); r.Status != 200 {
+		t.Fatalf("after 60 s: %d %s", r.Status, r.Raw)
 	}
 
 	// Registration: disabled by default, exactly as the spec says.
-	r := do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://x.example/h","eventType":"cash_in"}`), h)
-	if r.status != 200 || r.body["success"] != false || r.body["message"] == "" {
-		t.Fatalf("disabled POST: %d %s", r.status, r.raw)
+	r := apitest.Do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://x.example/h","eventType":"cash_in"}`), h)
+	if r.Status != 200 || r.Body["success"] != false || r.Body["message"] == "" {
+		t.Fatalf("disabled POST: %d %s", r.Status, r.Raw)
 	}
 	sim.RegisterWebhookTarget(ctx, webhook.Target{AccountID: int64(a.Account.ID), URL: "https://exists.example/h", EventType: "cash_out", Active: true}, false)
-	if r := do(t, "GET", env.URL+"/api/webhooks", nil, h); r.status != 200 || len(r.body["webhooks"].([]any)) != 0 {
-		t.Fatalf("disabled GET: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "GET", env.URL+"/api/webhooks", nil, h); r.Status != 200 || len(r.Body["webhooks"].([]any)) != 0 {
+		t.Fatalf("disabled GET: %d %s", r.Status, r.Raw)
 	}
 	sim.SetWebhookRegistration(true)
 	for _, bad := range []string{`{"url":"http://x.example/h","eventType":"cash_in"}`, `{"url":"https://x.example/h","eventType":"nope"}`,
 		`{"url":"https://x.example/h","eventType":"cash_in","headers":[{"key":"Host","value":"x"}]}`} {
-		if r := do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(bad), h); r.status != 400 {
-			t.Errorf("enabled %s: %d %s", bad, r.status, r.raw)
+		if r := apitest.Do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(bad), h); r.Status != 400 {
+			t.Errorf("enabled %s: %d %s", bad, r.Status, r.Raw)
 		}
 	}
 	for i := 0; i < 3; i++ {
-		if r := do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(fmt.Sprintf(`{"url":"https://h%d.example/h","eventType":"cash_in"}`, i)), h); r.status != 200 || r.body["success"] != true {
-			t.Fatalf("register %d: %d %s", i, r.status, r.raw)
+		if r := apitest.Do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(fmt.Sprintf(`{"url":"https://h%d.example/h","eventType":"cash_in"}`, i)), h); r.Status != 200 || r.Body["success"] != true {
+			t.Fatalf("register %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	if r := do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://h3.example/h","eventType":"cash_in"}`), h); r.status != 400 {
-		t.Fatalf("4th active URL: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://h3.example/h","eventType":"cash_in"}`), h); r.Status != 400 {
+		t.Fatalf("4th active URL: %d %s", r.Status, r.Raw)
 	}
-	if r := do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://h1.example/h","eventType":"cash_in","headers":[{"key":"X-Token","value":"t"}]}`), h); r.status != 200 || r.body["message"] != "Webhook updated." {
-		t.Fatalf("re-register: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, "POST", env.URL+"/api/webhooks", strings.NewReader(`{"url":"https://h1.example/h","eventType":"cash_in","headers":[{"key":"X-Token","value":"t"}]}`), h); r.Status != 200 || r.Body["message"] != "Webhook updated." {
+		t.Fatalf("re-register: %d %s", r.Status, r.Raw)
 	}
-	r = do(t, "GET", env.URL+"/api/webhooks", nil, h)
-	if r.status != 200 || r.body["total"].(json.Number).String() != "4" || r.body["accountId"].(json.Number).String() != fmt.Sprint(a.Account.ID) {
-		t.Fatalf("enabled GET: %d %s", r.status, r.raw)
+	r = apitest.Do(t, "GET", env.URL+"/api/webhooks", nil, h)
+	if r.Status != 200 || r.Body["total"].(json.Number).String() != "4" || r.Body["accountId"].(json.Number).String() != fmt.Sprint(a.Account.ID) {
+		t.Fatalf("enabled GET: %d %s", r.Status, r.Raw)
 	}
 }

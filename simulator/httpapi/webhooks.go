@@ -41,6 +41,12 @@ type webhookList struct {
 // (--webhook-registration=enabled): the intended shape — url HTTPS, eventType
 // one of the seven, at most 5 headers without the blocked names, at most 3
 // active URLs per type, re-registering a URL updates it (Gap G-56).
+// headerDTO is one header of a webhook target.
+type headerDTO struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
 // registerRequest is the body of POST /api/webhooks (intended shape).
 type registerRequest struct {
 	URL       *string     `json:"url"`
@@ -167,25 +173,4 @@ func (s *Server) handleWebhookResend(r *http.Request) (any, error) {
 func emptyBody(err error) bool {
 	e := asError(err)
 	return len(e.Violations) == 1 && e.Violations[0].Field == "body" && e.Violations[0].Message == "is required: send a JSON object"
-}
-
-// handleSandboxRegistration switches the public registration routes (control plane).
-func (s *Server) handleSandboxRegistration(r *http.Request) (any, error) {
-	if r.Method == http.MethodPut {
-		var req struct {
-			Mode *string `json:"mode"`
-		}
-		if err := decodeSandboxJSON(r, &req); err != nil {
-			return nil, err
-		}
-		if req.Mode == nil || (*req.Mode != "enabled" && *req.Mode != "disabled") {
-			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "mode", Message: `must be "enabled" or "disabled"`})
-		}
-		s.sandbox.SetWebhookRegistration(*req.Mode == "enabled")
-	}
-	mode := "disabled"
-	if s.svc.WebhookRegistration() {
-		mode = "enabled"
-	}
-	return map[string]string{"mode": mode}, nil
 }

@@ -3,13 +3,15 @@ package httpapi_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
 // FuzzWebhookRegisterRequest fuzzes the POST /api/webhooks decoder and
 // validation with registration enabled, and the GET listing after it.
 func FuzzWebhookRegisterRequest(f *testing.F) {
-	fs := newFuzzServer(f)
-	fs.env.Sim.SetWebhookRegistration(true)
+	fs := apitest.NewFuzzServer(f)
+	fs.Env.Sim.SetWebhookRegistration(true)
 	for _, s := range []string{
 		`{"url":"https://example.com/hook","eventType":"CASH_OUT","headers":[{"key":"X-Token","value":"v"}]}`,
 		`{"url":"http://example.com/hook","eventType":"CASH_IN"}`,
@@ -21,12 +23,12 @@ func FuzzWebhookRegisterRequest(f *testing.F) {
 	}
 	f.Add(`{"url":"https://example.com/hook","eventType":"CASH_OUT"}`, "text/plain")
 	f.Fuzz(func(t *testing.T, body, contentType string) {
-		rq := fuzzRequest{method: http.MethodPost, path: "/api/webhooks", body: body, auth: true,
-			header: map[string]string{"Content-Type": contentType}}
-		fs.serve(t, rq).check(t, rq, minimalErrors, "url", "eventType", "headers")
-		list := fuzzRequest{method: http.MethodGet, path: "/api/webhooks", auth: true}
-		if a := fs.serve(t, list); a.status != http.StatusOK {
-			t.Fatalf("GET /api/webhooks = %d %s", a.status, a.raw)
+		rq := apitest.Request{Method: http.MethodPost, Path: "/api/webhooks", Body: body, Auth: true,
+			Header: map[string]string{"Content-Type": contentType}}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, "url", "eventType", "headers")
+		list := apitest.Request{Method: http.MethodGet, Path: "/api/webhooks", Auth: true}
+		if a := fs.Serve(t, list); a.Status != http.StatusOK {
+			t.Fatalf("GET /api/webhooks = %d %s", a.Status, a.Raw)
 		}
 	})
 }
@@ -34,7 +36,7 @@ func FuzzWebhookRegisterRequest(f *testing.F) {
 // FuzzWebhookResendRequest fuzzes POST /api/resend-webhook/{transactionIdentifier}:
 // the path identifier and the optional body.
 func FuzzWebhookResendRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	f.Add("1", "")
 	f.Add("ext-1", `{"url":"http://127.0.0.1:1/hook"}`)
 	f.Add("E13140088202603021200abcdefghijk", `{"url":"ftp://x"}`)
@@ -43,8 +45,8 @@ func FuzzWebhookResendRequest(f *testing.F) {
 	f.Add("a b", `  `)
 	f.Add("", `[]`)
 	f.Fuzz(func(t *testing.T, ident, body string) {
-		rq := fuzzRequest{method: http.MethodPost, path: "/api/resend-webhook/" + ident, body: body, auth: true,
-			header: map[string]string{"Content-Type": "application/json"}}
-		fs.serve(t, rq).check(t, rq, minimalErrors, "url", "transactionIdentifier")
+		rq := apitest.Request{Method: http.MethodPost, Path: "/api/resend-webhook/" + ident, Body: body, Auth: true,
+			Header: map[string]string{"Content-Type": "application/json"}}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, "url", "transactionIdentifier")
 	})
 }

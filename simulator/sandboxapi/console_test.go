@@ -1,4 +1,4 @@
-package httpapi_test
+package sandboxapi_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
@@ -26,20 +27,20 @@ var consoleContentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 }
 
-func get(tb testing.TB, url string, headers map[string]string) (result, []byte) {
+func get(tb testing.TB, url string, headers map[string]string) (apitest.Result, []byte) {
 	tb.Helper()
 	return send(tb, http.MethodGet, url, headers)
 }
 
 // send is doRaw (server_test.go) for the console's bodiless requests, failing
 // on any 5xx.
-func send(tb testing.TB, method, url string, headers map[string]string) (result, []byte) {
+func send(tb testing.TB, method, url string, headers map[string]string) (apitest.Result, []byte) {
 	tb.Helper()
-	r := doRaw(tb, method, url, nil, headers)
-	if r.status >= 500 {
-		tb.Fatalf("%s %s = %d: %s", method, url, r.status, r.raw)
+	r := apitest.DoRaw(tb, method, url, nil, headers)
+	if r.Status >= 500 {
+		tb.Fatalf("%s %s = %d: %s", method, url, r.Status, r.Raw)
 	}
-	return r, r.raw
+	return r, r.Raw
 }
 
 // consoleFilesOnDisk lists the console's files (the embedded directory).
@@ -62,12 +63,12 @@ func consoleFilesOnDisk(tb testing.TB) []string {
 	return names
 }
 
-func checkMinimal404(t *testing.T, resp result, raw []byte) {
+func checkMinimal404(t *testing.T, resp apitest.Result, raw []byte) {
 	t.Helper()
-	if resp.status != http.StatusNotFound {
-		t.Fatalf("status %d, want 404: %s", resp.status, raw)
+	if resp.Status != http.StatusNotFound {
+		t.Fatalf("status %d, want 404: %s", resp.Status, raw)
 	}
-	if ct := resp.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("404 Content-Type %q, want JSON", ct)
 	}
 	var body map[string]any
@@ -79,23 +80,23 @@ func checkMinimal404(t *testing.T, resp result, raw []byte) {
 func TestConsole_Page(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	resp, raw := get(t, env.URL+"/_sandbox/console", nil)
-	if resp.status != http.StatusOK {
-		t.Fatalf("GET /_sandbox/console = %d: %s", resp.status, raw)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("GET /_sandbox/console = %d: %s", resp.Status, raw)
 	}
 	for k, want := range map[string]string{
 		"Content-Type":           "text/html; charset=utf-8",
 		"X-Content-Type-Options": "nosniff",
 		"Cache-Control":          "no-cache",
 	} {
-		if got := resp.header.Get(k); got != want {
+		if got := resp.Header.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	if csp := resp.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "img-src 'self' data:") {
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "img-src 'self' data:") {
 		t.Errorf("Content-Security-Policy = %q", csp)
 	}
-	if resp.header.Get("X-Request-Id") == "" || resp.header.Get("ETag") == "" {
-		t.Errorf("missing X-Request-Id or ETag: %v", resp.header)
+	if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("ETag") == "" {
+		t.Errorf("missing X-Request-Id or ETag: %v", resp.Header)
 	}
 	onDisk, err := os.ReadFile(filepath.Join("console", "index.html"))
 	if err != nil {
@@ -106,9 +107,9 @@ func TestConsole_Page(t *testing.T) {
 	}
 
 	// A repeat with the ETag is answered 304 with no body.
-	resp2, raw2 := get(t, env.URL+"/_sandbox/console", map[string]string{"If-None-Match": resp.header.Get("ETag")})
-	if resp2.status != http.StatusNotModified || len(raw2) != 0 {
-		t.Errorf("If-None-Match: %d %q, want 304 and no body", resp2.status, raw2)
+	resp2, raw2 := get(t, env.URL+"/_sandbox/console", map[string]string{"If-None-Match": resp.Header.Get("ETag")})
+	if resp2.Status != http.StatusNotModified || len(raw2) != 0 {
+		t.Errorf("If-None-Match: %d %q, want 304 and no body", resp2.Status, raw2)
 	}
 
 	// Every script and style sheet the page names is served.
@@ -117,8 +118,8 @@ func TestConsole_Page(t *testing.T) {
 		t.Fatalf("the page names %d assets, want its script and style sheet", len(refs))
 	}
 	for _, m := range refs {
-		if r, body := get(t, env.URL+m[1], nil); r.status != http.StatusOK {
-			t.Errorf("the page names %s, which answers %d: %s", m[1], r.status, body)
+		if r, body := get(t, env.URL+m[1], nil); r.Status != http.StatusOK {
+			t.Errorf("the page names %s, which answers %d: %s", m[1], r.Status, body)
 		}
 	}
 }
@@ -133,11 +134,11 @@ func TestConsole_Assets(t *testing.T) {
 			continue
 		}
 		resp, raw := get(t, env.URL+"/_sandbox/console/"+name, nil)
-		if resp.status != http.StatusOK {
-			t.Errorf("GET /_sandbox/console/%s = %d: %s", name, resp.status, raw)
+		if resp.Status != http.StatusOK {
+			t.Errorf("GET /_sandbox/console/%s = %d: %s", name, resp.Status, raw)
 			continue
 		}
-		if got := resp.header.Get("Content-Type"); got != want {
+		if got := resp.Header.Get("Content-Type"); got != want {
 			t.Errorf("%s: Content-Type %q, want %q", name, got, want)
 		}
 		onDisk, err := os.ReadFile(filepath.Join("console", name))
@@ -174,8 +175,8 @@ func TestConsole_Unknown(t *testing.T) {
 	}
 	for _, p := range []string{"/_sandbox/console", "/_sandbox/console/app.js"} {
 		resp, raw := send(t, http.MethodPost, env.URL+p, nil)
-		if resp.status != http.StatusMethodNotAllowed {
-			t.Errorf("POST %s = %d, want 405: %s", p, resp.status, raw)
+		if resp.Status != http.StatusMethodNotAllowed {
+			t.Errorf("POST %s = %d, want 405: %s", p, resp.Status, raw)
 		}
 	}
 }
@@ -191,8 +192,8 @@ func TestConsole_AdminToken(t *testing.T) {
 
 	for _, p := range []string{"/_sandbox/console", "/_sandbox/console/app.js", "/_sandbox/console/style.css"} {
 		for _, h := range []map[string]string{nil, wrong, right} {
-			if resp, raw := get(t, env.URL+p, h); resp.status != http.StatusOK {
-				t.Errorf("GET %s with %v = %d: %s", p, h, resp.status, raw)
+			if resp, raw := get(t, env.URL+p, h); resp.Status != http.StatusOK {
+				t.Errorf("GET %s with %v = %d: %s", p, h, resp.Status, raw)
 			}
 		}
 	}
@@ -209,8 +210,8 @@ func TestConsole_AdminToken(t *testing.T) {
 		}
 	}
 	resp, raw := get(t, env.URL+"/_sandbox/console/nope.js", nil)
-	if resp.status != http.StatusUnauthorized {
-		t.Errorf("unknown asset without the admin token = %d, want 401 like other /_sandbox paths: %s", resp.status, raw)
+	if resp.Status != http.StatusUnauthorized {
+		t.Errorf("unknown asset without the admin token = %d, want 401 like other /_sandbox paths: %s", resp.Status, raw)
 	}
 	resp, raw = get(t, env.URL+"/_sandbox/console/nope.js", right)
 	checkMinimal404(t, resp, raw)
@@ -229,7 +230,7 @@ func TestConsole_NotMounted(t *testing.T) {
 // of docs/openapi.yaml: the console uses the public API and the control plane,
 // nothing else.
 func TestConsole_CallsDocumentedRoutes(t *testing.T) {
-	ops := readOpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
+	ops := apitest.OpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
 	param := regexp.MustCompile(`\{[^}]*\}`)
 	documented := map[string]bool{}
 	for key := range ops {

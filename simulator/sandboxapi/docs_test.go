@@ -1,4 +1,4 @@
-package httpapi_test
+package sandboxapi_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -21,15 +22,15 @@ func TestSandboxDocs_OpenAPIEqualsFile(t *testing.T) {
 	}
 	env := simulatortest.New(t, simulatortest.Options{AdminToken: "s3cret"})
 	resp, raw := get(t, env.URL+"/_sandbox/openapi.yaml", nil)
-	if resp.status != http.StatusOK || resp.header.Get("Content-Type") != "application/yaml; charset=utf-8" {
-		t.Fatalf("GET /_sandbox/openapi.yaml = %d %q", resp.status, resp.header.Get("Content-Type"))
+	if resp.Status != http.StatusOK || resp.Header.Get("Content-Type") != "application/yaml; charset=utf-8" {
+		t.Fatalf("GET /_sandbox/openapi.yaml = %d %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
 	if !bytes.Equal(raw, want) {
 		t.Fatal("GET /_sandbox/openapi.yaml differs from docs/openapi.yaml")
 	}
-	again, _ := get(t, env.URL+"/_sandbox/openapi.yaml", map[string]string{"If-None-Match": resp.header.Get("ETag")})
-	if again.status != http.StatusNotModified {
-		t.Fatalf("If-None-Match with the ETag = %d, want 304", again.status)
+	again, _ := get(t, env.URL+"/_sandbox/openapi.yaml", map[string]string{"If-None-Match": resp.Header.Get("ETag")})
+	if again.Status != http.StatusNotModified {
+		t.Fatalf("If-None-Match with the ETag = %d, want 304", again.Status)
 	}
 }
 
@@ -38,17 +39,17 @@ func TestSandboxDocs_OpenAPIEqualsFile(t *testing.T) {
 func TestSandboxDocs_ReferencePage(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	resp, raw := get(t, env.URL+"/_sandbox/docs", nil)
-	if resp.status != http.StatusOK || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") {
-		t.Fatalf("GET /_sandbox/docs = %d %q", resp.status, resp.header.Get("Content-Type"))
+	if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /_sandbox/docs = %d %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
-	csp := resp.header.Get("Content-Security-Policy")
+	csp := resp.Header.Get("Content-Security-Policy")
 	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") {
 		t.Fatalf("Content-Security-Policy %q", csp)
 	}
 	page := string(raw)
-	ops := readOpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
+	ops := apitest.OpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
 	for key, op := range ops {
-		if !strings.Contains(page, `id="op-`+op.operationID+`"`) {
+		if !strings.Contains(page, `id="op-`+op.OperationID+`"`) {
 			t.Errorf("the reference page has no section for %s", key)
 		}
 	}
@@ -63,8 +64,8 @@ func TestSandboxDocs_ReferencePage(t *testing.T) {
 func TestSandboxDocs_Root(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	resp, raw := get(t, env.URL+"/", map[string]string{"Accept": "text/html,application/xhtml+xml"})
-	if resp.status != http.StatusOK || !strings.HasPrefix(resp.header.Get("Content-Type"), "text/html") {
-		t.Fatalf("GET / (browser) = %d %q", resp.status, resp.header.Get("Content-Type"))
+	if resp.Status != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET / (browser) = %d %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
 	for _, link := range []string{`href="/_sandbox/console"`, `href="/_sandbox/docs"`, `href="/healthz"`} {
 		if !bytes.Contains(raw, []byte(link)) {
@@ -73,17 +74,17 @@ func TestSandboxDocs_Root(t *testing.T) {
 	}
 	resp, raw = get(t, env.URL+"/", nil)
 	var links map[string]string
-	if resp.status != http.StatusOK || json.Unmarshal(raw, &links) != nil {
-		t.Fatalf("GET / = %d %s", resp.status, raw)
+	if resp.Status != http.StatusOK || json.Unmarshal(raw, &links) != nil {
+		t.Fatalf("GET / = %d %s", resp.Status, raw)
 	}
 	if links["console"] != "/_sandbox/console" || links["docs"] != "/_sandbox/docs" || links["health"] != "/healthz" || links["openapi"] != "/_sandbox/openapi.yaml" {
 		t.Fatalf("GET / links %v", links)
 	}
-	if resp.header.Get("Vary") != "Accept" {
-		t.Errorf("GET / Vary %q, want Accept", resp.header.Get("Vary"))
+	if resp.Header.Get("Vary") != "Accept" {
+		t.Errorf("GET / Vary %q, want Accept", resp.Header.Get("Vary"))
 	}
-	if other, _ := get(t, env.URL+"/nowhere", nil); other.status != http.StatusUnauthorized {
-		t.Fatalf("GET /nowhere = %d, want 401", other.status)
+	if other, _ := get(t, env.URL+"/nowhere", nil); other.Status != http.StatusUnauthorized {
+		t.Fatalf("GET /nowhere = %d, want 401", other.Status)
 	}
 }
 
@@ -95,7 +96,7 @@ func TestSandboxDocs_NotMountedWithoutControlPlane(t *testing.T) {
 	}
 	resp, raw := get(t, env.URL+"/", nil)
 	var links map[string]string
-	if resp.status != http.StatusOK || json.Unmarshal(raw, &links) != nil || links["console"] != "" || links["health"] != "/healthz" {
-		t.Fatalf("GET / without the control plane = %d %s", resp.status, raw)
+	if resp.Status != http.StatusOK || json.Unmarshal(raw, &links) != nil || links["console"] != "" || links["health"] != "/healthz" {
+		t.Fatalf("GET / without the control plane = %d %s", resp.Status, raw)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package sandboxapi
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -80,26 +81,17 @@ func (l *listener) dto() listenerDTO {
 	return d
 }
 
-func (s *Server) sandboxListenRoutes() []*Route {
-	return []*Route{
-		{Name: "sandbox.listeners.create", Method: http.MethodPost, Path: "/_sandbox/listeners", Success: http.StatusCreated, Handle: s.handleSandboxListenerCreate},
-		{Name: "sandbox.listeners.list", Method: http.MethodGet, Path: "/_sandbox/listeners", Success: http.StatusOK, Handle: s.handleSandboxListenerList},
-		{Name: "sandbox.listeners.renew", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/renew", Success: http.StatusOK, Handle: s.handleSandboxListenerRenew, NoJournal: true},
-		{Name: "sandbox.listeners.delete", Method: http.MethodDelete, Path: "/_sandbox/listeners/{id}", Success: http.StatusOK, Handle: s.handleSandboxListenerDelete},
-	}
-}
-
-// handleSandboxListenerCreate serves POST /_sandbox/listeners.
-func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
+// handleListenerCreate serves POST /_sandbox/listeners.
+func (cp *ControlPlane) handleListenerCreate(r *http.Request) (any, error) {
 	var req struct {
-		AccountID  *int64   `json:"accountId"`
-		All        bool     `json:"all"`
-		URL        *string  `json:"url"`
-		Events     []string `json:"events"`
-		Secret     *string  `json:"secret"`
-		TTLSeconds *Number  `json:"ttlSeconds"`
+		AccountID  *int64          `json:"accountId"`
+		All        bool            `json:"all"`
+		URL        *string         `json:"url"`
+		Events     []string        `json:"events"`
+		Secret     *string         `json:"secret"`
+		TTLSeconds *httpapi.Number `json:"ttlSeconds"`
 	}
-	if err := decodeSandboxJSON(r, &req); err != nil {
+	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err
 	}
 	bad := func(field, msg string) error {
@@ -149,26 +141,26 @@ func (s *Server) handleSandboxListenerCreate(r *http.Request) (any, error) {
 		accounts = []int64{*req.AccountID}
 	} else {
 		var err error
-		if accounts, err = s.newListenerAccounts(r.Context(), nil); err != nil {
+		if accounts, err = cp.newListenerAccounts(r.Context(), nil); err != nil {
 			return nil, err
 		}
 	}
-	ls := s.listenerSet()
-	if err := s.addListenerAccounts(r.Context(), l, ls, accounts); err != nil {
-		s.dropListenerTargets(l)
+	ls := cp.listeners
+	if err := cp.addListenerAccounts(r.Context(), l, ls, accounts); err != nil {
+		cp.dropListenerTargets(l)
 		return nil, err
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.byID[l.id] = l
 	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease (see above)
-	l.timer = time.AfterFunc(l.ttl, func() { s.expireListener(l.id) })
+	l.timer = time.AfterFunc(l.ttl, func() { cp.expireListener(l.id) })
 	return l.dto(), nil
 }
 
 // newListenerAccounts lists the accounts not in have.
-func (s *Server) newListenerAccounts(ctx context.Context, have []int64) ([]int64, error) {
-	all, err := s.sandbox.Accounts(ctx)
+func (cp *ControlPlane) newListenerAccounts(ctx context.Context, have []int64) ([]int64, error) {
+	all, err := cp.sandbox.Accounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -183,16 +175,16 @@ func (s *Server) newListenerAccounts(ctx context.Context, have []int64) ([]int64
 
 // addListenerAccounts registers a listener's targets for accounts. The
 // targets made before an error stay on the listener (its end removes them).
-func (s *Server) addListenerAccounts(ctx context.Context, l *listener, ls *listenerSet, accounts []int64) error {
+func (cp *ControlPlane) addListenerAccounts(ctx context.Context, l *listener, ls *listenerSet, accounts []int64) error {
 	for _, acct := range accounts {
-		if err := s.sweepListenerTargets(ctx, acct, ls); err != nil {
+		if err := cp.sweepListenerTargets(ctx, acct, ls); err != nil {
 			return err
 		}
 		var made []webhook.Target
 		for _, ev := range l.events {
 			t := webhook.Target{AccountID: acct, URL: l.url, EventType: ev, Active: true, Secret: l.secret,
 				Headers: []webhook.Header{{Key: listenerHeader, Value: l.id}}}
-			out, created, err := s.sandbox.RegisterWebhookTarget(ctx, t, false)
+			out, created, err := cp.sandbox.RegisterWebhookTarget(ctx, t, false)
 			if err != nil {
 				ls.mu.Lock()
 				l.targets = append(l.targets, made...)
@@ -211,16 +203,10 @@ func (s *Server) addListenerAccounts(ctx context.Context, l *listener, ls *liste
 	return nil
 }
 
-// listenerSet returns the server's listeners, made on first use.
-func (s *Server) listenerSet() *listenerSet {
-	s.listenersOnce.Do(func() { s.listeners = &listenerSet{byID: map[string]*listener{}} })
-	return s.listeners
-}
-
 // sweepListenerTargets removes an account's targets that carry the listener
 // header of a listener this process does not hold (one of an earlier process).
-func (s *Server) sweepListenerTargets(ctx context.Context, acct int64, ls *listenerSet) error {
-	ts, err := s.sandbox.WebhookTargets(ctx, pix.AccountID(acct))
+func (cp *ControlPlane) sweepListenerTargets(ctx context.Context, acct int64, ls *listenerSet) error {
+	ts, err := cp.sandbox.WebhookTargets(ctx, pix.AccountID(acct))
 	if err != nil {
 		return err
 	}
@@ -233,7 +219,7 @@ func (s *Server) sweepListenerTargets(ctx context.Context, acct int64, ls *liste
 			_, live := ls.byID[h.Value]
 			ls.mu.Unlock()
 			if !live {
-				if err := s.sandbox.DeleteWebhookTarget(ctx, t.ID); err != nil && !isNotFound(err) {
+				if err := cp.sandbox.DeleteWebhookTarget(ctx, t.ID); err != nil && !isNotFound(err) {
 					return err
 				}
 			}
@@ -244,29 +230,29 @@ func (s *Server) sweepListenerTargets(ctx context.Context, acct int64, ls *liste
 
 // dropListenerTargets removes the targets a listener made; those already gone
 // (a reset) are skipped.
-func (s *Server) dropListenerTargets(l *listener) int {
+func (cp *ControlPlane) dropListenerTargets(l *listener) int {
 	// The request that ends a listener may be gone (a lease that ran out):
 	// the removal has its own short deadline (wall time: I/O).
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ls := s.listenerSet()
+	ls := cp.listeners
 	ls.mu.Lock()
 	targets := slices.Clone(l.targets)
 	ls.mu.Unlock()
 	n := 0
 	for _, t := range targets {
-		if err := s.sandbox.DeleteWebhookTarget(ctx, t.ID); err == nil {
+		if err := cp.sandbox.DeleteWebhookTarget(ctx, t.ID); err == nil {
 			n++
 		} else if !isNotFound(err) {
-			s.log.Warn("listener: could not remove a webhook target", "listener", l.id, "target", t.ID, "error", err)
+			cp.log.Warn("listener: could not remove a webhook target", "listener", l.id, "target", t.ID, "error", err)
 		}
 	}
 	return n
 }
 
 // expireListener ends a listener whose lease ran out.
-func (s *Server) expireListener(id string) {
-	ls := s.listenerSet()
+func (cp *ControlPlane) expireListener(id string) {
+	ls := cp.listeners
 	ls.mu.Lock()
 	l, ok := ls.byID[id]
 	if ok && time.Now().Before(l.expiresAt) { // wall time: renewed meanwhile
@@ -276,40 +262,39 @@ func (s *Server) expireListener(id string) {
 	delete(ls.byID, id)
 	ls.mu.Unlock()
 	if ok {
-		s.resetMu.RLock()
-		defer s.resetMu.RUnlock()
-		n := s.dropListenerTargets(l)
-		s.log.Info("listener expired: its client stopped renewing it", "listener", id, "targets_removed", n)
+		defer cp.srv.HoldShared()()
+		n := cp.dropListenerTargets(l)
+		cp.log.Info("listener expired: its client stopped renewing it", "listener", id, "targets_removed", n)
 	}
 }
 
-func (s *Server) listenerByPath(r *http.Request) (*listener, error) {
+func (cp *ControlPlane) listenerByPath(r *http.Request) (*listener, error) {
 	id := mux.Vars(r)["id"]
-	ls := s.listenerSet()
+	ls := cp.listeners
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l, ok := ls.byID[id]
 	if !ok {
-		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", truncate(id, 60))
+		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", shorten(id, 60))
 	}
 	return l, nil
 }
 
-// handleSandboxListenerRenew serves POST /_sandbox/listeners/{id}/renew: the
+// handleListenerRenew serves POST /_sandbox/listeners/{id}/renew: the
 // lease runs for its ttl again, and a listener of every account gets targets
 // for the accounts created since it was made or last renewed.
-func (s *Server) handleSandboxListenerRenew(r *http.Request) (any, error) {
-	l, err := s.listenerByPath(r)
+func (cp *ControlPlane) handleListenerRenew(r *http.Request) (any, error) {
+	l, err := cp.listenerByPath(r)
 	if err != nil {
 		return nil, err
 	}
-	ls := s.listenerSet()
+	ls := cp.listeners
 	ls.mu.Lock()
 	l.expiresAt = time.Now().Add(l.ttl) // wall time: the lease
 	l.timer.Reset(l.ttl)
 	ls.mu.Unlock()
 	if l.all {
-		if err := s.growListener(r.Context(), l, ls); err != nil {
+		if err := cp.growListener(r.Context(), l, ls); err != nil {
 			return nil, err
 		}
 	}
@@ -320,17 +305,17 @@ func (s *Server) handleSandboxListenerRenew(r *http.Request) (any, error) {
 
 // growListener adds the accounts created since to a listener of every
 // account, unless the listener ended meanwhile.
-func (s *Server) growListener(ctx context.Context, l *listener, ls *listenerSet) error {
+func (cp *ControlPlane) growListener(ctx context.Context, l *listener, ls *listenerSet) error {
 	l.grow.Lock()
 	defer l.grow.Unlock()
 	ls.mu.Lock()
 	accounts := slices.Clone(l.accounts)
 	ls.mu.Unlock()
-	fresh, err := s.newListenerAccounts(ctx, accounts)
+	fresh, err := cp.newListenerAccounts(ctx, accounts)
 	if err != nil || len(fresh) == 0 {
 		return err
 	}
-	if err := s.addListenerAccounts(ctx, l, ls, fresh); err != nil {
+	if err := cp.addListenerAccounts(ctx, l, ls, fresh); err != nil {
 		return err
 	}
 	ls.mu.Lock()
@@ -338,28 +323,28 @@ func (s *Server) growListener(ctx context.Context, l *listener, ls *listenerSet)
 	ls.mu.Unlock()
 	if !live {
 		// Ended (deleted or expired) while the targets were made: remove them too.
-		s.dropListenerTargets(l)
+		cp.dropListenerTargets(l)
 	}
 	return nil
 }
 
-// handleSandboxListenerDelete serves DELETE /_sandbox/listeners/{id}.
-func (s *Server) handleSandboxListenerDelete(r *http.Request) (any, error) {
-	l, err := s.listenerByPath(r)
+// handleListenerDelete serves DELETE /_sandbox/listeners/{id}.
+func (cp *ControlPlane) handleListenerDelete(r *http.Request) (any, error) {
+	l, err := cp.listenerByPath(r)
 	if err != nil {
 		return nil, err
 	}
-	ls := s.listenerSet()
+	ls := cp.listeners
 	ls.mu.Lock()
 	delete(ls.byID, l.id)
 	l.timer.Stop()
 	ls.mu.Unlock()
-	return map[string]any{"id": l.id, "targetsRemoved": s.dropListenerTargets(l)}, nil
+	return map[string]any{"id": l.id, "targetsRemoved": cp.dropListenerTargets(l)}, nil
 }
 
-// handleSandboxListenerList serves GET /_sandbox/listeners.
-func (s *Server) handleSandboxListenerList(*http.Request) (any, error) {
-	ls := s.listenerSet()
+// handleListenerList serves GET /_sandbox/listeners.
+func (cp *ControlPlane) handleListenerList(*http.Request) (any, error) {
+	ls := cp.listeners
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	out := []listenerDTO{}
@@ -373,4 +358,12 @@ func (s *Server) handleSandboxListenerList(*http.Request) (any, error) {
 func isNotFound(err error) bool {
 	var pe *pix.Error
 	return errors.As(err, &pe) && pe.Kind == pix.KindNotFound
+}
+
+// shorten cuts s to n bytes and marks the cut, for quoting a path in a message.
+func shorten(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

@@ -1,21 +1,14 @@
-package httpapi
+package sandboxapi
 
 import (
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 )
-
-// Control plane for partners: the webhook receiver check
-// (docs/receiver-check.md).
-func (s *Server) sandboxReceiverRoutes() []*Route {
-	return []*Route{
-		{Name: "sandbox.checkreceiver.run", Method: http.MethodPost, Path: "/_sandbox/check-receiver", Success: http.StatusOK, Handle: s.handleSandboxCheckReceiver},
-	}
-}
 
 // receiverCheckRequest is the body of POST /_sandbox/check-receiver: the
 // configuration of pixsandbox check-receiver, field for flag. Durations are
@@ -37,7 +30,7 @@ type receiverCheckRequest struct {
 // applies the server's --webhook-deny-private.
 func decodeReceiverCheck(r *http.Request) (receivercheck.Config, error) {
 	var req receiverCheckRequest
-	if err := decodeSandboxJSON(r, &req); err != nil {
+	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return receivercheck.Config{}, err
 	}
 	var vs []pix.Violation
@@ -47,12 +40,7 @@ func decodeReceiverCheck(r *http.Request) (receivercheck.Config, error) {
 	} else {
 		cfg.URL = *req.URL
 	}
-	if req.CallbackURL != nil {
-		cfg.CallbackURL = *req.CallbackURL
-	}
-	if req.Secret != nil {
-		cfg.Secret = *req.Secret
-	}
+	cfg.CallbackURL, cfg.Secret = text(req.CallbackURL), text(req.Secret)
 	for _, h := range req.Headers {
 		cfg.Headers = append(cfg.Headers, receivercheck.Header{Key: h.Key, Value: h.Value})
 	}
@@ -75,15 +63,15 @@ func decodeReceiverCheck(r *http.Request) (receivercheck.Config, error) {
 	return cfg, nil
 }
 
-// handleSandboxCheckReceiver runs the receiver check and answers its report.
+// handleCheckReceiver runs the receiver check and answers its report.
 // A receiver that fails is a 200 with FAIL cases; only a bad request is an
 // error.
-func (s *Server) handleSandboxCheckReceiver(r *http.Request) (any, error) {
+func (cp *ControlPlane) handleCheckReceiver(r *http.Request) (any, error) {
 	cfg, err := decodeReceiverCheck(r)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.sandbox.CheckReceiver(r.Context(), cfg)
+	rep, err := cp.sandbox.CheckReceiver(r.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}

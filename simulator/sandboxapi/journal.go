@@ -1,18 +1,9 @@
-package httpapi
+package sandboxapi
 
 import (
 	"net/http"
 	"time"
 )
-
-// sandboxRequestRoutes are the request journal's routes (journal.go). They are
-// left out of the journal themselves, so polling it does not fill it.
-func (s *Server) sandboxRequestRoutes() []*Route {
-	return []*Route{
-		{Name: "sandbox.requests.list", Method: http.MethodGet, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: s.handleSandboxRequestList, NoJournal: true},
-		{Name: "sandbox.requests.clear", Method: http.MethodDelete, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: s.handleSandboxRequestClear, NoJournal: true},
-	}
-}
 
 type journalEntryDTO struct {
 	ID                    int64             `json:"id"`
@@ -41,24 +32,19 @@ type journalListDTO struct {
 	Data     []journalEntryDTO `json:"data"`
 }
 
-// handleSandboxRequestList serves GET /_sandbox/requests: the journal's
+// handleRequestList serves GET /_sandbox/requests: the journal's
 // entries, newest first, filtered by account, path prefix, status (404 or
 // 4xx), since (simulation time), after (an entry id, for following) and ref
 // (a transaction identifier the request or its answer named).
-func (s *Server) handleSandboxRequestList(r *http.Request) (any, error) {
+func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 	out := journalListDTO{Data: []journalEntryDTO{}}
-	if s.journal == nil {
-		if _, err := journalQuery(r, maxJournalSize); err != nil {
-			return nil, err
-		}
-		return out, nil
+	j := cp.srv.Journal()
+	entries, err := j.Query(r)
+	if err != nil || j == nil {
+		return out, err
 	}
-	f, err := journalQuery(r, s.journal.cap)
-	if err != nil {
-		return nil, err
-	}
-	out.Enabled, out.Capacity, out.Size = true, s.journal.cap, s.journal.size()
-	for _, e := range s.journal.list(f) {
+	out.Enabled, out.Capacity, out.Size = true, j.Capacity(), j.Len()
+	for _, e := range entries {
 		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: e.At.UTC().Format(time.RFC3339Nano), Method: e.Method,
 			Path: e.Path, Query: e.Query, Route: e.Route, Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
@@ -75,11 +61,7 @@ func (s *Server) handleSandboxRequestList(r *http.Request) (any, error) {
 	return out, nil
 }
 
-// handleSandboxRequestClear serves DELETE /_sandbox/requests.
-func (s *Server) handleSandboxRequestClear(*http.Request) (any, error) {
-	n := 0
-	if s.journal != nil {
-		n = s.journal.clear()
-	}
-	return map[string]int{"deleted": n}, nil
+// handleRequestClear serves DELETE /_sandbox/requests.
+func (cp *ControlPlane) handleRequestClear(*http.Request) (any, error) {
+	return map[string]int{"deleted": cp.srv.Journal().Clear()}, nil
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package sandboxapi_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
@@ -16,9 +17,9 @@ import (
 // listenerTargets counts account 1's webhook targets at url.
 func listenerTargets(tb testing.TB, env *simulatortest.Env, url string) int {
 	tb.Helper()
-	r := do(tb, http.MethodGet, env.URL+"/_sandbox/webhook-targets?accountId=1", nil, nil)
+	r := apitest.Do(tb, http.MethodGet, env.URL+"/_sandbox/webhook-targets?accountId=1", nil, nil)
 	n := 0
-	for _, x := range r.body["data"].([]any) {
+	for _, x := range r.Body["data"].([]any) {
 		if x.(map[string]any)["url"] == url {
 			n++
 		}
@@ -26,9 +27,9 @@ func listenerTargets(tb testing.TB, env *simulatortest.Env, url string) int {
 	return n
 }
 
-func createListener(tb testing.TB, env *simulatortest.Env, body string) result {
+func createListener(tb testing.TB, env *simulatortest.Env, body string) apitest.Result {
 	tb.Helper()
-	return do(tb, http.MethodPost, env.URL+"/_sandbox/listeners", strings.NewReader(body), nil)
+	return apitest.Do(tb, http.MethodPost, env.URL+"/_sandbox/listeners", strings.NewReader(body), nil)
 }
 
 // TestListener_LeaseExpires: a listener nobody renews removes its targets when
@@ -37,13 +38,13 @@ func TestListener_LeaseExpires(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	const url = "http://127.0.0.1:9/hook"
 	r := createListener(t, env, `{"accountId":1,"url":"`+url+`","ttlSeconds":1}`)
-	if r.status != http.StatusCreated || len(r.body["targets"].([]any)) != 7 || !strings.HasPrefix(r.body["secret"].(string), "whsec_") {
-		t.Fatalf("create: %d %s", r.status, r.raw)
+	if r.Status != http.StatusCreated || len(r.Body["targets"].([]any)) != 7 || !strings.HasPrefix(r.Body["secret"].(string), "whsec_") {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
 	}
 	if n := listenerTargets(t, env, url); n != 7 {
 		t.Fatalf("%d targets, want one per event type", n)
 	}
-	id := r.body["id"].(string)
+	id := r.Body["id"].(string)
 	// The lease is wall time: wait for it, bounded.
 	deadline := time.Now().Add(10 * time.Second)
 	for listenerTargets(t, env, url) != 0 {
@@ -52,8 +53,8 @@ func TestListener_LeaseExpires(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if r := do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.status != http.StatusNotFound {
-		t.Fatalf("renew after expiry: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.Status != http.StatusNotFound {
+		t.Fatalf("renew after expiry: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -62,29 +63,29 @@ func TestListener_LeaseExpires(t *testing.T) {
 func TestListener_RenewAndDelete(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	const url = "http://127.0.0.1:9/hook"
-	if r := do(t, http.MethodPost, env.URL+"/_sandbox/webhook-targets", strings.NewReader(`{"accountId":1,"eventType":"cash_in","url":"`+url+`"}`), nil); r.status != 201 {
-		t.Fatalf("own target: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, http.MethodPost, env.URL+"/_sandbox/webhook-targets", strings.NewReader(`{"accountId":1,"eventType":"cash_in","url":"`+url+`"}`), nil); r.Status != 201 {
+		t.Fatalf("own target: %d %s", r.Status, r.Raw)
 	}
 	r := createListener(t, env, `{"accountId":1,"url":"`+url+`","events":["cash_in","cash_out"]}`)
-	if r.status != http.StatusCreated || len(r.body["targets"].([]any)) != 1 {
-		t.Fatalf("create: %d %s (the cash_in target existed: only cash_out is made)", r.status, r.raw)
+	if r.Status != http.StatusCreated || len(r.Body["targets"].([]any)) != 1 {
+		t.Fatalf("create: %d %s (the cash_in target existed: only cash_out is made)", r.Status, r.Raw)
 	}
-	id := r.body["id"].(string)
-	if r := do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.status != 200 || r.body["id"] != id {
-		t.Fatalf("renew: %d %s", r.status, r.raw)
+	id := r.Body["id"].(string)
+	if r := apitest.Do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+id+"/renew", nil, nil); r.Status != 200 || r.Body["id"] != id {
+		t.Fatalf("renew: %d %s", r.Status, r.Raw)
 	}
-	if l := do(t, http.MethodGet, env.URL+"/_sandbox/listeners", nil, nil); len(l.body["data"].([]any)) != 1 {
-		t.Fatalf("list: %s", l.raw)
+	if l := apitest.Do(t, http.MethodGet, env.URL+"/_sandbox/listeners", nil, nil); len(l.Body["data"].([]any)) != 1 {
+		t.Fatalf("list: %s", l.Raw)
 	}
-	d := do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil)
-	if d.status != 200 || d.body["targetsRemoved"] != json.Number("1") {
-		t.Fatalf("delete: %d %s", d.status, d.raw)
+	d := apitest.Do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil)
+	if d.Status != 200 || d.Body["targetsRemoved"] != json.Number("1") {
+		t.Fatalf("delete: %d %s", d.Status, d.Raw)
 	}
 	if n := listenerTargets(t, env, url); n != 1 {
 		t.Fatalf("%d targets after delete, want the account's own one", n)
 	}
-	if r := do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil); r.status != http.StatusNotFound {
-		t.Fatalf("second delete: %d", r.status)
+	if r := apitest.Do(t, http.MethodDelete, env.URL+"/_sandbox/listeners/"+id, nil, nil); r.Status != http.StatusNotFound {
+		t.Fatalf("second delete: %d", r.Status)
 	}
 }
 
@@ -93,8 +94,8 @@ func TestListener_RenewAndDelete(t *testing.T) {
 func TestListener_All(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
 	r := createListener(t, env, `{"all":true,"url":"http://127.0.0.1:9/all","events":["med_created"]}`)
-	if r.status != http.StatusCreated || len(r.body["accountIds"].([]any)) != len(env.Fixtures.Accounts) || len(r.body["targets"].([]any)) != len(env.Fixtures.Accounts) {
-		t.Fatalf("create --all: %d %s", r.status, r.raw)
+	if r.Status != http.StatusCreated || len(r.Body["accountIds"].([]any)) != len(env.Fixtures.Accounts) || len(r.Body["targets"].([]any)) != len(env.Fixtures.Accounts) {
+		t.Fatalf("create --all: %d %s", r.Status, r.Raw)
 	}
 	c := sandboxclient.New(env.URL, "")
 	ctx := context.Background()
@@ -105,7 +106,7 @@ func TestListener_All(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 { // the second renewal adds nothing more
-		l, err := c.RenewListener(ctx, r.body["id"].(string))
+		l, err := c.RenewListener(ctx, r.Body["id"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestListener_All(t *testing.T) {
 			t.Fatalf("renewal after account %d was created: %+v, want %d accounts and targets", acct.ID, l, n)
 		}
 	}
-	removed, err := c.DeleteListener(ctx, r.body["id"].(string))
+	removed, err := c.DeleteListener(ctx, r.Body["id"].(string))
 	if err != nil || removed != len(env.Fixtures.Accounts)+1 {
 		t.Fatalf("delete: %d targets removed, %v", removed, err)
 	}
@@ -130,12 +131,12 @@ func TestListener_BadRequest(t *testing.T) {
 		{`{"accountId":1,"url":"http://x/","secret":"s3cret"}`, "secret"}, {`{"accountId":1,"url":"ftp://x/"}`, "url"},
 	} {
 		r := createListener(t, env, c.body)
-		if r.status != http.StatusBadRequest || !strings.Contains(string(r.raw), c.field) {
-			t.Errorf("%s: %d %s, want 400 naming %s", c.body, r.status, r.raw, c.field)
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Raw), c.field) {
+			t.Errorf("%s: %d %s, want 400 naming %s", c.body, r.Status, r.Raw, c.field)
 		}
 	}
-	if r := createListener(t, env, `{"accountId":999999,"url":"http://x/"}`); r.status != http.StatusNotFound {
-		t.Errorf("unknown account: %d %s", r.status, r.raw)
+	if r := createListener(t, env, `{"accountId":999999,"url":"http://x/"}`); r.Status != http.StatusNotFound {
+		t.Errorf("unknown account: %d %s", r.Status, r.Raw)
 	}
 	if n := listenerTargets(t, env, "http://x/"); n != 0 {
 		t.Errorf("%d targets left by refused listeners", n)
@@ -148,9 +149,10 @@ func TestListener_RenewNotJournaled(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{JournalSize: 10})
 	r := createListener(t, env, `{"accountId":1,"url":"http://127.0.0.1:9/hook","events":["cash_in"]}`)
 	for range 3 {
-		do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+r.body["id"].(string)+"/renew", nil, nil)
+		apitest.Do(t, http.MethodPost, env.URL+"/_sandbox/listeners/"+r.Body["id"].(string)+"/renew", nil, nil)
 	}
-	if l := listJournal(t, env, ""); len(l.Data) != 1 || l.Data[0].Path != "/_sandbox/listeners" {
-		t.Fatalf("journal holds %+v, want only the listener's creation", l.Data)
+	data, _ := apitest.Do(t, http.MethodGet, env.URL+"/_sandbox/requests", nil, nil).Body["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["path"] != "/_sandbox/listeners" {
+		t.Fatalf("journal holds %+v, want only the listener's creation", data)
 	}
 }

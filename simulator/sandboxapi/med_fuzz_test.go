@@ -1,14 +1,16 @@
-package httpapi_test
+package sandboxapi_test
 
 import (
 	"net/http"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
 // FuzzSandboxMEDRequest fuzzes POST /_sandbox/med, and the {id} and body of GET
 // /_sandbox/med/{id} and its receive, analyze, cancel and refund actions.
 func FuzzSandboxMEDRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	f.Add(uint8(0), "", `{"accountId":1,"endToEndId":"E13140088202603021200abcdefghijk","cause":"UNAUTHORIZED_TRANSACTION","description":"d","amount":1,"requestingBank":{"ispb":"00000000","name":"B"}}`)
 	f.Add(uint8(0), "", `{"accountId":-1,"endToEndId":""}`)
 	f.Add(uint8(0), "", `{"accountId":9223372036854775807,"endToEndId":"x","amount":"1e3"}`)
@@ -23,22 +25,22 @@ func FuzzSandboxMEDRequest(f *testing.F) {
 	f.Add(uint8(5), "9223372036854775808", "")
 	f.Add(uint8(5), "-1", "")
 	f.Fuzz(func(t *testing.T, op uint8, id, body string) {
-		rq := fuzzRequest{method: http.MethodPost, path: "/_sandbox/med/" + id, body: body}
+		rq := apitest.Request{Method: http.MethodPost, Path: "/_sandbox/med/" + id, Body: body}
 		switch op % 6 {
 		case 0:
-			rq.path = "/_sandbox/med"
+			rq.Path = "/_sandbox/med"
 		case 1:
-			rq.method = http.MethodGet
+			rq.Method = http.MethodGet
 		case 2:
-			rq.path += "/receive"
+			rq.Path += "/receive"
 		case 3:
-			rq.path += "/analyze"
+			rq.Path += "/analyze"
 		case 4:
-			rq.path += "/cancel"
+			rq.Path += "/cancel"
 		case 5:
-			rq.path += "/refund"
+			rq.Path += "/refund"
 		}
-		fs.serve(t, rq).check(t, rq, minimalErrors, "id", "accountId", "endToEndId", "cause", "description", "amount",
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, "id", "accountId", "endToEndId", "cause", "description", "amount",
 			"requestingBank", "result", "details")
 	})
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package sandboxapi_test
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -44,7 +46,7 @@ func (s noSendSandbox) CheckReceiver(_ context.Context, cfg receivercheck.Config
 // 400 names its field.
 func FuzzSandboxCheckReceiverRequest(f *testing.F) {
 	env := simulatortest.New(f, simulatortest.Options{})
-	srv := httpapi.NewServer(httpapi.Config{Services: env.Sim, Sandbox: noSendSandbox{Simulator: env.Sim, t: f}, Clock: env.Sim.Clock()})
+	srv := httpapi.NewServer(httpapi.Config{Services: env.Sim, ControlPlane: sandboxapi.New(noSendSandbox{Simulator: env.Sim, t: f}), Clock: env.Sim.Clock()})
 	f.Add(`{"url":"http://127.0.0.1:1/hook"}`)
 	f.Add(`{"url":"https://partner.example/hooks","callbackUrl":"https://partner.example/processed","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw","headers":[{"key":"X-Api-Key","value":"k"}],"timeout":"2s","slow":"100ms","cases":["transfer","duplicate"]}`)
 	f.Add(`{"url":"ftp://x","callbackUrl":"/rel","secret":"s","headers":[{"key":"Host","value":"a"},{"key":"webhook-id","value":"b"}],"timeout":"1m","slow":"-1s","cases":["nope"]}`)
@@ -61,18 +63,18 @@ func FuzzSandboxCheckReceiverRequest(f *testing.F) {
 	f.Add(``)
 	f.Add(`{"url":"https://x"} {}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		rq := fuzzRequest{method: http.MethodPost, path: "/_sandbox/check-receiver", body: body}
-		req := httptest.NewRequest(rq.method, rq.path, strings.NewReader(body))
+		rq := apitest.Request{Method: http.MethodPost, Path: "/_sandbox/check-receiver", Body: body}
+		req := httptest.NewRequest(rq.Method, rq.Path, strings.NewReader(body))
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
-		a := fuzzAnswer{status: rec.Code, raw: rec.Body.Bytes()}
-		if err := json.Unmarshal(a.raw, &a.body); err != nil {
-			t.Fatalf("status %d, body not a JSON object: %q", a.status, a.raw)
+		a := apitest.Answer{Status: rec.Code, Raw: rec.Body.Bytes()}
+		if err := json.Unmarshal(a.Raw, &a.Body); err != nil {
+			t.Fatalf("status %d, body not a JSON object: %q", a.Status, a.Raw)
 		}
-		a.check(t, rq, minimalErrors, receiverCheckFields...)
-		if a.status == http.StatusOK {
-			if _, ok := a.body["cases"].([]any); !ok {
-				t.Fatalf("200 without a report: %s", a.raw)
+		a.Check(t, rq, apitest.Minimal, receiverCheckFields...)
+		if a.Status == http.StatusOK {
+			if _, ok := a.Body["cases"].([]any); !ok {
+				t.Fatalf("200 without a report: %s", a.Raw)
 			}
 		}
 	})
