@@ -101,7 +101,7 @@ func (cp *ControlPlane) handleSettingsPut(r *http.Request) (any, error) {
 	}
 	if req.MinExpirationTime != nil {
 		n, err := strconv.ParseInt(req.MinExpirationTime.String(), 10, 64)
-		if err != nil || n < 30 || n > 604800 {
+		if err != nil || !pix.ValidCashInExpirationSeconds(n) {
 			vs = append(vs, pix.Violation{Field: "minExpirationTime", Message: "must be whole seconds from 30 to 604800"})
 		} else {
 			st.MinExpiration = time.Duration(n) * time.Second
