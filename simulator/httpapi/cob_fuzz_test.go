@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // FuzzCobPathRequest fuzzes the {txid} of GET and PATCH /cob/{txid} and the
@@ -40,5 +41,21 @@ func FuzzCobPathRequest(f *testing.F) {
 			}
 		}
 		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, fields...)
+	})
+}
+
+// FuzzCobRequest fuzzes the PUT /cob/{txid} decoder and validation.
+func FuzzCobRequest(f *testing.F) {
+	fs := apitest.NewFuzzServer(f)
+	f.Add("abcdefghijklmnopqrstuvwxyz0", `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`)
+	f.Add("short", `{}`)
+	f.Add("abcdefghijklmnopqrstuvwxyz1", `{"calendario":{},"devedor":{"cpf":"1"},"valor":{"original":10},"infoAdicionais":[{"nome":1}]}`)
+	f.Fuzz(func(t *testing.T, txid, body string) {
+		rq := apitest.Request{Method: http.MethodPut, Path: "/cob/" + txid, Body: body, Auth: true}
+		a := fs.Serve(t, rq)
+		a.Check(t, rq, apitest.Minimal)
+		if a.Status == http.StatusCreated && !pix.ValidTxID(txid) {
+			t.Fatalf("201 for txid %q", txid)
+		}
 	})
 }

@@ -181,7 +181,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *Route, e
 			}
 		}
 		body = dto
-	default:
+	case minimalShape:
 		body = minimalErrorDTO{StatusCode: status, Message: msg, Error: http.StatusText(status)}
 	}
 	if n, ok := e.Details["retryAfterSeconds"].(int); ok && status == http.StatusTooManyRequests {

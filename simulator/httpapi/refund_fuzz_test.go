@@ -39,3 +39,21 @@ func FuzzRefundInPath(f *testing.F) {
 		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, "id", "refundValue", "reason", "externalId")
 	})
 }
+
+// FuzzRefundRequest fuzzes the PUT /pix/{e2eid}/devolucao/{id} path and body.
+func FuzzRefundRequest(f *testing.F) {
+	fs := apitest.NewFuzzServer(f)
+	f.Add("E13140088202603021200abcdefghijk", "r1", `{"valor":"1.00"}`)
+	f.Add("short", "", `{"valor":1}`)
+	f.Add("E13140088202603021200abcdefghijk", "a/b", `{"natureza":"MED_FRAUDE"}`)
+	f.Fuzz(func(t *testing.T, e2e, id, body string) {
+		rq := apitest.Request{Method: http.MethodPut, Path: "/pix/" + e2e + "/devolucao/" + id, Body: body, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal)
+	})
+}
+
+// FuzzRefundInRequest fuzzes the POST /api/pix/refund-in/{id} decoder.
+func FuzzRefundInRequest(f *testing.F) {
+	fuzzRoute(f, "/api/pix/refund-in/1", false, []string{`{"refundValue":1}`, `{"refundValue":"1","externalId":"x-y"}`, `{"reason":1}`},
+		scenarioHeader)
+}

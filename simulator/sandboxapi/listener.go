@@ -136,7 +136,7 @@ func (cp *ControlPlane) handleListenerCreate(r *http.Request) (any, error) {
 	var idb [8]byte
 	_, _ = rand.Read(idb[:])
 	l.id = "lst_" + hex.EncodeToString(idb[:])
-	accounts := []int64{}
+	var accounts []int64
 	if req.AccountID != nil {
 		accounts = []int64{*req.AccountID}
 	} else {
