@@ -4,16 +4,17 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // cashOutRequest is the body of POST /api/pix/cash-out. Pointers tell missing
 // fields from empty ones.
 type cashOutRequest struct {
-	Value       *Number         `json:"value"`
-	ExternalID  *string         `json:"externalId"`
-	Description *string         `json:"description"`
-	Details     *cashOutDetails `json:"details"`
+	Value       *strictjson.Number `json:"value"`
+	ExternalID  *string            `json:"externalId"`
+	Description *string            `json:"description"`
+	Details     *cashOutDetails    `json:"details"`
 }
 
 type cashOutDetails struct {

@@ -1,28 +1,32 @@
 // Package httpapi serves the contract's routes (the PIX API) over gorilla/mux,
 // and what every route needs: the wrapper (request id, panic recovery,
-// metrics, access log, request journal, admin and bearer tokens), strict JSON
-// decoding, the spec's two route families and three error shapes. It calls
-// the application core through the Services interface and never imports the
-// simulator or the store.
+// metrics, access log, request journal, admin and bearer tokens), JSON
+// decoding (strict, through httpapi/strictjson), the spec's two route families
+// and three error shapes. It calls the application core through the Services
+// interface and never imports the simulator or the store.
 //
 // The /_sandbox control plane and the web console are package sandboxapi, a
 // second route table mounted through Config.ControlPlane; httpapi never
 // imports it. What sandboxapi uses from here is exported on purpose: Route
 // and HandlerFunc (its table's rows), Page, Server.ServeStatic and StaticFile
 // (its static files), Server.Journal and Journal (the request journal it
-// shows), Server.HoldShared and Server.Logger, DecodeSandboxJSON and Number
-// (its request bodies), NewStandardBalance and NewTokenResponse (the forms it
-// shares with the contract's routes).
+// shows), Server.HoldShared and Server.Logger, DecodeSandboxJSON (its request
+// bodies), NewStandardBalance and NewTokenResponse (the forms it shares with
+// the contract's routes).
 //
 // It imports simulator/pix, simulator/wire, simulator/clock,
-// simulator/metrics, simulator/webhook (value types), scenarios, qrcode,
-// faults (in the faults build only), gorilla/mux, google/uuid and prometheus.
+// simulator/metrics, simulator/webhook (value types), simulator/qrcode,
+// httpapi/strictjson, scenarios, faults (in the faults build only),
+// gorilla/mux, google/uuid and prometheus.
 //
 // One file per resource, named as in the core and the conformance suite:
 // auth.go, balance.go, cob.go, cashin.go, cashout.go, transfer.go, refund.go,
 // med.go, listing.go (the transaction listings), webhook.go; routes.go is the
-// route table on one screen; middleware.go, errors.go, encode.go,
-// strictjson.go, query.go, journal.go and static.go serve every route.
+// route table on one screen; middleware.go, errors.go, encode.go, query.go,
+// journal.go and static.go serve every route; faults_on.go (faults build)
+// and faults_off.go inject the self-check's faults. Subpackages: strictjson
+// (strict decoding) and apitest (the HTTP helpers of the tests of httpapi
+// and sandboxapi).
 package httpapi
 
 import (

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -76,7 +77,7 @@ func (req registerRequest) target(account pix.AccountID) (webhook.Target, error)
 	}
 	if e, ok := webhook.ValidateTarget(t, true).(*pix.Error); ok && e != nil {
 		for _, v := range e.Violations {
-			if !coveredBy(vs, v.Field) {
+			if !strictjson.CoveredBy(vs, v.Field) {
 				vs = append(vs, v)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -43,9 +44,9 @@ func newAccountDTO(a pix.Account) accountDTO {
 
 func (cp *ControlPlane) handleAccountCreate(r *http.Request) (any, error) {
 	var req struct {
-		Name     *string         `json:"name"`
-		Document *string         `json:"document"`
-		Balance  *httpapi.Number `json:"balance"`
+		Name     *string            `json:"name"`
+		Document *string            `json:"document"`
+		Balance  *strictjson.Number `json:"balance"`
 	}
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -31,8 +32,8 @@ func (cp *ControlPlane) handleClockGet(*http.Request) (any, error) {
 // delayRequest names a span of simulation time as {"seconds": N} or
 // {"duration": "30m"} (Go duration syntax), exactly one of them.
 type delayRequest struct {
-	Seconds  *httpapi.Number `json:"seconds"`
-	Duration *string         `json:"duration"`
+	Seconds  *strictjson.Number `json:"seconds"`
+	Duration *string            `json:"duration"`
 }
 
 // clockWait reads the optional "wait" of a clock move: absent or "jobs", or
@@ -49,9 +50,9 @@ func clockWait(w *string) (pix.ClockWait, error) {
 
 func (cp *ControlPlane) handleClockAdvance(r *http.Request) (any, error) {
 	var req struct {
-		Seconds  *httpapi.Number `json:"seconds"`
-		Duration *string         `json:"duration"`
-		Wait     *string         `json:"wait"`
+		Seconds  *strictjson.Number `json:"seconds"`
+		Duration *string            `json:"duration"`
+		Wait     *string            `json:"wait"`
 	}
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err

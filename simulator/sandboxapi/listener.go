@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -84,12 +85,12 @@ func (l *listener) dto() listenerDTO {
 // handleListenerCreate serves POST /_sandbox/listeners.
 func (cp *ControlPlane) handleListenerCreate(r *http.Request) (any, error) {
 	var req struct {
-		AccountID  *int64          `json:"accountId"`
-		All        bool            `json:"all"`
-		URL        *string         `json:"url"`
-		Events     []string        `json:"events"`
-		Secret     *string         `json:"secret"`
-		TTLSeconds *httpapi.Number `json:"ttlSeconds"`
+		AccountID  *int64             `json:"accountId"`
+		All        bool               `json:"all"`
+		URL        *string            `json:"url"`
+		Events     []string           `json:"events"`
+		Secret     *string            `json:"secret"`
+		TTLSeconds *strictjson.Number `json:"ttlSeconds"`
 	}
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -37,11 +38,11 @@ func medIDVar(r *http.Request) (int64, error) {
 
 func (cp *ControlPlane) handleMEDCreate(r *http.Request) (any, error) {
 	var req struct {
-		AccountID      *int64          `json:"accountId"`
-		EndToEndID     *string         `json:"endToEndId"`
-		Cause          *string         `json:"cause"`
-		Description    *string         `json:"description"`
-		Amount         *httpapi.Number `json:"amount"`
+		AccountID      *int64             `json:"accountId"`
+		EndToEndID     *string            `json:"endToEndId"`
+		Cause          *string            `json:"cause"`
+		Description    *string            `json:"description"`
+		Amount         *strictjson.Number `json:"amount"`
 		RequestingBank *struct {
 			ISPB *string `json:"ispb"`
 			Name *string `json:"name"`

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -12,11 +13,11 @@ import (
 // paymentRequest is a payer's payment: the charge by pixCode, txid or
 // transactionId (or, for pix-in, the key), the amount, and the payer.
 type paymentRequest struct {
-	PixCode       *string         `json:"pixCode"`
-	TxID          *string         `json:"txid"`
-	TransactionID *string         `json:"transactionId"`
-	Key           *string         `json:"key"`
-	Amount        *httpapi.Number `json:"amount"`
+	PixCode       *string            `json:"pixCode"`
+	TxID          *string            `json:"txid"`
+	TransactionID *string            `json:"transactionId"`
+	Key           *string            `json:"key"`
+	Amount        *strictjson.Number `json:"amount"`
 	Payer         *struct {
 		Name     *string `json:"name"`
 		Document *string `json:"document"`

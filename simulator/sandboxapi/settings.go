@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -61,15 +62,15 @@ func (cp *ControlPlane) handleSettingsPut(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req struct {
-		PerTransaction    *httpapi.Number `json:"perTransactionLimit"`
-		Daily             *httpapi.Number `json:"dailyLimit"`
-		Night             *httpapi.Number `json:"nightLimit"`
-		Fee               *httpapi.Number `json:"fee"`
-		CashInFee         *httpapi.Number `json:"cashInFee"`
-		MinExpirationTime *httpapi.Number `json:"minExpirationTime"`
-		SplitSchedule     *string         `json:"splitSchedule"`
-		MEDRateLimit      *httpapi.Number `json:"medRateLimit"`
-		CashInWebhook     *string         `json:"cashInWebhook"`
+		PerTransaction    *strictjson.Number `json:"perTransactionLimit"`
+		Daily             *strictjson.Number `json:"dailyLimit"`
+		Night             *strictjson.Number `json:"nightLimit"`
+		Fee               *strictjson.Number `json:"fee"`
+		CashInFee         *strictjson.Number `json:"cashInFee"`
+		MinExpirationTime *strictjson.Number `json:"minExpirationTime"`
+		SplitSchedule     *string            `json:"splitSchedule"`
+		MEDRateLimit      *strictjson.Number `json:"medRateLimit"`
+		CashInWebhook     *string            `json:"cashInWebhook"`
 	}
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func (cp *ControlPlane) handleSettingsPut(r *http.Request) (any, error) {
 	var vs []pix.Violation
 	for _, f := range []struct {
 		name string
-		in   *httpapi.Number
+		in   *strictjson.Number
 		out  *pix.Cents
 	}{{"perTransactionLimit", req.PerTransaction, &st.Limits.PerTransaction}, {"dailyLimit", req.Daily, &st.Limits.Daily},
 		{"nightLimit", req.Night, &st.Limits.Night}, {"fee", req.Fee, &st.Fee}, {"cashInFee", req.CashInFee, &st.CashInFee}} {

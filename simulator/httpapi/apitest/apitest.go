@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
@@ -229,7 +229,7 @@ func bodyKeys(body string) []string {
 		if err != nil || !ok {
 			break
 		}
-		keys = append(keys, httpapi.ViolationName(k))
+		keys = append(keys, strictjson.KeyName(k))
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
 			break

@@ -1,4 +1,11 @@
-package httpapi
+// Package strictjson decodes a JSON request body strictly, in one pass, and
+// reports every problem as a violation naming its field: invalid UTF-8, a key
+// given twice (also differing only in case), every value of the wrong JSON
+// type, nesting deeper than 64 levels. httpapi decodes every request body
+// through it (Gap G-03, docs/spec-gaps.md).
+//
+// It imports simulator/pix (Violation, Invalid) and the standard library.
+package strictjson
 
 import (
 	"bytes"
@@ -10,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -23,7 +31,7 @@ const maxDepth = 64
 // a million repeated keys does not get an answer many times its size.
 const maxViolations = 100
 
-// strictDecode decodes the JSON object body data into dst in one pass over the
+// Decode decodes the JSON object body data into dst in one pass over the
 // body, and reports every problem it finds as a violation naming its field:
 //
 //   - a string (value or key) that is not valid UTF-8, or that holds a \u
@@ -38,10 +46,10 @@ const maxViolations = 100
 //
 // Fields with a problem are left at their zero value and the rest of dst is
 // filled, so the caller can go on validating the values of the other fields
-// and report everything at once (see mergeViolations). A body that is not JSON
+// and report everything at once (see Merge). A body that is not JSON
 // at all, or not a single value, is one violation of field "body"; dst is then
 // left untouched. Unknown fields are ignored (Gap G-03).
-func strictDecode(data []byte, dst any) []pix.Violation {
+func Decode(data []byte, dst any) []pix.Violation {
 	w := walker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
 	w.dec.UseNumber()
 	tree, err := w.value("", 0)
@@ -76,7 +84,7 @@ func strictDecode(data []byte, dst any) []pix.Violation {
 		// A type the checker does not model; reported in Go's words, unless
 		// the field was reported already.
 		v := jsonViolation(err)
-		if !coveredBy(vs, v.Field) {
+		if !CoveredBy(vs, v.Field) {
 			vs = append(vs, v)
 		}
 	}
@@ -206,7 +214,7 @@ func countFold(b []byte, sub string) int {
 // joinPath extends a JSON path with an object key, shortened so a message
 // stays readable whatever the key.
 func joinPath(path, key string) string {
-	key = bodyKeyName(truncate(strings.ToValidUTF8(key, "\uFFFD"), 60))
+	key = FieldName(truncate(strings.ToValidUTF8(key, "\uFFFD"), 60))
 	if path == "" {
 		return key
 	}
@@ -250,27 +258,6 @@ func (c *typeChecker) check(t reflect.Type, v any, path string) (any, bool) {
 		return v, true
 	}
 	switch t.Kind() {
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return bad("a string")
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return bad("a boolean")
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := v.(json.Number)
-		if !ok {
-			return bad("a whole number")
-		}
-		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
-			c.vs = append(c.vs, pix.Violation{Field: field, Message: "must be a whole number in range, not " + truncate(string(n), 30)})
-			return nil, false
-		}
-	case reflect.Float32, reflect.Float64:
-		if _, ok := v.(json.Number); !ok {
-			return bad("a number")
-		}
 	case reflect.Slice, reflect.Array:
 		arr, ok := v.([]any)
 		if !ok {
@@ -299,6 +286,35 @@ func (c *typeChecker) check(t reflect.Type, v any, path string) (any, bool) {
 			return bad("an object")
 		}
 		return c.object(t, obj, path), true
+	}
+	return c.scalar(t, v, field, bad)
+}
+
+// scalar checks a value that is not an array or an object against t: a
+// string, a boolean, or a number (whole and in range for an integer type).
+func (c *typeChecker) scalar(t reflect.Type, v any, field string, bad func(want string) (any, bool)) (any, bool) {
+	switch t.Kind() {
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return bad("a string")
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return bad("a boolean")
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := v.(json.Number)
+		if !ok {
+			return bad("a whole number")
+		}
+		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
+			c.vs = append(c.vs, pix.Violation{Field: field, Message: "must be a whole number in range, not " + truncate(string(n), 30)})
+			return nil, false
+		}
+	case reflect.Float32, reflect.Float64:
+		if _, ok := v.(json.Number); !ok {
+			return bad("a number")
+		}
 	}
 	return v, true
 }
@@ -410,9 +426,9 @@ func jsonKind(v any) string {
 	return "another value"
 }
 
-// coveredBy reports whether field, or an object or array holding it, is named
+// CoveredBy reports whether field, or an object or array holding it, is named
 // by one of vs.
-func coveredBy(vs []pix.Violation, field string) bool {
+func CoveredBy(vs []pix.Violation, field string) bool {
 	for _, v := range vs {
 		if v.Field == "body" || field == v.Field || strings.HasPrefix(field, v.Field+".") || strings.HasPrefix(field, v.Field+"[") {
 			return true
@@ -421,18 +437,18 @@ func coveredBy(vs []pix.Violation, field string) bool {
 	return false
 }
 
-// mergeViolations answers a body with decoding problems (vs, from
+// Merge answers a body with decoding problems (vs, from
 // strictDecode): one error of code c listing them and every value problem
 // validation found in the rest of the body (err, from validating the request
 // as decoded), so a client sees every invalid field at once (spec "Errors >
 // Shapes": message … one per invalid field). A value problem of a field that
 // already has a decoding problem (reported as missing, say) is left out.
-func mergeViolations(c pix.Code, vs []pix.Violation, err error) error {
+func Merge(c pix.Code, vs []pix.Violation, err error) error {
 	out := slices.Clone(vs)
 	var e *pix.Error
 	if errors.As(err, &e) && e.Kind == pix.KindInvalid {
 		for _, v := range e.Violations {
-			if !coveredBy(vs, v.Field) {
+			if !CoveredBy(vs, v.Field) {
 				out = append(out, v)
 			}
 		}
@@ -440,5 +456,103 @@ func mergeViolations(c pix.Code, vs []pix.Violation, err error) error {
 	return pix.Invalid(c, out...)
 }
 
-// ViolationName is how a violation names the top-level body key k.
-func ViolationName(k string) string { return joinPath("", k) }
+// jsonViolation names the field of a JSON decoding error.
+func jsonViolation(err error) pix.Violation {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		if typeErr.Field == "" {
+			return pix.Violation{Field: "body", Message: "must be a JSON object, not " + typeErr.Value}
+		}
+		t := typeErr.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		want := jsonTypeName(t.Kind())
+		if t == reflect.TypeOf(json.Number("")) || t == reflect.TypeOf(Number("")) {
+			want = "a number"
+		}
+		return pix.Violation{Field: typeErr.Field, Message: "must be " + want + ", not " + typeErr.Value}
+	case errors.As(err, &syntaxErr):
+		return pix.Violation{Field: "body", Message: fmt.Sprintf("is not valid JSON (at byte %d)", syntaxErr.Offset)}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return pix.Violation{Field: "body", Message: "is truncated JSON"}
+	default:
+		return pix.Violation{Field: "body", Message: "is not valid JSON"}
+	}
+}
+
+func jsonTypeName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Interface:
+		return "an object"
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float64:
+		return "a number"
+	}
+	return "of another type"
+}
+
+// truncate cuts s to n bytes and marks the cut, for quoting a value in a message.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Number is the literal text of a JSON number in a request. Unlike json.Number it
+// reports a non-number as a *json.UnmarshalTypeError, which the decoder fills
+// with the field's path, so the message names the field.
+type Number string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+		*n = Number(b)
+		return nil
+	}
+	return &json.UnmarshalTypeError{Value: jsonValueName(b), Type: reflect.TypeOf(Number(""))}
+}
+
+// String returns the number's text.
+func (n Number) String() string { return string(n) }
+
+func jsonValueName(b []byte) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 'n':
+		return "null"
+	}
+	return "another value"
+}
+
+// FieldName is a body key as a violation names it: quoted when it is empty or
+// holds spaces or unprintable characters, so that the message still starts
+// with a recognisable field name.
+func FieldName(k string) string {
+	if k == "" || strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(k)
+	}
+	return k
+}
+
+// KeyName is how a violation names the top-level body key k: FieldName of k
+// made valid UTF-8 and cut at 60 bytes.
+func KeyName(k string) string { return joinPath("", k) }

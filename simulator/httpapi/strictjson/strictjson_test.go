@@ -1,4 +1,4 @@
-package httpapi
+package strictjson
 
 import (
 	"bytes"
@@ -86,7 +86,7 @@ func TestStrictDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got strictTarget
-			vs := strictDecode([]byte(tt.body), &got)
+			vs := Decode([]byte(tt.body), &got)
 			if !reflect.DeepEqual(fields(vs), append([]string{}, tt.fields...)) && !(len(vs) == 0 && len(tt.fields) == 0) {
 				t.Fatalf("violations %v, want fields %v", vs, tt.fields)
 			}
@@ -109,7 +109,7 @@ func TestMergeViolations(t *testing.T) {
 		pix.Violation{Field: "details.key", Message: "is required"},
 		pix.Violation{Field: "description", Message: "must be at most 140 characters"},
 		pix.Violation{Field: "detailsX", Message: "another field"})
-	err := mergeViolations(pix.CodeHTTPError, decoding, validation)
+	err := Merge(pix.CodeHTTPError, decoding, validation)
 	e, ok := err.(*pix.Error)
 	if !ok || e.Code != pix.CodeHTTPError || e.Kind != pix.KindInvalid {
 		t.Fatalf("merged = %#v", err)
@@ -118,7 +118,7 @@ func TestMergeViolations(t *testing.T) {
 		t.Fatalf("fields %v, want %v", got, want)
 	}
 	// A validation error of another kind adds nothing.
-	err = mergeViolations(pix.CodeHTTPError, decoding, pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "x"))
+	err = Merge(pix.CodeHTTPError, decoding, pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "x"))
 	if got := fields(err.(*pix.Error).Violations); len(got) != 2 {
 		t.Fatalf("fields %v", got)
 	}
@@ -138,7 +138,7 @@ func FuzzStrictDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var got strictTarget
-		vs := strictDecode(body, &got)
+		vs := Decode(body, &got)
 		var want strictTarget
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber()
