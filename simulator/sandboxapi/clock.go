@@ -2,6 +2,7 @@ package sandboxapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
@@ -34,6 +35,30 @@ func (cp *ControlPlane) handleClockGet(*http.Request) (any, error) {
 type delayRequest struct {
 	Seconds  *strictjson.Number `json:"seconds"`
 	Duration *string            `json:"duration"`
+}
+
+// parse reads the span: seconds (a non-negative number) or a Go duration.
+func (d delayRequest) parse() (time.Duration, error) {
+	bad := func(field, msg string) error {
+		return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: msg})
+	}
+	switch {
+	case d.Seconds != nil && d.Duration != nil:
+		return 0, bad("seconds", "give seconds or duration, not both")
+	case d.Seconds != nil:
+		v, err := time.ParseDuration(d.Seconds.String() + "s")
+		if err != nil || v < 0 {
+			return 0, bad("seconds", "must be a non-negative number of seconds")
+		}
+		return v, nil
+	case d.Duration != nil:
+		v, err := time.ParseDuration(strings.TrimSpace(*d.Duration))
+		if err != nil || v < 0 {
+			return 0, bad("duration", `must be a non-negative duration such as "90s", "30m" or "72h"`)
+		}
+		return v, nil
+	}
+	return 0, bad("seconds", `is required: send {"seconds": N} or {"duration": "30m"}`)
 }
 
 // clockWait reads the optional "wait" of a clock move: absent or "jobs", or

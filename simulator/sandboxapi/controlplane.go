@@ -13,16 +13,23 @@
 // calls the application core through the Sandbox interface and never imports
 // the simulator or the store.
 //
-// It may import simulator/httpapi, simulator/pix, simulator/wire,
-// simulator/webhook (value types), simulator/receivercheck (the check's
-// configuration), simulator/qrcode, scenarios, docs (the embedded API
-// document), gorilla/mux and google/uuid...
+// It imports simulator/httpapi, simulator/httpapi/strictjson (Number),
+// simulator/pix, simulator/wire, simulator/webhook (value types),
+// simulator/receivercheck (the check's configuration), simulator/qrcode,
+// scenarios, docs (the embedded API document), gorilla/mux and the standard
+// library; never simulator, storage or badgerstore.
+//
+// One file per resource: routes.go is the route table on one screen; clock.go,
+// account.go, settings.go, reset.go, job.go, scenario.go, invariants.go,
+// transaction.go, dict.go, bank.go, payment.go, qrcode.go, med.go, webhook.go,
+// listener.go, receivercheck.go, journal.go (the request journal's viewer),
+// console.go and docs.go serve them; params.go reads path, query and body
+// parameters.
 package sandboxapi
 
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
@@ -99,27 +106,4 @@ func New(sb Sandbox) *ControlPlane {
 func (cp *ControlPlane) Mount(s *httpapi.Server) ([]*httpapi.Route, []httpapi.Page) {
 	cp.srv, cp.log = s, s.Logger()
 	return cp.routes(), cp.pages()
-}
-
-func (d delayRequest) parse() (time.Duration, error) {
-	bad := func(field, msg string) error {
-		return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: field, Message: msg})
-	}
-	switch {
-	case d.Seconds != nil && d.Duration != nil:
-		return 0, bad("seconds", "give seconds or duration, not both")
-	case d.Seconds != nil:
-		v, err := time.ParseDuration(d.Seconds.String() + "s")
-		if err != nil || v < 0 {
-			return 0, bad("seconds", "must be a non-negative number of seconds")
-		}
-		return v, nil
-	case d.Duration != nil:
-		v, err := time.ParseDuration(strings.TrimSpace(*d.Duration))
-		if err != nil || v < 0 {
-			return 0, bad("duration", `must be a non-negative duration such as "90s", "30m" or "72h"`)
-		}
-		return v, nil
-	}
-	return 0, bad("seconds", `is required: send {"seconds": N} or {"duration": "30m"}`)
 }
