@@ -15,14 +15,12 @@ var complexityExceptions = []ComplexityException{
 	{"conformance/framework", "BRCodeProblems", 29},
 	{"conformance/framework", "ParseBRCode", 29},
 	{"cmd/pixsoak", "(*soak).checkOps", 28},
-	{"simulator/httpapi", "(*typeChecker).check", 27},
 	{"cmd/pixload", "run", 27},
 	{"cmd/pixsandbox", "(Config).Validate", 26},
 }
 
 // sizeExceptions: packages over 3,000 lines of non-test Go.
 var sizeExceptions = []SizeException{
-	{"simulator/httpapi", 5090},
 	{"conformance/framework", 4945},
 	{"simulator", 4628},
 	{"cmd/pixsandbox", 3162},

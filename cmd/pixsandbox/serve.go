@@ -23,6 +23,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
@@ -129,7 +130,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken, JournalSize: m.Config.JournalSize}
 	if m.Config.ControlPlane {
-		hcfg.Sandbox = m.sim
+		hcfg.ControlPlane = sandboxapi.New(m.sim)
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)

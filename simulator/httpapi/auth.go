@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -15,7 +14,9 @@ type tokenRequest struct {
 	ClientSecret *string `json:"clientSecret"`
 }
 
-type tokenResponse struct {
+// TokenResponse is the body of an issued token (POST /api/auth/token, and the
+// control plane's POST /_sandbox/accounts/{id}/token).
+type TokenResponse struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   int    `json:"expires_in"`
@@ -52,12 +53,10 @@ func (s *Server) handleAuthToken(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTokenResponse(tok), nil
+	return NewTokenResponse(tok), nil
 }
 
-func newTokenResponse(t pix.Token) tokenResponse {
-	if faults.On(faults.TokenLifetime1799) {
-		t.ExpiresIn--
-	}
-	return tokenResponse{AccessToken: t.AccessToken, TokenType: t.TokenType, ExpiresIn: t.ExpiresIn}
+// NewTokenResponse renders an issued token.
+func NewTokenResponse(t pix.Token) TokenResponse {
+	return TokenResponse{AccessToken: t.AccessToken, TokenType: t.TokenType, ExpiresIn: t.ExpiresIn}
 }

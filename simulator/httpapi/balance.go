@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -23,11 +22,11 @@ type balanceAmount struct {
 	Overdraft brlNumber `json:"overdraft"` // not implemented: always 0
 }
 
-// balanceStandardResponse is the standard balance. Spec "Resources > Balance":
+// StandardBalance is the standard balance (also shown by the control plane). Spec "Resources > Balance":
 // grossBalance = available + blocked; blockedBalance = blocked; netBalance =
 // available; consultedAt = eventDate. Gap G-08: the rest of its response is not
 // shown, so it is exactly these four fields.
-type balanceStandardResponse struct {
+type StandardBalance struct {
 	GrossBalance   brlNumber `json:"grossBalance"`
 	BlockedBalance brlNumber `json:"blockedBalance"`
 	NetBalance     brlNumber `json:"netBalance"`
@@ -52,14 +51,11 @@ func (s *Server) handleBalanceStandard(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBalanceStandard(b), nil
+	return NewStandardBalance(b), nil
 }
 
-func newBalanceStandard(b pix.BalanceReport) balanceStandardResponse {
-	gross := b.Gross()
-	if faults.On(faults.GrossIgnoresBlocked) {
-		gross = b.Available
-	}
-	return balanceStandardResponse{GrossBalance: brlNumber(gross), BlockedBalance: brlNumber(b.Blocked),
+// NewStandardBalance renders a balance in the standard form.
+func NewStandardBalance(b pix.BalanceReport) StandardBalance {
+	return StandardBalance{GrossBalance: brlNumber(b.Gross()), BlockedBalance: brlNumber(b.Blocked),
 		NetBalance: brlNumber(b.Available), ConsultedAt: formatTime(b.At)}
 }

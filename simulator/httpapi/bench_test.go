@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
@@ -36,7 +37,7 @@ func BenchmarkTokenIssue(b *testing.B) {
 // store read and rendering.
 func BenchmarkBalanceRead(b *testing.B) {
 	env := simulatortest.New(b, simulatortest.Options{})
-	tok := tokenFor(b, env, 0)
+	tok := apitest.TokenFor(b, env, 0)
 	h := env.Server.Config.Handler
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/qrcode"
 )
@@ -11,11 +12,11 @@ import (
 // cashInRequest is the body of POST /api/pix/cash-in.
 type cashInRequest struct {
 	Transaction *struct {
-		Value          *number `json:"value"`
-		Description    *string `json:"description"`
-		ExternalID     *string `json:"externalId"`
-		ExpirationTime *number `json:"expirationTime"`
-		GenerateQrCode *bool   `json:"generateQrCode"`
+		Value          *strictjson.Number `json:"value"`
+		Description    *string            `json:"description"`
+		ExternalID     *string            `json:"externalId"`
+		ExpirationTime *strictjson.Number `json:"expirationTime"`
+		GenerateQrCode *bool              `json:"generateQrCode"`
 	} `json:"transaction"`
 	Payer *struct {
 		FullName *string `json:"fullName"`
@@ -23,13 +24,13 @@ type cashInRequest struct {
 	} `json:"payer"`
 	AdditionalInfo map[string]string `json:"additionalInfo"`
 	Splits         []struct {
-		PixKey     *string `json:"pixKey"`
-		PixKeyType *string `json:"pixKeyType"`
-		Name       *string `json:"name"`
-		Document   *string `json:"document"`
-		Type       *string `json:"type"`
-		Value      *number `json:"value"`
-		Immediate  *bool   `json:"immediate"`
+		PixKey     *string            `json:"pixKey"`
+		PixKeyType *string            `json:"pixKeyType"`
+		Name       *string            `json:"name"`
+		Document   *string            `json:"document"`
+		Type       *string            `json:"type"`
+		Value      *strictjson.Number `json:"value"`
+		Immediate  *bool              `json:"immediate"`
 	} `json:"splits"`
 }
 

@@ -4,17 +4,17 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // cashOutRequest is the body of POST /api/pix/cash-out. Pointers tell missing
 // fields from empty ones.
 type cashOutRequest struct {
-	Value       *number         `json:"value"`
-	ExternalID  *string         `json:"externalId"`
-	Description *string         `json:"description"`
-	Details     *cashOutDetails `json:"details"`
+	Value       *strictjson.Number `json:"value"`
+	ExternalID  *string            `json:"externalId"`
+	Description *string            `json:"description"`
+	Details     *cashOutDetails    `json:"details"`
 }
 
 type cashOutDetails struct {
@@ -77,13 +77,5 @@ func (s *Server) handleCashOutCreate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := cashOutResponse{TransactionID: t.UUID, ExternalID: t.ExternalID, Status: string(t.Status), GenerateTime: formatTime(t.CreatedAt)}
-	if faults.On(faults.CashOutNoGenerateTime) {
-		return struct {
-			TransactionID string `json:"transactionId"`
-			ExternalID    string `json:"externalId"`
-			Status        string `json:"status"`
-		}{resp.TransactionID, resp.ExternalID, resp.Status}, nil
-	}
-	return resp, nil
+	return cashOutResponse{TransactionID: t.UUID, ExternalID: t.ExternalID, Status: string(t.Status), GenerateTime: formatTime(t.CreatedAt)}, nil
 }

@@ -4,19 +4,18 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
-	"unicode"
 
 	"github.com/gorilla/mux"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // cobRequest is the body of PUT /cob/{txid}.
 type cobRequest struct {
 	Calendario *struct {
-		Expiracao *number `json:"expiracao"`
+		Expiracao *strictjson.Number `json:"expiracao"`
 	} `json:"calendario"`
 	Devedor *struct {
 		CPF  *string `json:"cpf"`
@@ -24,8 +23,8 @@ type cobRequest struct {
 		Nome *string `json:"nome"`
 	} `json:"devedor"`
 	Valor *struct {
-		Original            *string `json:"original"`
-		ModalidadeAlteracao *number `json:"modalidadeAlteracao"`
+		Original            *string            `json:"original"`
+		ModalidadeAlteracao *strictjson.Number `json:"modalidadeAlteracao"`
 	} `json:"valor"`
 	Chave              *string         `json:"chave"`
 	SolicitacaoPagador *string         `json:"solicitacaoPagador"`
@@ -180,7 +179,7 @@ func (s *Server) handleCobPatch(r *http.Request) (any, error) {
 	var others []pix.Violation
 	for k := range req {
 		if k != "status" {
-			others = append(others, pix.Violation{Field: bodyKeyName(k), Message: `cannot be revised here: PATCH /cob/{txid} accepts only {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}`})
+			others = append(others, pix.Violation{Field: strictjson.FieldName(k), Message: `cannot be revised here: PATCH /cob/{txid} accepts only {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}`})
 		}
 	}
 	if len(others) > 0 {
@@ -198,13 +197,3 @@ func (s *Server) handleCobPatch(r *http.Request) (any, error) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// bodyKeyName is a body key as a violation names it: quoted when it is empty or
-// holds spaces or unprintable characters, so that the message still starts
-// with a recognisable field name.
-func bodyKeyName(k string) string {
-	if k == "" || strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
-		return strconv.Quote(k)
-	}
-	return k
-}

@@ -5,15 +5,18 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // FuzzCobPathRequest fuzzes the {txid} of GET and PATCH /cob/{txid} and the
 // PATCH body; the 201 of PUT is covered by FuzzCobRequest. A cob is created
 // first so that the fuzzer also reaches a real removal.
 func FuzzCobPathRequest(f *testing.F) {
-	fs := newFuzzServer(f)
+	fs := apitest.NewFuzzServer(f)
 	const txid = "abcdefghijklmnopqrstuvwxyz0123"
-	put := fuzzRequest{method: http.MethodPut, path: "/cob/" + txid, body: `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`, auth: true}
+	put := apitest.Request{Method: http.MethodPut, Path: "/cob/" + txid, Body: `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`, Auth: true}
 	f.Add(false, txid, "")
 	f.Add(true, txid, `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`)
 	f.Add(true, txid, `{"status":"ATIVA","valor":{"original":"1.00"}}`)
@@ -23,12 +26,12 @@ func FuzzCobPathRequest(f *testing.F) {
 	f.Add(true, txid, `{"status":null}`)
 	f.Add(true, txid, `[]`)
 	f.Fuzz(func(t *testing.T, patch bool, id, body string) {
-		if a := fs.serve(t, put); a.status >= 500 {
-			t.Fatalf("PUT %s = %d %s", put.path, a.status, a.raw)
+		if a := fs.Serve(t, put); a.Status >= 500 {
+			t.Fatalf("PUT %s = %d %s", put.Path, a.Status, a.Raw)
 		}
-		rq := fuzzRequest{method: http.MethodGet, path: "/cob/" + id, auth: true}
+		rq := apitest.Request{Method: http.MethodGet, Path: "/cob/" + id, Auth: true}
 		if patch {
-			rq.method, rq.body = http.MethodPatch, body
+			rq.Method, rq.Body = http.MethodPatch, body
 		}
 		fields := []string{"txid", "status"}
 		var keys map[string]any
@@ -37,6 +40,22 @@ func FuzzCobPathRequest(f *testing.F) {
 				fields = append(fields, k, strconv.Quote(k))
 			}
 		}
-		fs.serve(t, rq).check(t, rq, minimalErrors, fields...)
+		fs.Serve(t, rq).Check(t, rq, apitest.Minimal, fields...)
+	})
+}
+
+// FuzzCobRequest fuzzes the PUT /cob/{txid} decoder and validation.
+func FuzzCobRequest(f *testing.F) {
+	fs := apitest.NewFuzzServer(f)
+	f.Add("abcdefghijklmnopqrstuvwxyz0", `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`)
+	f.Add("short", `{}`)
+	f.Add("abcdefghijklmnopqrstuvwxyz1", `{"calendario":{},"devedor":{"cpf":"1"},"valor":{"original":10},"infoAdicionais":[{"nome":1}]}`)
+	f.Fuzz(func(t *testing.T, txid, body string) {
+		rq := apitest.Request{Method: http.MethodPut, Path: "/cob/" + txid, Body: body, Auth: true}
+		a := fs.Serve(t, rq)
+		a.Check(t, rq, apitest.Minimal)
+		if a.Status == http.StatusCreated && !pix.ValidTxID(txid) {
+			t.Fatalf("201 for txid %q", txid)
+		}
 	})
 }

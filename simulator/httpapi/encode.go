@@ -8,10 +8,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -47,7 +47,7 @@ type brlNumber = wire.Money
 
 // decodeJSON decodes a JSON object body into dst, reading at most maxBody bytes.
 // Every problem is reported as a violation naming the field, under code c (the
-// route family's code for a bad body): all of them at once (strictDecode), a
+// route family's code for a bad body): all of them at once (strictjson.Decode), a
 // body that is not valid UTF-8 and a key given twice included. Unknown fields
 // are ignored (Gap G-03). A Content-Type other than JSON is refused; an absent
 // one is accepted.
@@ -63,9 +63,9 @@ func decodeValidated(r *http.Request, dst any, c pix.Code, validate func() error
 	return decodeBody(r, dst, c, true, validate)
 }
 
-// decodeSandboxJSON is decodeJSON for the control plane, which ignores the
+// DecodeSandboxJSON is decodeJSON for the control plane, which ignores the
 // Content-Type so that `curl -d '{"seconds":10}'` (sent as a form) just works.
-func decodeSandboxJSON(r *http.Request, dst any) error {
+func DecodeSandboxJSON(r *http.Request, dst any) error {
 	return decodeBody(r, dst, pix.CodeInvalidRequest, false, nil)
 }
 
@@ -87,57 +87,14 @@ func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool, validate 
 	if len(bytes.TrimSpace(data)) == 0 {
 		return pix.Invalid(c, pix.Violation{Field: "body", Message: "is required: send a JSON object"})
 	}
-	vs := strictDecode(data, dst)
+	vs := strictjson.Decode(data, dst)
 	if len(vs) == 0 {
 		return nil
 	}
-	if validate == nil || coveredBy(vs, "body") {
+	if validate == nil || strictjson.CoveredBy(vs, "body") {
 		return pix.Invalid(c, vs...)
 	}
-	return mergeViolations(c, vs, validate())
-}
-
-// jsonViolation names the field of a JSON decoding error.
-func jsonViolation(err error) pix.Violation {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return pix.Violation{Field: "body", Message: "must be a JSON object, not " + typeErr.Value}
-		}
-		t := typeErr.Type
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		want := jsonTypeName(t.Kind())
-		if t == reflect.TypeOf(json.Number("")) || t == reflect.TypeOf(number("")) {
-			want = "a number"
-		}
-		return pix.Violation{Field: typeErr.Field, Message: "must be " + want + ", not " + typeErr.Value}
-	case errors.As(err, &syntaxErr):
-		return pix.Violation{Field: "body", Message: fmt.Sprintf("is not valid JSON (at byte %d)", syntaxErr.Offset)}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return pix.Violation{Field: "body", Message: "is truncated JSON"}
-	default:
-		return pix.Violation{Field: "body", Message: "is not valid JSON"}
-	}
-}
-
-func jsonTypeName(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct, reflect.Interface:
-		return "an object"
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float64:
-		return "a number"
-	}
-	return "of another type"
+	return strictjson.Merge(c, vs, validate())
 }
 
 func truncate(s string, n int) string {
@@ -145,40 +102,4 @@ func truncate(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
-}
-
-// number is the literal text of a JSON number in a request. Unlike json.Number it
-// reports a non-number as a *json.UnmarshalTypeError, which the decoder fills
-// with the field's path, so the message names the field.
-type number string
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (n *number) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
-		*n = number(b)
-		return nil
-	}
-	return &json.UnmarshalTypeError{Value: jsonValueName(b), Type: reflect.TypeOf(number(""))}
-}
-
-// String returns the number's text.
-func (n number) String() string { return string(n) }
-
-func jsonValueName(b []byte) string {
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case '[':
-		return "array"
-	case '{':
-		return "object"
-	case 'n':
-		return "null"
-	}
-	return "another value"
 }

@@ -118,7 +118,7 @@ func asError(err error) *pix.Error {
 
 // writeError renders err in rt's shape. It is the only place that picks an error
 // status or shape.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *route, err error) int {
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *Route, err error) int {
 	e := asError(err)
 	status := kindStatus[e.Kind]
 	if st, ok := rt.overrides[e.Code]; ok {
@@ -132,10 +132,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *route, e
 	if e.Kind == pix.KindInternal && errors.Is(e.Err, context.Canceled) && r.Context().Err() != nil {
 		// The client hung up: nothing failed here. 499 (as nginx names it) keeps
 		// it out of the 5xx counts; nobody reads the body.
-		s.log.Info("client closed the request", "request_id", reqID, "route", rt.path)
+		s.log.Info("client closed the request", "request_id", reqID, "route", rt.Path)
 		status, msg = statusClientClosed, "client closed the request"
 	} else if e.Kind == pix.KindInternal {
-		s.log.Error("internal error", "request_id", reqID, "route", rt.path, "error", e.Err)
+		s.log.Error("internal error", "request_id", reqID, "route", rt.Path, "error", e.Err)
 		msg = "internal error; quote errorId " + reqID + " when reporting it"
 	}
 	if msg == "" {
@@ -181,7 +181,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *route, e
 			}
 		}
 		body = dto
-	default:
+	case minimalShape:
 		body = minimalErrorDTO{StatusCode: status, Message: msg, Error: http.StatusText(status)}
 	}
 	if n, ok := e.Details["retryAfterSeconds"].(int); ok && status == http.StatusTooManyRequests {

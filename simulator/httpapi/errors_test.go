@@ -34,7 +34,7 @@ func TestErrorTables(t *testing.T) {
 func TestWriteError_ClientClosed(t *testing.T) {
 	var logged bytes.Buffer
 	s := &Server{log: slog.New(slog.NewTextHandler(&logged, nil))}
-	rt := &route{path: "/api/balance"}
+	rt := &Route{Path: "/api/balance"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := httptest.NewRequest(http.MethodGet, "/api/balance", nil).WithContext(ctx)

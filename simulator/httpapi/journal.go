@@ -20,7 +20,7 @@ import (
 
 // The request journal: the last N requests the server answered, in memory,
 // with their bodies and secrets masked (GET/DELETE /_sandbox/requests,
-// sandbox_requests.go). The wrapper records every routed request except the
+// package sandboxapi). The wrapper records every routed request except the
 // journal's own routes; the console's static files are not routed through it.
 
 // maxJournalSize bounds the journal's capacity (and limit when it is off).
@@ -104,8 +104,10 @@ func (e *JournalEntry) materialize() {
 	e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, true
 }
 
-// journal is a ring of the last cap entries.
-type journal struct {
+// Journal is the request journal: a ring of the last cap entries. The wrapper
+// records into it; the control plane reads it (Query) and clears it. A nil
+// *Journal is a journal that is off.
+type Journal struct {
 	mu    sync.Mutex
 	cap   int
 	ring  []JournalEntry
@@ -113,15 +115,15 @@ type journal struct {
 	seq   int64
 }
 
-func newJournal(capacity int) *journal {
+func newJournal(capacity int) *Journal {
 	if capacity <= 0 {
 		return nil
 	}
 	capacity = min(capacity, maxJournalSize)
-	return &journal{cap: capacity}
+	return &Journal{cap: capacity}
 }
 
-func (j *journal) add(e JournalEntry) {
+func (j *Journal) add(e JournalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
@@ -134,8 +136,8 @@ func (j *journal) add(e JournalEntry) {
 	j.start = (j.start + 1) % j.cap
 }
 
-// size is how many entries the journal holds.
-func (j *journal) size() int {
+// Len is how many entries the journal holds.
+func (j *Journal) Len() int {
 	if j == nil {
 		return 0
 	}
@@ -145,10 +147,24 @@ func (j *journal) size() int {
 }
 
 // JournalSize is how many requests the request journal holds (0 when off).
-func (s *Server) JournalSize() int { return s.journal.size() }
+func (s *Server) JournalSize() int { return s.journal.Len() }
 
-// clear drops every entry and returns how many there were.
-func (j *journal) clear() int {
+// Journal is the server's request journal, nil when it is off.
+func (s *Server) Journal() *Journal { return s.journal }
+
+// Capacity is how many entries the journal keeps.
+func (j *Journal) Capacity() int {
+	if j == nil {
+		return 0
+	}
+	return j.cap
+}
+
+// Clear drops every entry and returns how many there were.
+func (j *Journal) Clear() int {
+	if j == nil {
+		return 0
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := len(j.ring)
@@ -189,7 +205,7 @@ func (f journalFilter) match(e *JournalEntry) bool {
 }
 
 // list returns the matching entries, newest first, at most f.Limit.
-func (j *journal) list(f journalFilter) []JournalEntry {
+func (j *Journal) list(f journalFilter) []JournalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []JournalEntry
@@ -231,8 +247,8 @@ type journalRecording struct {
 // startJournal begins recording r: its body is copied as the handler reads it
 // and the response body as the wrapper writes it. nil when the journal is off
 // or the route is the journal's own.
-func (s *Server) startJournal(rt *route, r *http.Request, rec *statusRecorder, start time.Time) *journalRecording {
-	if s.journal == nil || rt.noJournal {
+func (s *Server) startJournal(rt *Route, r *http.Request, rec *statusRecorder, start time.Time) *journalRecording {
+	if s.journal == nil || rt.NoJournal {
 		return nil
 	}
 	var at time.Time
@@ -249,19 +265,19 @@ func (s *Server) startJournal(rt *route, r *http.Request, rec *statusRecorder, s
 }
 
 // finishJournal adds the recorded request to the journal.
-func (s *Server) finishJournal(jr *journalRecording, rt *route, r *http.Request, rec *statusRecorder, d time.Duration) {
+func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request, rec *statusRecorder, d time.Duration) {
 	if jr == nil {
 		return
 	}
 	e := JournalEntry{
 		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Route: rt.path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
+		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
 		RequestHeaders:   maskHeaders(r.Header),
 		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
 	e.vars = mux.Vars(r)
-	if e.Account == 0 && strings.HasPrefix(rt.path, "/_sandbox/accounts/{id}") {
+	if e.Account == 0 && strings.HasPrefix(rt.Path, "/_sandbox/accounts/{id}") {
 		e.Account, _ = strconv.ParseInt(e.vars["id"], 10, 64)
 	}
 	if e.Account == 0 {
@@ -348,6 +364,21 @@ func maskJSON(v any, refs map[string]bool) bool {
 		}
 	}
 	return masked
+}
+
+// Query returns the entries that the query of r selects (GET
+// /_sandbox/requests: account, path, status, since, after, ref, limit), newest
+// first; a journal that is off checks the query and returns none.
+func (j *Journal) Query(r *http.Request) ([]JournalEntry, error) {
+	capacity := maxJournalSize
+	if j != nil {
+		capacity = j.cap
+	}
+	f, err := journalQuery(r, capacity)
+	if err != nil || j == nil {
+		return nil, err
+	}
+	return j.list(f), nil
 }
 
 // journalQuery reads the filters of GET /_sandbox/requests.

@@ -15,8 +15,8 @@ func TestJournal_RingKeepsTheNewest(t *testing.T) {
 	if len(got) != 3 || got[0].Path != "/5" || got[2].Path != "/3" || got[0].ID != 5 {
 		t.Fatalf("ring holds %+v", got)
 	}
-	if n := j.clear(); n != 3 || j.size() != 0 {
-		t.Fatalf("clear = %d, size %d", n, j.size())
+	if n := j.Clear(); n != 3 || j.Len() != 0 {
+		t.Fatalf("clear = %d, size %d", n, j.Len())
 	}
 	if newJournal(0) != nil {
 		t.Fatal("a journal of size 0 must be off")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -31,12 +32,12 @@ type journalList struct {
 
 func listJournal(tb testing.TB, env *simulatortest.Env, query string) journalList {
 	tb.Helper()
-	r := doRaw(tb, http.MethodGet, env.URL+"/_sandbox/requests?"+query, nil, nil)
-	if r.status != http.StatusOK {
-		tb.Fatalf("GET /_sandbox/requests?%s = %d %s", query, r.status, r.raw)
+	r := apitest.DoRaw(tb, http.MethodGet, env.URL+"/_sandbox/requests?"+query, nil, nil)
+	if r.Status != http.StatusOK {
+		tb.Fatalf("GET /_sandbox/requests?%s = %d %s", query, r.Status, r.Raw)
 	}
 	var l journalList
-	if err := json.Unmarshal(r.raw, &l); err != nil {
+	if err := json.Unmarshal(r.Raw, &l); err != nil {
 		tb.Fatal(err)
 	}
 	return l
@@ -47,10 +48,10 @@ func listJournal(tb testing.TB, env *simulatortest.Env, query string) journalLis
 // request are masked; the rest is kept.
 func TestJournal_MasksSecrets(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{JournalSize: 50})
-	token := tokenFor(t, env, 0)
+	token := apitest.TokenFor(t, env, 0)
 	a := env.Fixtures.Accounts[0]
-	if r := doRaw(t, http.MethodGet, env.URL+"/accounts/balances", nil, map[string]string{"Authorization": "Bearer " + token}); r.status != 200 {
-		t.Fatalf("balance: %d", r.status)
+	if r := apitest.DoRaw(t, http.MethodGet, env.URL+"/accounts/balances", nil, map[string]string{"Authorization": "Bearer " + token}); r.Status != 200 {
+		t.Fatalf("balance: %d", r.Status)
 	}
 	l := listJournal(t, env, "")
 	if !l.Enabled || l.Capacity != 50 || l.Size != 2 || len(l.Data) != 2 {
@@ -85,16 +86,16 @@ func TestJournal_MasksSecrets(t *testing.T) {
 // journal's own routes are not recorded.
 func TestJournal_Filters(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{JournalSize: 100})
-	token := tokenFor(t, env, 0)
+	token := apitest.TokenFor(t, env, 0)
 	auth := map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-	doRaw(t, http.MethodGet, env.URL+"/api/transactions", nil, auth)
-	doRaw(t, http.MethodGet, env.URL+"/nowhere", nil, nil) // 401
-	co := do(t, http.MethodPost, env.URL+"/api/pix/cash-out", strings.NewReader(`{"value":1.00,"externalId":"journal-1",
+	apitest.DoRaw(t, http.MethodGet, env.URL+"/api/transactions", nil, auth)
+	apitest.DoRaw(t, http.MethodGet, env.URL+"/nowhere", nil, nil) // 401
+	co := apitest.Do(t, http.MethodPost, env.URL+"/api/pix/cash-out", strings.NewReader(`{"value":1.00,"externalId":"journal-1",
 		"details":{"key":"12345678909","keyType":"DOCUMENT","name":"Ana","document":"12345678909"}}`), auth)
-	if co.status != 201 {
-		t.Fatalf("cash-out: %d %s", co.status, co.raw)
+	if co.Status != 201 {
+		t.Fatalf("cash-out: %d %s", co.Status, co.Raw)
 	}
-	txID, _ := co.body["transactionId"].(string)
+	txID, _ := co.Body["transactionId"].(string)
 
 	all := listJournal(t, env, "")
 	if len(all.Data) != 4 {
@@ -126,8 +127,8 @@ func TestJournal_Filters(t *testing.T) {
 			t.Errorf("?%s: %v, want %v", c.query, got, c.paths)
 		}
 	}
-	if r := do(t, http.MethodDelete, env.URL+"/_sandbox/requests", nil, nil); r.status != 200 || r.body["deleted"] != json.Number("4") {
-		t.Fatalf("DELETE: %d %s", r.status, r.raw)
+	if r := apitest.Do(t, http.MethodDelete, env.URL+"/_sandbox/requests", nil, nil); r.Status != 200 || r.Body["deleted"] != json.Number("4") {
+		t.Fatalf("DELETE: %d %s", r.Status, r.Raw)
 	}
 	if l := listJournal(t, env, ""); l.Size != 0 || len(l.Data) != 0 {
 		t.Fatalf("after DELETE: %+v", l)
@@ -144,9 +145,9 @@ func TestJournal_BadQuery(t *testing.T) {
 		{"account=-1", "account"}, {"account=x", "account"}, {"after=-1", "after"}, {"limit=0", "limit"}, {"limit=11", "limit"},
 		{"path=api", "path"},
 	} {
-		r := do(t, http.MethodGet, env.URL+"/_sandbox/requests?"+c.query, nil, nil)
-		if r.status != http.StatusBadRequest || !strings.Contains(string(r.raw), c.field) {
-			t.Errorf("?%s = %d %s, want 400 naming %s", c.query, r.status, r.raw, c.field)
+		r := apitest.Do(t, http.MethodGet, env.URL+"/_sandbox/requests?"+c.query, nil, nil)
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Raw), c.field) {
+			t.Errorf("?%s = %d %s, want 400 naming %s", c.query, r.Status, r.Raw, c.field)
 		}
 	}
 }
@@ -154,7 +155,7 @@ func TestJournal_BadQuery(t *testing.T) {
 // TestJournal_Off: without a journal the route says so and lists nothing.
 func TestJournal_Off(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	doRaw(t, http.MethodGet, env.URL+"/healthz", nil, nil)
+	apitest.DoRaw(t, http.MethodGet, env.URL+"/healthz", nil, nil)
 	if l := listJournal(t, env, ""); l.Enabled || l.Size != 0 || len(l.Data) != 0 {
 		t.Fatalf("journal off: %+v", l)
 	}

@@ -4,73 +4,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
 func TestMEDList_Parameters(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	h := map[string]string{"Authorization": "Bearer " + tokenFor(t, env, 0)}
+	h := map[string]string{"Authorization": "Bearer " + apitest.TokenFor(t, env, 0)}
 	for q, field := range map[string]string{
 		"status=FOO": "status", "isReconciled=maybe": "isReconciled", "isReconciled=1": "isReconciled",
 		"startDate=yesterday": "startDate", "endDate=2026-13-01": "endDate", "page=0": "page", "page=x": "page",
 		"pageSize=0": "pageSize", "pageSize=101": "pageSize",
 	} {
-		r := do(t, "GET", env.URL+"/api/med?"+q, nil, h)
-		if r.status != 400 || len(r.body) != 3 || !strings.HasPrefix(r.body["message"].(string), field) {
-			t.Errorf("?%s = %d %s", q, r.status, r.raw)
+		r := apitest.Do(t, "GET", env.URL+"/api/med?"+q, nil, h)
+		if r.Status != 400 || len(r.Body) != 3 || !strings.HasPrefix(r.Body["message"].(string), field) {
+			t.Errorf("?%s = %d %s", q, r.Status, r.Raw)
 		}
 	}
-	r := do(t, "GET", env.URL+"/api/med?status=OPEN&isReconciled=true&startDate=2026-03-01&endDate=2026-03-02T23:00:00Z&page=2&pageSize=100", nil, h)
-	if r.status != 200 || !strings.Contains(string(r.raw), `"metadata":{"page":2,"pageSize":100,"total":0,"totalPages":0}`) {
-		t.Fatalf("valid query = %d %s", r.status, r.raw)
+	r := apitest.Do(t, "GET", env.URL+"/api/med?status=OPEN&isReconciled=true&startDate=2026-03-01&endDate=2026-03-02T23:00:00Z&page=2&pageSize=100", nil, h)
+	if r.Status != 200 || !strings.Contains(string(r.Raw), `"metadata":{"page":2,"pageSize":100,"total":0,"totalPages":0}`) {
+		t.Fatalf("valid query = %d %s", r.Status, r.Raw)
 	}
 	// The rate limit: 60 a minute by default (the query above was the first;
 	// invalid requests are refused before they count), then 429 with Retry-After.
-	var last result
+	var last apitest.Result
 	for i := 0; i < 59; i++ {
-		last = do(t, "GET", env.URL+"/api/med", nil, h)
+		last = apitest.Do(t, "GET", env.URL+"/api/med", nil, h)
 	}
-	if last.status != 200 {
-		t.Fatalf("request 60 of the minute: %d", last.status)
+	if last.Status != 200 {
+		t.Fatalf("request 60 of the minute: %d", last.Status)
 	}
-	last = do(t, "GET", env.URL+"/api/med", nil, h)
-	if last.status != 429 || last.header.Get("Retry-After") == "" || last.body["error"] != "Too Many Requests" {
-		t.Fatalf("over the limit: %d %v %s", last.status, last.header, last.raw)
-	}
-}
-
-func TestRefundRoutes_PathValidation(t *testing.T) {
-	env := simulatortest.New(t, simulatortest.Options{})
-	h := map[string]string{"Authorization": "Bearer " + tokenFor(t, env, 0), "Content-Type": "application/json"}
-	e2e := "E13140088202603021200abcdefghijk"
-	for path, field := range map[string]string{
-		"/pix/" + e2e[:31] + "/devolucao/r1":                    "e2eid",
-		"/pix/" + e2e + "x/devolucao/r1":                        "e2eid",
-		"/pix/" + e2e[:31] + "-/devolucao/r1":                   "e2eid",
-		"/pix/" + e2e + "/devolucao/" + strings.Repeat("a", 36): "id",
-		"/pix/" + e2e + "/devolucao/a-b":                        "id",
-	} {
-		r := do(t, "PUT", env.URL+path, strings.NewReader(`{"valor":"1.00"}`), h)
-		if r.status != 400 || !strings.HasPrefix(r.body["message"].(string), field) {
-			t.Errorf("PUT %s = %d %s", path, r.status, r.raw)
-		}
-	}
-	if r := do(t, "PUT", env.URL+"/pix/"+e2e+"/devolucao/r1", strings.NewReader(`{"valor":"1.00"}`), h); r.status != 404 {
-		t.Fatalf("unknown e2eid: %d %s", r.status, r.raw)
-	}
-	for body, field := range map[string]string{
-		`{"valor":"1.0"}`: "valor", `{"valor":1}`: "valor", `{}`: "valor", `{"valor":"1.00","natureza":"MED_FRAUDE"}`: "natureza",
-		`{"valor":"1.00","descricao":"` + strings.Repeat("x", 141) + `"}`: "descricao",
-	} {
-		r := do(t, "PUT", env.URL+"/pix/"+e2e+"/devolucao/r1", strings.NewReader(body), h)
-		if r.status != 400 || !strings.HasPrefix(r.body["message"].(string), field) {
-			t.Errorf("body %s = %d %s", body, r.status, r.raw)
-		}
-	}
-	if r := do(t, "POST", env.URL+"/api/pix/refund-in/999999", strings.NewReader(`{"refundValue":1}`), h); r.status != 404 {
-		t.Fatalf("refund-in of an unknown parent: %d %s", r.status, r.raw)
-	}
-	if r := do(t, "POST", env.URL+"/api/pix/refund-in/1", strings.NewReader(`{"refundValue":0.001}`), h); r.status != 400 {
-		t.Fatalf("refund-in of 0.001: %d %s", r.status, r.raw)
+	last = apitest.Do(t, "GET", env.URL+"/api/med", nil, h)
+	if last.Status != 429 || last.Header.Get("Retry-After") == "" || last.Body["error"] != "Too Many Requests" {
+		t.Fatalf("over the limit: %d %v %s", last.Status, last.Header, last.Raw)
 	}
 }

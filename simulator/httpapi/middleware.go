@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -60,7 +59,7 @@ func (s *statusRecorder) WriteHeader(code int) {
 // bodies), panic recovery, metrics and an access log, the admin token on
 // /_sandbox, the bearer token on protected routes, then the handler; it writes
 // the success body with the route's status or the error in the route's shape.
-func (s *Server) wrap(rt *route) http.Handler {
+func (s *Server) wrap(rt *Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now() // wall time: request latency metric only
 		reqID := uuid.NewString()
@@ -81,8 +80,8 @@ func (s *Server) wrap(rt *route) http.Handler {
 				}
 			}
 			d := time.Since(start)
-			s.metrics.Observe(rt.path, r.Method, rec.status, d)
-			s.log.Info("request", "request_id", reqID, "method", r.Method, "route", rt.path,
+			s.metrics.Observe(rt.Path, r.Method, rec.status, d)
+			s.log.Info("request", "request_id", reqID, "method", r.Method, "route", rt.Path,
 				"status", rec.status, "duration_ms", float64(d.Microseconds())/1000, "account", int64(accountOf(r)))
 			s.finishJournal(jr, rt, r, rec, d)
 		}()
@@ -91,14 +90,14 @@ func (s *Server) wrap(rt *route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		if rt.exclusive {
+		if rt.Exclusive {
 			s.resetMu.Lock()
 			defer s.resetMu.Unlock()
 		} else {
 			s.resetMu.RLock()
 			defer s.resetMu.RUnlock()
 		}
-		if !rt.public {
+		if !rt.Public {
 			id, err := s.authenticate(r)
 			if err != nil {
 				s.writeError(rec, r, rt, err)
@@ -106,23 +105,23 @@ func (s *Server) wrap(rt *route) http.Handler {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), ctxAccount, id))
 		}
-		if rt.handle == nil {
+		if rt.Handle == nil {
 			s.writeError(rec, r, rt, pix.Errorf(pix.KindNotImplemented, pix.CodeNotImplemented,
-				"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.method, rt.path))
+				"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.Method, rt.Path))
 			return
 		}
-		body, err := rt.handle(r)
+		body, err := rt.Handle(r)
 		if err != nil {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		writeJSON(rec, successStatus(rt), body)
+		writeJSON(rec, rt.Success, body)
 	})
 }
 
 // guard checks the admin token on the control plane when one is configured.
-func (s *Server) guard(rt *route, r *http.Request) error {
-	if !rt.sandbox && !(rt.name == "notfound" && isSandboxPath(r.URL.Path)) {
+func (s *Server) guard(rt *Route, r *http.Request) error {
+	if !rt.Admin && !(rt.Name == "notfound" && isSandboxPath(r.URL.Path)) {
 		return nil
 	}
 	if s.adminToken == "" {
@@ -157,12 +156,3 @@ func setHeader(r *http.Request, k, v string) {
 }
 
 func isSandboxPath(p string) bool { return p == "/_sandbox" || strings.HasPrefix(p, "/_sandbox/") }
-
-// successStatus is the route's success status, or a wrong one under the
-// self-check's fault faults.CobStatus200 (never on in a normal build).
-func successStatus(rt *route) int {
-	if rt.name == "cob.put" && faults.On(faults.CobStatus200) {
-		return http.StatusOK
-	}
-	return rt.success
-}

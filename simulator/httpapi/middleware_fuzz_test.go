@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
@@ -12,9 +13,9 @@ import (
 // routes: any Authorization header answers 200 or 401 in the route family's
 // shape, never 5xx.
 func FuzzAuthorizationHeader(f *testing.F) {
-	fs := newFuzzServer(f)
-	f.Add(uint8(0), "Bearer "+fs.tok)
-	f.Add(uint8(1), "bearer "+fs.tok)
+	fs := apitest.NewFuzzServer(f)
+	f.Add(uint8(0), "Bearer "+fs.Token())
+	f.Add(uint8(1), "bearer "+fs.Token())
 	f.Add(uint8(0), "Bearer")
 	f.Add(uint8(1), "Bearer a.b.c")
 	f.Add(uint8(0), "Basic dXNlcjpwYXNz")
@@ -22,17 +23,17 @@ func FuzzAuthorizationHeader(f *testing.F) {
 	f.Add(uint8(0), "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.")
 	f.Add(uint8(1), "")
 	f.Fuzz(func(t *testing.T, route uint8, header string) {
-		rq := fuzzRequest{method: http.MethodGet, path: "/api/balance", header: map[string]string{"Authorization": header}}
-		sh := minimalErrors
+		rq := apitest.Request{Method: http.MethodGet, Path: "/api/balance", Header: map[string]string{"Authorization": header}}
+		sh := apitest.Minimal
 		if route%2 == 1 {
-			rq = fuzzRequest{method: http.MethodPost, path: "/api/pix/cash-out", body: `{}`,
-				header: map[string]string{"Authorization": header, "Content-Type": "application/json"}}
-			sh = extendedErrors
+			rq = apitest.Request{Method: http.MethodPost, Path: "/api/pix/cash-out", Body: `{}`,
+				Header: map[string]string{"Authorization": header, "Content-Type": "application/json"}}
+			sh = apitest.Extended
 		}
-		a := fs.serve(t, rq)
-		a.check(t, rq, sh)
-		if a.status >= 300 && a.status != http.StatusUnauthorized && a.status != http.StatusBadRequest {
-			t.Fatalf("Authorization %q: status %d %s", header, a.status, a.raw)
+		a := fs.Serve(t, rq)
+		a.Check(t, rq, sh)
+		if a.Status >= 300 && a.Status != http.StatusUnauthorized && a.Status != http.StatusBadRequest {
+			t.Fatalf("Authorization %q: status %d %s", header, a.Status, a.Raw)
 		}
 	})
 }
@@ -43,16 +44,16 @@ func FuzzAuthorizationHeader(f *testing.F) {
 func FuzzAdminTokenHeader(f *testing.F) {
 	const admin = "s3cret-admin-token"
 	env := simulatortest.New(f, simulatortest.Options{AdminToken: admin})
-	fs := &fuzzServer{env: env}
+	fs := &apitest.FuzzServer{Env: env}
 	for _, s := range []string{admin, "", "s3cret", admin + " ", " " + admin, strings.ToUpper(admin), "\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, token string) {
-		rq := fuzzRequest{method: http.MethodGet, path: "/_sandbox/clock", header: map[string]string{"X-Sandbox-Admin-Token": token}}
-		a := fs.serve(t, rq)
-		a.check(t, rq, minimalErrors)
-		if (a.status == http.StatusOK) != (token == admin) {
-			t.Fatalf("admin token %q: status %d %s", token, a.status, a.raw)
+		rq := apitest.Request{Method: http.MethodGet, Path: "/_sandbox/clock", Header: map[string]string{"X-Sandbox-Admin-Token": token}}
+		a := fs.Serve(t, rq)
+		a.Check(t, rq, apitest.Minimal)
+		if (a.Status == http.StatusOK) != (token == admin) {
+			t.Fatalf("admin token %q: status %d %s", token, a.Status, a.Raw)
 		}
 	})
 }

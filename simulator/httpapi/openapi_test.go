@@ -1,25 +1,25 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
-// The route tables are unexported, so this test reads their source: each row is
-// one line holding name, method, path and success status, and a row without a
-// handler answers 501 once authenticated.
+// The route tables are built by methods, so this test reads their source (this
+// package's and the control plane's, ../sandboxapi): each row is one line
+// holding name, method, path and success status, and a row without a handler
+// answers 501 once authenticated; a page row (name, path, handler) is a GET
+// answering 200.
 var (
-	routeRow   = regexp.MustCompile(`\{name:\s*"([^"]+)",\s*method:\s*http\.Method(\w+),\s*path:\s*"([^"]+)".*success:\s*http\.Status(\w+)`)
-	routerRow  = regexp.MustCompile(`router\.Handle\("([^"]+)",.*\.Methods\(http\.Method(\w+)\)\.Name\("([^"]+)"\)`)
-	yamlPath   = regexp.MustCompile(`^  ['"]?(/[^'"]*)['"]?:\s*$`)
-	yamlMethod = regexp.MustCompile(`^    (get|put|post|delete|patch|head|options|trace):\s*$`)
-	yamlOpID   = regexp.MustCompile(`^      operationId:\s*(\S+)\s*$`)
-	yamlStatus = regexp.MustCompile(`^        ['"]?(\d{3})['"]?:\s*$`)
+	routeRow  = regexp.MustCompile(`\{Name:\s*"([^"]+)",\s*Method:\s*http\.Method(\w+),\s*Path:\s*"([^"]+)".*Success:\s*http\.Status(\w+)`)
+	pageRow   = regexp.MustCompile(`\{Name:\s*"([^"]+)",\s*Path:\s*"([^"]+)",\s*Handler:`)
+	routerRow = regexp.MustCompile(`router\.Handle\("([^"]+)",.*\.Methods\(http\.Method(\w+)\)\.Name\("([^"]+)"\)`)
 )
 
 // statusCodes maps the http.Status* names the route tables use to their codes.
@@ -30,19 +30,13 @@ type declaredRoute struct {
 	served        bool
 }
 
-type documentedOp struct {
-	operationID string
-	statuses    map[string]bool
-	text        string
-}
-
 // TestOpenAPI_CoversEveryRoute checks docs/openapi.yaml against the route tables:
 // the same (method, path) pairs both ways, operationId = route name in camelCase,
 // the success status documented, and 501 documented exactly for routes with no
 // handler yet.
 func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	routes := readRouteTables(t)
-	ops := readOpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
+	ops := apitest.OpenAPIOperations(t, filepath.Join("..", "..", "docs", "openapi.yaml"))
 
 	for _, key := range sortedKeys(routes) {
 		rt := routes[key]
@@ -51,17 +45,17 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 			t.Errorf("%s (route %s) is not in docs/openapi.yaml", key, rt.name)
 			continue
 		}
-		if want := camel(rt.name); op.operationID != want {
-			t.Errorf("%s: operationId %q, want %q (route %s)", key, op.operationID, want, rt.name)
+		if want := camel(rt.name); op.OperationID != want {
+			t.Errorf("%s: operationId %q, want %q (route %s)", key, op.OperationID, want, rt.name)
 		}
-		if !op.statuses[rt.success] {
+		if !op.Statuses[rt.success] {
 			t.Errorf("%s: success status %s is not documented", key, rt.success)
 		}
-		notServed := strings.Contains(op.text, "Not served by this version yet")
+		notServed := strings.Contains(op.Text, "Not served by this version yet")
 		switch {
-		case !rt.served && (!op.statuses["501"] || !notServed):
+		case !rt.served && (!op.Statuses["501"] || !notServed):
 			t.Errorf("%s has no handler: document a 501 response and say %q", key, "Not served by this version yet: answers 501 after authentication")
-		case rt.served && (op.statuses["501"] || notServed):
+		case rt.served && (op.Statuses["501"] || notServed):
 			t.Errorf("%s is served now: drop its 501 response and its \"Not served\" note", key)
 		}
 	}
@@ -72,14 +66,19 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	}
 }
 
-// readRouteTables parses every non-test Go file of this package (routes.go,
-// sandbox.go, sandbox_pixout.go, server.go, …) into "METHOD /path" -> route.
+// readRouteTables parses every non-test Go file of this package and of
+// ../sandboxapi (routes.go, server.go, …) into "METHOD /path" -> route.
 func readRouteTables(t *testing.T) map[string]declaredRoute {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := filepath.Glob(filepath.Join("..", "sandboxapi", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
 	sort.Strings(files)
 	routes := map[string]declaredRoute{}
 	add := func(file, method, path string, rt declaredRoute) {
@@ -103,87 +102,21 @@ func readRouteTables(t *testing.T) map[string]declaredRoute {
 				if !ok {
 					t.Fatalf("%s: route %s: add http.Status%s to statusCodes in this test", file, m[1], m[4])
 				}
-				add(file, m[2], m[3], declaredRoute{name: m[1], success: code, served: strings.Contains(line, "handle:")})
+				add(file, m[2], m[3], declaredRoute{name: m[1], success: code, served: strings.Contains(line, "Handle:")})
+			} else if m := pageRow.FindStringSubmatch(line); m != nil {
+				add(file, "GET", m[2], declaredRoute{name: m[1], success: "200", served: true})
 			} else if m := routerRow.FindStringSubmatch(line); m != nil {
 				add(file, m[2], m[1], declaredRoute{name: m[3], success: "200", served: true})
 			}
 		}
 	}
 	// Guard against the regexps silently matching nothing after a reformat.
-	for _, key := range []string{"POST /api/auth/token", "GET /_sandbox/clock", "GET /_sandbox/transactions/{id}", "GET /metrics"} {
+	for _, key := range []string{"POST /api/auth/token", "GET /_sandbox/clock", "GET /_sandbox/transactions/{id}", "GET /metrics", "GET /_sandbox/console"} {
 		if _, ok := routes[key]; !ok {
 			t.Fatalf("route table parse found no %s; update the regexps in this test", key)
 		}
 	}
 	return routes
-}
-
-// readOpenAPIOperations reads the operations under `paths:` line by line: paths
-// at indent 2, methods at 4, operationId at 6 and response codes at 8.
-func readOpenAPIOperations(t *testing.T, file string) map[string]*documentedOp {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ops := map[string]*documentedOp{}
-	var path string
-	var op *documentedOp
-	inPaths, inResponses := false, false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line != "" && line[0] != ' ' && line[0] != '#' {
-			inPaths = strings.HasPrefix(line, "paths:")
-			op = nil
-			continue
-		}
-		if !inPaths {
-			continue
-		}
-		if m := yamlPath.FindStringSubmatch(line); m != nil {
-			path, op = m[1], nil
-			continue
-		}
-		if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.TrimSpace(line) != "" {
-			op = nil // another key at path level
-			continue
-		}
-		if m := yamlMethod.FindStringSubmatch(line); m != nil && path != "" {
-			key := strings.ToUpper(m[1]) + " " + path
-			if _, dup := ops[key]; dup {
-				t.Fatalf("%s: %s documented twice", file, key)
-			}
-			op, inResponses = &documentedOp{statuses: map[string]bool{}}, false
-			ops[key] = op
-			continue
-		}
-		if strings.HasPrefix(line, "    ") && !strings.HasPrefix(line, "     ") {
-			op = nil // path-level parameters and the like
-			continue
-		}
-		if op == nil {
-			continue
-		}
-		op.text += line + "\n"
-		if strings.HasPrefix(line, "      ") && !strings.HasPrefix(line, "       ") {
-			inResponses = strings.TrimSpace(line) == "responses:"
-		}
-		if m := yamlOpID.FindStringSubmatch(line); m != nil {
-			op.operationID = m[1]
-		}
-		if m := yamlStatus.FindStringSubmatch(line); m != nil && inResponses {
-			op.statuses[m[1]] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(ops) == 0 {
-		t.Fatalf("%s: no operations found under paths:", file)
-	}
-	return ops
 }
 
 // camel turns a route name into its operationId: auth.token -> authToken.

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -116,9 +117,9 @@ func (s *Server) handleRefundGet(r *http.Request) (any, error) {
 
 // refundInBody is the body of POST /api/pix/refund-in/{id}.
 type refundInBody struct {
-	RefundValue *number `json:"refundValue"`
-	Reason      *string `json:"reason"`
-	ExternalID  *string `json:"externalId"`
+	RefundValue *strictjson.Number `json:"refundValue"`
+	Reason      *string            `json:"reason"`
+	ExternalID  *string            `json:"externalId"`
 }
 
 // validate checks the body of a refund-in (spec "POST /api/pix/refund-in/{id}").

@@ -6,29 +6,33 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
-// handlerFunc parses a request, calls the core and returns the response body, or
-// an error that the wrapper renders in the route's shape.
-type handlerFunc func(r *http.Request) (any, error)
+// HandlerFunc parses a request, calls the core and returns the response body,
+// or an error that the wrapper renders in the route's shape.
+type HandlerFunc func(r *http.Request) (any, error)
 
-// route is one row of the API surface: its family's error shape, its success
-// status and whether it needs a bearer token.
-type route struct {
-	name    string // <resource>.<action>; used in logs
-	method  string
-	path    string // mux template; the metrics label
-	shape   shape
-	success int
-	public  bool // no bearer token (token endpoint, health, control plane)
-	sandbox bool // /_sandbox: the admin token applies when configured
-	// exclusive routes run alone: the wrapper holds Server.resetMu for
-	// writing around them, and for reading around every other route.
-	exclusive bool
-	// noJournal routes are left out of the request journal (its own routes).
-	noJournal bool
+// Route is one row of a route table: the contract's (routeTable) or the
+// control plane's (package sandboxapi, mounted through Config.ControlPlane).
+// Every routed request runs through Server.wrap, which reads these fields.
+type Route struct {
+	Name    string // <resource>.<action>; used in logs
+	Method  string
+	Path    string // mux template; the metrics label
+	Success int
+	Public  bool // no bearer token (token endpoint, health, control plane)
+	Admin   bool // /_sandbox: the admin token applies when configured
+	// Exclusive routes run alone: the wrapper holds the server's request lock
+	// for writing around them, and for reading around every other route.
+	Exclusive bool
+	// NoJournal routes are left out of the request journal (its own routes).
+	NoJournal bool
+	// Handle serves the route; nil answers 501 once authenticated.
+	Handle HandlerFunc
+
+	// shape is the family's error shape (the minimal one unless set): the
+	// token and extended shapes belong to contract routes only.
+	shape shape
 	// overrides maps codes to statuses where the spec departs from the kind's default.
 	overrides map[pix.Code]int
-	// handle serves the route; nil answers 501 once authenticated.
-	handle handlerFunc
 }
 
 // routeTable is the PIX API surface on one screen. Every route of the spec is
@@ -37,48 +41,48 @@ type route struct {
 // family's shape from the start; those this version does not serve yet answer
 // 501 once authenticated (Gap G-09). docs/openapi.yaml must list every route
 // (openapi_test.go).
-func (s *Server) routeTable() []*route {
-	return []*route{
+func (s *Server) routeTable() []*Route {
+	return []*Route{
 		// Spec "POST /api/auth/token": response 201; token error shape.
-		{name: "auth.token", method: http.MethodPost, path: "/api/auth/token", shape: tokenShape, success: http.StatusCreated, public: true, handle: s.handleAuthToken},
+		{Name: "auth.token", Method: http.MethodPost, Path: "/api/auth/token", shape: tokenShape, Success: http.StatusCreated, Public: true, Handle: s.handleAuthToken},
 
 		// Gap G-07: success status of GET /accounts/balances is not shown; 200.
-		{name: "balance.bacen", method: http.MethodGet, path: "/accounts/balances", success: http.StatusOK, handle: s.handleBalanceBacen},
+		{Name: "balance.bacen", Method: http.MethodGet, Path: "/accounts/balances", Success: http.StatusOK, Handle: s.handleBalanceBacen},
 		// Spec "What the service does": GET /balance, also written GET /api/balance.
-		{name: "balance.get", method: http.MethodGet, path: "/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
-		{name: "balance.get.api", method: http.MethodGet, path: "/api/balance", success: http.StatusOK, handle: s.handleBalanceStandard},
+		{Name: "balance.get", Method: http.MethodGet, Path: "/balance", Success: http.StatusOK, Handle: s.handleBalanceStandard},
+		{Name: "balance.get.api", Method: http.MethodGet, Path: "/api/balance", Success: http.StatusOK, Handle: s.handleBalanceStandard},
 
 		// Gap G-12: success status of POST /dict/pix is not shown; 200. Spec "Errors >
 		// Central Bank-compatible routes": insufficient balance is 422 here, and so
 		// are the limits, this route's business refusals (Gap G-24).
-		{name: "transfer.create", method: http.MethodPost, path: "/dict/pix", success: http.StatusOK, handle: s.handleTransferCreate,
+		{Name: "transfer.create", Method: http.MethodPost, Path: "/dict/pix", Success: http.StatusOK, Handle: s.handleTransferCreate,
 			overrides: map[pix.Code]int{pix.CodePixInsufficientBalance: http.StatusUnprocessableEntity,
 				pix.CodePixTransactionLimitExceeded: http.StatusUnprocessableEntity, pix.CodePixDailyLimitExceeded: http.StatusUnprocessableEntity,
 				pix.CodePixNightLimitExceeded: http.StatusUnprocessableEntity}},
 		// Spec "POST /api/pix/cash-out": response 201; extended error shape.
-		{name: "cashout.create", method: http.MethodPost, path: "/api/pix/cash-out", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashOutCreate},
+		{Name: "cashout.create", Method: http.MethodPost, Path: "/api/pix/cash-out", shape: extendedShape, Success: http.StatusCreated, Handle: s.handleCashOutCreate},
 		// Spec "POST /api/pix/cash-in": response 201; extended error shape.
-		{name: "cashin.create", method: http.MethodPost, path: "/api/pix/cash-in", shape: extendedShape, success: http.StatusCreated, handle: s.handleCashInCreate},
+		{Name: "cashin.create", Method: http.MethodPost, Path: "/api/pix/cash-in", shape: extendedShape, Success: http.StatusCreated, Handle: s.handleCashInCreate},
 		// Gap G-12: PUT /cob answers 201 as the Central Bank reference does.
-		{name: "cob.put", method: http.MethodPut, path: "/cob/{txid}", success: http.StatusCreated, handle: s.handleCobPut},
-		{name: "cob.get", method: http.MethodGet, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobGet},
-		{name: "cob.patch", method: http.MethodPatch, path: "/cob/{txid}", success: http.StatusOK, handle: s.handleCobPatch},
+		{Name: "cob.put", Method: http.MethodPut, Path: "/cob/{txid}", Success: http.StatusCreated, Handle: s.handleCobPut},
+		{Name: "cob.get", Method: http.MethodGet, Path: "/cob/{txid}", Success: http.StatusOK, Handle: s.handleCobGet},
+		{Name: "cob.patch", Method: http.MethodPatch, Path: "/cob/{txid}", Success: http.StatusOK, Handle: s.handleCobPatch},
 		// Gap G-12: PUT devolucao answers 201 as the Central Bank reference does. Spec
 		// "PUT /pix/{e2eid}/devolucao/{id}": 422 deadline expired.
-		{name: "refund.put", method: http.MethodPut, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusCreated, handle: s.handleRefundPut},
-		{name: "refund.get", method: http.MethodGet, path: "/pix/{e2eid}/devolucao/{id}", success: http.StatusOK, handle: s.handleRefundGet},
+		{Name: "refund.put", Method: http.MethodPut, Path: "/pix/{e2eid}/devolucao/{id}", Success: http.StatusCreated, Handle: s.handleRefundPut},
+		{Name: "refund.get", Method: http.MethodGet, Path: "/pix/{e2eid}/devolucao/{id}", Success: http.StatusOK, Handle: s.handleRefundGet},
 		// Spec "POST /api/pix/refund-in/{id}": 201; deadline exceeded and a parent
 		// that is not a receipt are 400 here; an unknown parent 404.
-		{name: "refundin.create", method: http.MethodPost, path: "/api/pix/refund-in/{id}", success: http.StatusCreated, handle: s.handleRefundInCreate,
+		{Name: "refundin.create", Method: http.MethodPost, Path: "/api/pix/refund-in/{id}", Success: http.StatusCreated, Handle: s.handleRefundInCreate,
 			overrides: map[pix.Code]int{pix.CodeRefundDeadlineExpired: http.StatusBadRequest, pix.CodeRefundNotAReceipt: http.StatusBadRequest}},
-		{name: "med.list", method: http.MethodGet, path: "/api/med", success: http.StatusOK, handle: s.handleMEDList},
-		{name: "transactions.bykey", method: http.MethodGet, path: "/api/pix/transactions/pix-key/{pixKey}", success: http.StatusOK, handle: s.handleTransactionsByKey},
-		{name: "transactions.list", method: http.MethodGet, path: "/api/transactions", success: http.StatusOK, handle: s.handleTransactionsList},
-		{name: "webhooks.create", method: http.MethodPost, path: "/api/webhooks", success: http.StatusOK, handle: s.handleWebhooksCreate},
-		{name: "webhooks.list", method: http.MethodGet, path: "/api/webhooks", success: http.StatusOK, handle: s.handleWebhooksList},
-		{name: "webhooks.resend", method: http.MethodPost, path: "/api/resend-webhook/{transactionIdentifier}", success: http.StatusOK, handle: s.handleWebhookResend},
+		{Name: "med.list", Method: http.MethodGet, Path: "/api/med", Success: http.StatusOK, Handle: s.handleMEDList},
+		{Name: "transactions.bykey", Method: http.MethodGet, Path: "/api/pix/transactions/pix-key/{pixKey}", Success: http.StatusOK, Handle: s.handleTransactionsByKey},
+		{Name: "transactions.list", Method: http.MethodGet, Path: "/api/transactions", Success: http.StatusOK, Handle: s.handleTransactionsList},
+		{Name: "webhooks.create", Method: http.MethodPost, Path: "/api/webhooks", Success: http.StatusOK, Handle: s.handleWebhooksCreate},
+		{Name: "webhooks.list", Method: http.MethodGet, Path: "/api/webhooks", Success: http.StatusOK, Handle: s.handleWebhooksList},
+		{Name: "webhooks.resend", Method: http.MethodPost, Path: "/api/resend-webhook/{transactionIdentifier}", Success: http.StatusOK, Handle: s.handleWebhookResend},
 
-		{name: "health", method: http.MethodGet, path: "/healthz", success: http.StatusOK, public: true, handle: s.handleHealth},
+		{Name: "health", Method: http.MethodGet, Path: "/healthz", Success: http.StatusOK, Public: true, Handle: s.handleHealth},
 	}
 }
 
@@ -89,7 +93,7 @@ func (s *Server) handleHealth(*http.Request) (any, error) {
 
 // handleUnmatched answers a path no route matches: 401 without a valid token
 // (so unknown paths reveal nothing to anonymous callers), else 404 or 405.
-func (s *Server) handleUnmatched(k pix.Kind) handlerFunc {
+func (s *Server) handleUnmatched(k pix.Kind) HandlerFunc {
 	return func(r *http.Request) (any, error) {
 		if !isSandboxPath(r.URL.Path) {
 			if _, err := s.authenticate(r); err != nil {

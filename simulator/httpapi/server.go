@@ -1,10 +1,32 @@
-// Package httpapi serves the PIX API and the /_sandbox control plane over
-// gorilla/mux. It decodes and validates requests, renders the spec's two route
-// families and three error shapes, and calls the application core through the
-// Services interface; it never imports the simulator or the store.
+// Package httpapi serves the contract's routes (the PIX API) over gorilla/mux,
+// and what every route needs: the wrapper (request id, panic recovery,
+// metrics, access log, request journal, admin and bearer tokens), JSON
+// decoding (strict, through httpapi/strictjson), the spec's two route families
+// and three error shapes. It calls the application core through the Services
+// interface and never imports the simulator or the store.
 //
-// It may import simulator/pix, simulator/clock, simulator/metrics,
-// simulator/webhook (value types), scenarios, gorilla/mux and prometheus.
+// The /_sandbox control plane and the web console are package sandboxapi, a
+// second route table mounted through Config.ControlPlane; httpapi never
+// imports it. What sandboxapi uses from here is exported on purpose: Route
+// and HandlerFunc (its table's rows), Page, Server.ServeStatic and StaticFile
+// (its static files), Server.Journal and Journal (the request journal it
+// shows), Server.HoldShared and Server.Logger, DecodeSandboxJSON (its request
+// bodies), NewStandardBalance and NewTokenResponse (the forms it shares with
+// the contract's routes).
+//
+// It imports simulator/pix, simulator/wire, simulator/clock,
+// simulator/metrics, simulator/webhook (value types), simulator/qrcode,
+// httpapi/strictjson, scenarios, faults (in the faults build only),
+// gorilla/mux, google/uuid and prometheus.
+//
+// One file per resource, named as in the core and the conformance suite:
+// auth.go, balance.go, cob.go, cashin.go, cashout.go, transfer.go, refund.go,
+// med.go, listing.go (the transaction listings), webhook.go; routes.go is the
+// route table on one screen; middleware.go, errors.go, encode.go, query.go,
+// journal.go and static.go serve every route; faults_on.go (faults build)
+// and faults_off.go inject the self-check's faults. Subpackages: strictjson
+// (strict decoding) and apitest (the HTTP helpers of the tests of httpapi
+// and sandboxapi).
 package httpapi
 
 import (
@@ -12,7 +34,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +43,6 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
-	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
@@ -62,56 +82,12 @@ type Services interface {
 	ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFilter) ([]pix.MED, int, error)
 }
 
-// Sandbox is what the /_sandbox control plane needs from the application core.
-type Sandbox interface {
-	ClockNow() pix.ClockReport
-	AdvanceClock(ctx context.Context, d time.Duration, wait pix.ClockWait) (pix.ClockReport, error)
-	SetClock(ctx context.Context, t time.Time, wait pix.ClockWait) (pix.ClockReport, error)
-	CreateAccount(ctx context.Context, in pix.NewAccount) (pix.CreatedAccount, error)
-	AddCertificate(ctx context.Context, id pix.AccountID, in pix.NewCertificate) (pix.IssuedCertificate, error)
-	Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error)
-	Accounts(ctx context.Context) ([]pix.AccountOverview, error)
-	SandboxToken(ctx context.Context, id pix.AccountID) (pix.Token, error)
-	Reset(ctx context.Context) error
-	ScheduleMarker(ctx context.Context, delay time.Duration, note string) (pix.JobReport, error)
-	Job(ctx context.Context, id string) (pix.JobReport, error)
-	PendingJobs(ctx context.Context, limit int) ([]pix.JobReport, error)
-	JobBacklog(ctx context.Context) (pix.JobBacklog, error)
-	CheckInvariants(ctx context.Context) (pix.InvariantReport, error)
-
-	Transaction(ctx context.Context, ref string) (pix.Transaction, error)
-	SettleTransaction(ctx context.Context, ref string) (pix.Transaction, error)
-	FailTransaction(ctx context.Context, ref string, code pix.Code) (pix.Transaction, error)
-	DictKey(ctx context.Context, key string) (pix.DictEntry, error)
-	RegisterDictKey(ctx context.Context, e pix.DictEntry) (pix.DictEntry, error)
-	Banks() []pix.Bank
-	AccountSettings(ctx context.Context, id pix.AccountID) (pix.Settings, error)
-	SetAccountSettings(ctx context.Context, id pix.AccountID, st pix.Settings) (pix.Settings, error)
-	RegisterWebhookTarget(ctx context.Context, t webhook.Target, requireHTTPS bool) (webhook.Target, bool, error)
-	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
-	DeleteWebhookTarget(ctx context.Context, id int64) error
-	WebhookDeliveries(ctx context.Context, id pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error)
-	WebhookDeliveriesAfterAttempt(ctx context.Context, id pix.AccountID, after int64, limit int) ([]webhook.Delivery, error)
-	Pay(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
-	PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult, error)
-	CashInCharge(ctx context.Context, id int64) (pix.Charge, error)
-	OpenMED(ctx context.Context, in pix.MEDOpen) (pix.MED, error)
-	GetMED(ctx context.Context, id int64) (pix.MED, error)
-	ReceiveMED(ctx context.Context, id int64) (pix.MED, error)
-	AnalyzeMED(ctx context.Context, id int64, result, details string) (pix.MED, error)
-	CancelMED(ctx context.Context, id int64) (pix.MED, error)
-	RefundMED(ctx context.Context, id int64) (pix.MED, error)
-	SetWebhookRegistration(enabled bool)
-	// CheckReceiver sends a partner's webhook receiver the spec's payloads and
-	// the hard cases and reports each (KindInvalid naming the bad field).
-	CheckReceiver(ctx context.Context, cfg receivercheck.Config) (receivercheck.Report, error)
-}
-
 // Config configures a Server.
 type Config struct {
 	Services Services
-	// Sandbox mounts the /_sandbox control plane when not nil.
-	Sandbox Sandbox
+	// ControlPlane, when not nil, mounts a second route table beside the
+	// contract's: the /_sandbox control plane (sandboxapi.New).
+	ControlPlane ControlPlane
 	// Clock stamps error bodies (timestamp) with simulation time.
 	Clock  clock.Clock
 	Logger *slog.Logger
@@ -124,23 +100,38 @@ type Config struct {
 	JournalSize int
 }
 
+// ControlPlane is a route table served beside the contract's on the same
+// router: package sandboxapi's /_sandbox control plane. Mount is called once,
+// while the Server is built; its routes run through the same wrapper as the
+// contract's (request id, metrics, journal, the admin token on Admin routes,
+// error shapes), its pages as they are.
+type ControlPlane interface {
+	Mount(s *Server) (routes []*Route, pages []Page)
+}
+
+// Page is a GET route outside the route tables: a static file (the web
+// console, the API document), served by its handler (Server.ServeStatic).
+type Page struct {
+	Name    string
+	Path    string
+	Handler http.Handler
+}
+
 // Server is an http.Handler serving the API.
 type Server struct {
-	svc        Services
-	sandbox    Sandbox
-	clock      clock.Clock
-	log        *slog.Logger
-	metrics    *metrics.HTTP
-	adminToken string
-	journal    *journal // nil when off
-	// listeners are the leases of pixsandbox listen (sandbox_listen.go).
-	listeners     *listenerSet
-	listenersOnce sync.Once
-	router        *mux.Router
-	routes        []*route
+	svc Services
+	// controlPlane is whether a control plane is mounted (GET / links to it).
+	controlPlane bool
+	clock        clock.Clock
+	log          *slog.Logger
+	metrics      *metrics.HTTP
+	adminToken   string
+	journal      *Journal // nil when off
+	router       *mux.Router
+	routes       []*Route
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
-	// writing, so no request sees the store half dropped.
+	// writing, so no request sees the store half dropped (HoldShared).
 	resetMu sync.RWMutex
 }
 
@@ -153,34 +144,45 @@ func NewServer(cfg Config) *Server {
 		cfg.Registry = prometheus.NewRegistry()
 	}
 	s := &Server{
-		svc: cfg.Services, sandbox: cfg.Sandbox, clock: cfg.Clock, log: cfg.Logger,
+		svc: cfg.Services, controlPlane: cfg.ControlPlane != nil, clock: cfg.Clock, log: cfg.Logger,
 		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.
 		router: mux.NewRouter().SkipClean(true),
 	}
 	s.routes = s.routeTable()
-	if s.sandbox != nil {
-		s.routes = append(s.routes, s.sandboxRoutes()...)
+	var pages []Page
+	if cfg.ControlPlane != nil {
+		var more []*Route
+		more, pages = cfg.ControlPlane.Mount(s)
+		s.routes = append(s.routes, more...)
 	}
+	s.injectFaults()
 	for _, rt := range s.routes {
-		s.router.Handle(rt.path, s.wrap(rt)).Methods(rt.method).Name(rt.name)
+		s.router.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method).Name(rt.Name)
 	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	s.router.Handle("/metrics", metricsHandler).Methods(http.MethodGet).Name("metrics")
-	if s.sandbox != nil {
-		// The web console (console.go): static files, not JSON, so outside the route table.
-		s.router.Handle("/_sandbox/console", s.handleConsolePage()).Methods(http.MethodGet).Name("sandbox.console")
-		s.router.Handle("/_sandbox/console/{asset}", s.handleConsoleAsset()).Methods(http.MethodGet).Name("sandbox.console.asset")
-		// The API document and its reference page (sandbox_docs.go).
-		s.router.Handle("/_sandbox/openapi.yaml", s.handleOpenAPIDocument()).Methods(http.MethodGet).Name("sandbox.openapi")
-		s.router.Handle("/_sandbox/docs", s.handleAPIReference()).Methods(http.MethodGet).Name("sandbox.docs")
+	for _, p := range pages {
+		s.router.Handle(p.Path, p.Handler).Methods(http.MethodGet).Name(p.Name)
 	}
 	s.router.Handle("/", s.handleRoot()).Methods(http.MethodGet).Name("root")
-	s.router.NotFoundHandler = s.wrap(&route{name: "notfound", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindNotFound)})
-	s.router.MethodNotAllowedHandler = s.wrap(&route{name: "methodnotallowed", path: "(unmatched)", public: true, handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
+	s.router.NotFoundHandler = s.wrap(&Route{Name: "notfound", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindNotFound)})
+	s.router.MethodNotAllowedHandler = s.wrap(&Route{Name: "methodnotallowed", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s
 }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// HoldShared holds the server's request lock as a routed request does, for
+// work done off a request (a listener's lease running out), so that it never
+// overlaps an exclusive route (POST /_sandbox/reset); call the returned
+// function to release it.
+func (s *Server) HoldShared() (release func()) {
+	s.resetMu.RLock()
+	return s.resetMu.RUnlock
+}

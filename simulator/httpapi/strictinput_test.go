@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -13,21 +14,21 @@ import (
 // is the string field first (`{"<first>":"…"`).
 type bodyRoute struct {
 	method, path, first, body string
-	shape                     errShape
+	shape                     apitest.Shape
 	token                     bool // the token route's shape
 	header                    map[string]string
 }
 
 // bodyRoutes lists every route that reads a body, public and control plane.
-func bodyRoutes(fs *fuzzServer) []bodyRoute {
-	a := fs.env.Fixtures.Accounts[0]
-	pemBytes, _ := fs.env.Fixtures.ReadFile(a.Certificate)
+func bodyRoutes(fs *apitest.FuzzServer) []bodyRoute {
+	a := fs.Env.Fixtures.Accounts[0]
+	pemBytes, _ := fs.Env.Fixtures.ReadFile(a.Certificate)
 	cash := `{"externalId":"e1","value":10,"details":{"key":"11987654321","keyType":"PHONE","name":"F","document":"52998224725"}}`
 	return []bodyRoute{
 		{method: "POST", path: "/api/auth/token", first: "clientId", body: `{"clientId":"` + a.ClientID + `","clientSecret":"` + a.ClientSecret + `"}`,
 			token: true, header: map[string]string{"X-SSL-Client-Cert": pix.EncodeCertHeader(pemBytes)}},
-		{method: "POST", path: "/api/pix/cash-out", first: "externalId", body: cash, shape: extendedErrors},
-		{method: "POST", path: "/api/pix/cash-in", first: "note", body: `{"note":"x","transaction":{"value":10,"description":"d","externalId":"e"},"payer":{"fullName":"P","document":"52998224725"}}`, shape: extendedErrors},
+		{method: "POST", path: "/api/pix/cash-out", first: "externalId", body: cash, shape: apitest.Extended},
+		{method: "POST", path: "/api/pix/cash-in", first: "note", body: `{"note":"x","transaction":{"value":10,"description":"d","externalId":"e"},"payer":{"fullName":"P","document":"52998224725"}}`, shape: apitest.Extended},
 		{method: "POST", path: "/dict/pix", first: "pixKey", body: `{"pixKey":"pix@bcb.gov.br","payment":{"currency":"BRL","amount":1}}`,
 			header: map[string]string{"x-idempotency-key": "2b28bc5f-714d-4515-9a30-06854d5df38c"}},
 		{method: "PUT", path: "/cob/abcdefghijklmnopqrstuvwxyz0", first: "chave", body: `{"chave":"x","calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`},
@@ -68,30 +69,30 @@ func (r bodyRoute) withDuplicate(value string) string {
 
 // send sends body on r and checks a 400 in the route family's shape whose
 // messages name r.first.
-func (r bodyRoute) refused(t *testing.T, fs *fuzzServer, body string) {
+func (r bodyRoute) refused(t *testing.T, fs *apitest.FuzzServer, body string) {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/json"}
 	for k, v := range r.header {
 		h[k] = v
 	}
-	rq := fuzzRequest{method: r.method, path: r.path, body: body, header: h, auth: !r.token && !strings.HasPrefix(r.path, "/_sandbox")}
-	a := fs.serve(t, rq)
-	if a.status != http.StatusBadRequest {
-		t.Fatalf("%s %s %q: status %d, want 400: %s", r.method, r.path, body, a.status, a.raw)
+	rq := apitest.Request{Method: r.method, Path: r.path, Body: body, Header: h, Auth: !r.token && !strings.HasPrefix(r.path, "/_sandbox")}
+	a := fs.Serve(t, rq)
+	if a.Status != http.StatusBadRequest {
+		t.Fatalf("%s %s %q: status %d, want 400: %s", r.method, r.path, body, a.Status, a.Raw)
 	}
 	if r.token {
-		d, _ := a.body["details"].(map[string]any)
+		d, _ := a.Body["details"].(map[string]any)
 		vs, _ := d["violations"].([]any)
 		for _, v := range vs {
 			if m, _ := v.(map[string]any); m["field"] == r.first {
 				return
 			}
 		}
-		t.Fatalf("%s: details.violations do not name %s: %s", r.path, r.first, a.raw)
+		t.Fatalf("%s: details.violations do not name %s: %s", r.path, r.first, a.Raw)
 	}
-	a.check(t, rq, r.shape, r.first)
-	if !strings.Contains(string(a.raw), `"`+r.first+" ") && !strings.Contains(string(a.raw), `; `+r.first+" ") {
-		t.Fatalf("%s: no message names %s: %s", r.path, r.first, a.raw)
+	a.Check(t, rq, r.shape, r.first)
+	if !strings.Contains(string(a.Raw), `"`+r.first+" ") && !strings.Contains(string(a.Raw), `; `+r.first+" ") {
+		t.Fatalf("%s: no message names %s: %s", r.path, r.first, a.Raw)
 	}
 }
 
@@ -99,8 +100,8 @@ func (r bodyRoute) refused(t *testing.T, fs *fuzzServer, body string) {
 // that is not valid UTF-8, and one with a key given twice, with 400 in its
 // family's error shape naming the field.
 func TestBodyRoutes_StrictInput(t *testing.T) {
-	fs := newFuzzServer(t)
-	fs.serve(t, fuzzRequest{method: "PUT", path: "/_sandbox/webhook-registration", body: `{"mode":"enabled"}`})
+	fs := apitest.NewFuzzServer(t)
+	fs.Serve(t, apitest.Request{Method: "PUT", Path: "/_sandbox/webhook-registration", Body: `{"mode":"enabled"}`})
 	for _, r := range bodyRoutes(fs) {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
 			r.refused(t, fs, r.withInvalidUTF8("\xff"))
@@ -114,8 +115,8 @@ func TestBodyRoutes_StrictInput(t *testing.T) {
 // every body route refuses invalid UTF-8 and a duplicated key with 400 naming
 // the field.
 func FuzzBodyRoutes_StrictInput(f *testing.F) {
-	fs := newFuzzServer(f)
-	fs.serve(f, fuzzRequest{method: "PUT", path: "/_sandbox/webhook-registration", body: `{"mode":"enabled"}`})
+	fs := apitest.NewFuzzServer(f)
+	fs.Serve(f, apitest.Request{Method: "PUT", Path: "/_sandbox/webhook-registration", Body: `{"mode":"enabled"}`})
 	routes := bodyRoutes(fs)
 	f.Add(uint8(0), "abc", uint8(0xff), false)
 	f.Add(uint8(1), "", uint8(0xc3), false)
@@ -147,14 +148,14 @@ func FuzzBodyRoutes_StrictInput(f *testing.F) {
 // two invalid values answer one 400 whose message has five entries (spec
 // "Errors > Shapes": message … one per invalid field).
 func TestCashOut_EveryInvalidFieldListed(t *testing.T) {
-	fs := newFuzzServer(t)
+	fs := apitest.NewFuzzServer(t)
 	body := fmt.Sprintf(`{"value":"1","externalId":5,"description":%q,"details":{"key":true,"keyType":"CPF","name":"F","document":"52998224725"}}`, strings.Repeat("d", 141))
-	rq := fuzzRequest{method: "POST", path: "/api/pix/cash-out", body: body, auth: true, header: map[string]string{"Content-Type": "application/json"}}
-	a := fs.serve(t, rq)
-	a.check(t, rq, extendedErrors, "value", "externalId", "description", "details")
-	msgs, _ := a.body["message"].([]any)
-	if a.status != http.StatusBadRequest || a.body["code"] != "HTTP_ERROR" || len(msgs) != 5 {
-		t.Fatalf("status %d: want 400 HTTP_ERROR with 5 messages: %s", a.status, a.raw)
+	rq := apitest.Request{Method: "POST", Path: "/api/pix/cash-out", Body: body, Auth: true, Header: map[string]string{"Content-Type": "application/json"}}
+	a := fs.Serve(t, rq)
+	a.Check(t, rq, apitest.Extended, "value", "externalId", "description", "details")
+	msgs, _ := a.Body["message"].([]any)
+	if a.Status != http.StatusBadRequest || a.Body["code"] != "HTTP_ERROR" || len(msgs) != 5 {
+		t.Fatalf("status %d: want 400 HTTP_ERROR with 5 messages: %s", a.Status, a.Raw)
 	}
 	for i, want := range []string{"details.key must be a string", "externalId must be a string", "value must be a number",
 		"description must be at most 140", "details.keyType must be one of"} {
@@ -165,10 +166,33 @@ func TestCashOut_EveryInvalidFieldListed(t *testing.T) {
 
 	// The same on cash-in: wrong types and bad values together.
 	body = `{"transaction":{"value":"10","description":"","externalId":7,"expirationTime":10},"payer":{"fullName":"P","document":5}}`
-	rq = fuzzRequest{method: "POST", path: "/api/pix/cash-in", body: body, auth: true, header: map[string]string{"Content-Type": "application/json"}}
-	a = fs.serve(t, rq)
-	msgs, _ = a.body["message"].([]any)
-	if a.status != http.StatusBadRequest || len(msgs) != 5 {
-		t.Fatalf("cash-in: status %d, want 400 with 5 messages: %s", a.status, a.raw)
+	rq = apitest.Request{Method: "POST", Path: "/api/pix/cash-in", Body: body, Auth: true, Header: map[string]string{"Content-Type": "application/json"}}
+	a = fs.Serve(t, rq)
+	msgs, _ = a.Body["message"].([]any)
+	if a.Status != http.StatusBadRequest || len(msgs) != 5 {
+		t.Fatalf("cash-in: status %d, want 400 with 5 messages: %s", a.Status, a.Raw)
 	}
 }
+
+// fuzzRoute sends arbitrary bodies (and one fuzzed header) to a protected
+// POST route with a valid token and checks the answer with apitest.Answer.check:
+// never 5xx, always JSON in the route family's error shape.
+func fuzzRoute(f *testing.F, path string, extended bool, seeds []string, header func(string) map[string]string) {
+	fs := apitest.NewFuzzServer(f)
+	for _, s := range seeds {
+		f.Add(s, "")
+	}
+	sh := apitest.Minimal
+	if extended {
+		sh = apitest.Extended
+	}
+	f.Fuzz(func(t *testing.T, body, hdr string) {
+		h := header(hdr)
+		h["Content-Type"] = "application/json"
+		rq := apitest.Request{Method: http.MethodPost, Path: path, Body: body, Header: h, Auth: true}
+		fs.Serve(t, rq).Check(t, rq, sh)
+	})
+}
+
+// scenarioHeader sends the fuzzed header as X-Sandbox-Scenario.
+func scenarioHeader(h string) map[string]string { return map[string]string{"X-Sandbox-Scenario": h} }

@@ -4,24 +4,25 @@ import (
 	"net/http"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // transferRequest is the body of POST /dict/pix.
 type transferRequest struct {
-	PixKey           *string          `json:"pixKey"`
-	CreditorDocument *string          `json:"creditorDocument"`
-	Priority         *string          `json:"priority"`
-	Description      *string          `json:"description"`
-	Expiration       *number          `json:"expiration"`
-	Payment          *transferPayment `json:"payment"`
-	IspbDeny         []string         `json:"ispbDeny"`
-	TxID             *string          `json:"txId"`
+	PixKey           *string            `json:"pixKey"`
+	CreditorDocument *string            `json:"creditorDocument"`
+	Priority         *string            `json:"priority"`
+	Description      *string            `json:"description"`
+	Expiration       *strictjson.Number `json:"expiration"`
+	Payment          *transferPayment   `json:"payment"`
+	IspbDeny         []string           `json:"ispbDeny"`
+	TxID             *string            `json:"txId"`
 }
 
 type transferPayment struct {
-	Currency *string `json:"currency"`
-	Amount   *number `json:"amount"`
+	Currency *string            `json:"currency"`
+	Amount   *strictjson.Number `json:"amount"`
 }
 
 // transferResponse is spec "Resources > PIX transfer (DICT route) response".

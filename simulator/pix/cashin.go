@@ -110,7 +110,7 @@ func (r CashInRequest) Validate(minExpiration time.Duration) (CashIn, error) {
 	}
 	if r.ExpirationTime != "" {
 		n, err := strconv.ParseInt(r.ExpirationTime, 10, 64)
-		if err != nil || n < 30 || n > 604800 {
+		if err != nil || !ValidCashInExpirationSeconds(n) {
 			vs.add("transaction.expirationTime", "must be a whole number of seconds from 30 to 604800")
 		} else {
 			out.Expiration = time.Duration(n) * time.Second

@@ -19,6 +19,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 )
 
 // Options tune New.
@@ -96,7 +97,7 @@ func Open(tb testing.TB, o Options) *Env {
 	}
 	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken, JournalSize: o.JournalSize}
 	if !o.NoSandbox {
-		cfg.Sandbox = sim
+		cfg.ControlPlane = sandboxapi.New(sim)
 	}
 	srv := httptest.NewServer(httpapi.NewServer(cfg))
 	sim.Start(ctx)

@@ -1,0 +1,67 @@
+package sandboxapi
+
+import (
+	"net/http"
+	"time"
+)
+
+type journalEntryDTO struct {
+	ID                    int64             `json:"id"`
+	RequestID             string            `json:"requestId"`
+	Time                  string            `json:"time"`
+	Method                string            `json:"method"`
+	Path                  string            `json:"path"`
+	Query                 string            `json:"query,omitempty"`
+	Route                 string            `json:"route"`
+	AccountID             *int64            `json:"accountId"`
+	Status                int               `json:"status"`
+	DurationMs            float64           `json:"durationMs"`
+	RequestHeaders        map[string]string `json:"requestHeaders"`
+	RequestBody           string            `json:"requestBody"`
+	RequestBodyTruncated  bool              `json:"requestBodyTruncated,omitempty"`
+	ResponseContentType   string            `json:"responseContentType,omitempty"`
+	ResponseBody          string            `json:"responseBody"`
+	ResponseBodyTruncated bool              `json:"responseBodyTruncated,omitempty"`
+	Refs                  []string          `json:"refs"`
+}
+
+type journalListDTO struct {
+	Enabled  bool              `json:"enabled"`
+	Capacity int               `json:"capacity"`
+	Size     int               `json:"size"`
+	Data     []journalEntryDTO `json:"data"`
+}
+
+// handleRequestList serves GET /_sandbox/requests: the journal's
+// entries, newest first, filtered by account, path prefix, status (404 or
+// 4xx), since (simulation time), after (an entry id, for following) and ref
+// (a transaction identifier the request or its answer named).
+func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
+	out := journalListDTO{Data: []journalEntryDTO{}}
+	j := cp.srv.Journal()
+	entries, err := j.Query(r)
+	if err != nil || j == nil {
+		return out, err
+	}
+	out.Enabled, out.Capacity, out.Size = true, j.Capacity(), j.Len()
+	for _, e := range entries {
+		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: e.At.UTC().Format(time.RFC3339Nano), Method: e.Method,
+			Path: e.Path, Query: e.Query, Route: e.Route, Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
+			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs}
+		if e.Account != 0 {
+			id := e.Account
+			d.AccountID = &id
+		}
+		if d.Refs == nil {
+			d.Refs = []string{}
+		}
+		out.Data = append(out.Data, d)
+	}
+	return out, nil
+}
+
+// handleRequestClear serves DELETE /_sandbox/requests.
+func (cp *ControlPlane) handleRequestClear(*http.Request) (any, error) {
+	return map[string]int{"deleted": cp.srv.Journal().Clear()}, nil
+}
