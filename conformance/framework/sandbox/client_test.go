@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // fakeControlPlane answers control-plane routes with canned bodies and
@@ -29,7 +31,7 @@ func (f *fakeControlPlane) last() recorded {
 	return f.requests[len(f.requests)-1]
 }
 
-func startFakeControlPlane(t *testing.T) (*SandboxClient, *fakeControlPlane) {
+func startFakeControlPlane(t *testing.T) (*Client, *fakeControlPlane) {
 	t.Helper()
 	fake := &fakeControlPlane{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +62,7 @@ func startFakeControlPlane(t *testing.T) (*SandboxClient, *fakeControlPlane) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return NewSandboxClient(NewClient(srv.URL, 5*time.Second), "admin-secret"), fake
+	return New(apiclient.NewClient(srv.URL, 5*time.Second), "admin-secret"), fake
 }
 
 func TestSandboxClient(t *testing.T) {

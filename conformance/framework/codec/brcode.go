@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"errors"
@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/onsi/gomega/format"
-	"github.com/onsi/gomega/types"
 )
 
 // The suite's own reader of BR Codes (the EMV QR "copia e cola" text of PIX
@@ -343,25 +340,4 @@ func (c *BRCode) fieldProblems() []string {
 		p = append(p, fmt.Sprintf("60 (merchant city) %q has %d characters, want 1 to %d", c.MerchantCity, n, brCodeMaxMerchantCity))
 	}
 	return p
-}
-
-// BeValidBRCode succeeds when actual is a string holding a valid PIX BR Code
-// (design/DOMAIN.md A1): printable ASCII only; starting with "000201"; a
-// well-formed TLV structure whose last field, 63, holds the
-// CRC-16/CCITT-FALSE of the rest in uppercase hex; template 26 with GUI
-// br.gov.bcb.pix and a key or a location; for a dynamic code (point of
-// initiation 12, or a location present) a location URL in 26-25 written
-// without a scheme; 52 of 4 digits; 53 = 986; 54, when present, a decimal of
-// at most 13 characters; 58 = BR; 59 of 1 to 25 characters and 60 of 1 to 15.
-func BeValidBRCode() types.GomegaMatcher {
-	return &checkMatcher{
-		desc: "be a valid PIX BR Code",
-		check: func(actual any) ([]string, error) {
-			s, ok := actual.(string)
-			if !ok {
-				return []string{fmt.Sprintf("%s is not a string", format.Object(actual, 0))}, nil
-			}
-			return BRCodeProblems(s), nil
-		},
-	}
 }
