@@ -728,12 +728,8 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		leave the payer's available lower by 25.00 with blocked back to its value.
 	*/
 	framework.SandboxIt("confirms a charge paid by another sandbox account's POST /dict/pix naming its txid", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		receiverToken := f.TokenFor(ctx, framework.IdentityOf(receiver))
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 
 		r := f.Do(ctx, http.MethodPost, cashInPath, receiverToken, encodeJSON(cashInRequest(f, "25.00")), nil)

@@ -566,13 +566,9 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		data.payment.amount "25.00" and data.debtorAccount.name the payer's name.
 	*/
 	framework.SandboxIt("concludes a charge paid by another sandbox account's POST /dict/pix naming its txId", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		receiverToken := f.TokenFor(ctx, framework.IdentityOf(receiver))
 		evp := evpKey(receiver)
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 
 		txid := newTxID(f)

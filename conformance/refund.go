@@ -822,12 +822,8 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		REFUND the refunder's REFUND_IN), never another account's.
 	*/
 	framework.SandboxIt("returns a refund of a PIX from another sandbox account to it, with a REFUND webhook of creditDebitType DEBIT", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		payer, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		payer, inboxOut := peerAccount(ctx, f, eventRefundOut)
 		payerToken := f.TokenFor(ctx, framework.IdentityOf(payer))
-		inboxOut := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxOut.Forget)
-		registerTarget(ctx, f, payer.ID.String(), eventRefundOut, inboxOut, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 
 		idem := framework.UUIDv4()

@@ -519,8 +519,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		available MUST grow by the amount and the payer's blocked return to its previous value.
 	*/
 	framework.SandboxIt("credits another sandbox account holding the key and sends it a RECEIVE webhook", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		evp := ""
 		for _, k := range receiver.PixKeys {
 			if k.Type == "EVP" {
@@ -528,9 +527,6 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 			}
 		}
 		gomega.Expect(evp).NotTo(gomega.BeEmpty(), "EVP key among %v", receiver.PixKeys)
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 		amount, err := apiclient.Cents(transferAmount)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

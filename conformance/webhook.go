@@ -700,6 +700,18 @@ func moneyField(d framework.Delivery, path string) int64 {
 	return c
 }
 
+// peerAccount creates another sandbox account holding 100.00, with a target of
+// eventType that delivers to a new inbox (forgotten when the spec ends).
+func peerAccount(ctx context.Context, f *framework.Framework, eventType string) (*sandbox.Account, *framework.Inbox) {
+	ginkgo.GinkgoHelper()
+	acct, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	inbox := f.Webhooks.Receiver.NewInbox()
+	ginkgo.DeferCleanup(inbox.Forget)
+	registerTarget(ctx, f, acct.ID.String(), eventType, inbox, "")
+	return acct, inbox
+}
+
 // registerTarget registers inbox as the account's webhook target for
 // eventType, signed with secret when it is not empty.
 func registerTarget(ctx context.Context, f *framework.Framework, accountID, eventType string, inbox *framework.Inbox, secret string) {

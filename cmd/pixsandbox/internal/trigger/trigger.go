@@ -124,6 +124,15 @@ func (t *Run) send(ctx context.Context, method, path string, body any, header ma
 	return true, nil
 }
 
+// sendAsAccount is send with the account's token.
+func (t *Run) sendAsAccount(ctx context.Context, method, path string, body any, ok int, out any) (bool, error) {
+	auth, err := t.token(ctx)
+	if err != nil {
+		return false, err
+	}
+	return t.send(ctx, method, path, body, auth, ok, out)
+}
+
 func (t *Run) token(ctx context.Context) (map[string]string, error) {
 	if t.tok == "" {
 		tok, err := t.accountToken(ctx)
@@ -301,16 +310,12 @@ func (t *Run) cashIn(ctx context.Context) error {
 		body["splits"] = []map[string]any{{"pixKey": dest.Key, "pixKeyType": keyType, "name": dest.Name, "document": dest.Document,
 			"type": "PERCENTAGE", "value": 10, "immediate": true}}
 	}
-	auth, err := t.token(ctx)
-	if err != nil {
-		return err
-	}
 	var ans struct {
 		TransactionID  string `json:"transactionId"`
 		ExternalID     string `json:"externalId"`
 		ExpirationDate string `json:"expirationDate"`
 	}
-	if rejected, err := t.send(ctx, http.MethodPost, "/api/pix/cash-in", body, auth, http.StatusCreated, &ans); err != nil || rejected {
+	if rejected, err := t.sendAsAccount(ctx, http.MethodPost, "/api/pix/cash-in", body, http.StatusCreated, &ans); err != nil || rejected {
 		return err
 	}
 	line := fmt.Sprintf("created cash-in charge transaction %s (externalId %s): %s, expires at %s", ans.TransactionID, ans.ExternalID, t.Amount, ans.ExpirationDate)
@@ -354,10 +359,6 @@ func (t *Run) cob(ctx context.Context) error {
 	} else {
 		body["calendario"] = map[string]any{}
 	}
-	auth, err := t.token(ctx)
-	if err != nil {
-		return err
-	}
 	var ans struct {
 		TxID       string `json:"txid"`
 		Status     string `json:"status"`
@@ -365,7 +366,7 @@ func (t *Run) cob(ctx context.Context) error {
 			Expiracao json.Number `json:"expiracao"`
 		} `json:"calendario"`
 	}
-	if rejected, err := t.send(ctx, http.MethodPut, "/cob/"+txid, body, auth, http.StatusCreated, &ans); err != nil || rejected {
+	if rejected, err := t.sendAsAccount(ctx, http.MethodPut, "/cob/"+txid, body, http.StatusCreated, &ans); err != nil || rejected {
 		return err
 	}
 	t.Lines = append(t.Lines, fmt.Sprintf("created cob %s: %s, expires %s s after creation: %s", ans.TxID, t.Amount, ans.Calendario.Expiracao, ans.Status))
@@ -401,17 +402,13 @@ func (t *Run) refund(ctx context.Context) error {
 		return fmt.Errorf("receiving the PIX to refund: %w", err)
 	}
 	t.Lines = append(t.Lines, fmt.Sprintf("received PIX transaction %s through POST /_sandbox/pix-in: %s to %s, endToEndId %s", in.TransactionID, in.Amount, acct.PixKeys[0].Key, in.EndToEndID))
-	auth, err := t.token(ctx)
-	if err != nil {
-		return err
-	}
 	var ans struct {
 		TransactionID string `json:"transactionId"`
 		ExternalID    string `json:"externalId"`
 		Status        string `json:"status"`
 	}
 	body := map[string]any{"refundValue": in.FinalAmount, "externalId": "cli" + randomHex(8), "reason": t.description()}
-	if rejected, err := t.send(ctx, http.MethodPost, "/api/pix/refund-in/"+in.TransactionID, body, auth, http.StatusCreated, &ans); err != nil || rejected {
+	if rejected, err := t.sendAsAccount(ctx, http.MethodPost, "/api/pix/refund-in/"+in.TransactionID, body, http.StatusCreated, &ans); err != nil || rejected {
 		return err
 	}
 	x, err := t.transaction(ctx, ans.TransactionID)
