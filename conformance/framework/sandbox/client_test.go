@@ -171,3 +171,18 @@ func TestID_UnmarshalJSON(t *testing.T) {
 		t.Error("Unmarshal({}) = nil error")
 	}
 }
+
+// requestBody reads the JSON object a fake control plane received; nil when
+// the request had no body. A body that is not JSON fails the test.
+func requestBody(t *testing.T, r *http.Request) map[string]any {
+	b, _ := io.ReadAll(r.Body)
+	if len(b) == 0 {
+		return nil
+	}
+	v, err := apiclient.DecodeJSON(b)
+	if err != nil {
+		t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
+	}
+	body, _ := v.(map[string]any)
+	return body
+}

@@ -26,15 +26,7 @@ func TestSandboxClient_MED(t *testing.T) {
 	var seen []string
 	var bodies []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if len(b) > 0 {
-			v, err := apiclient.DecodeJSON(b)
-			if err != nil {
-				t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
-			}
-			body, _ = v.(map[string]any)
-		}
+		body := requestBody(t, r)
 		mu.Lock()
 		seen, bodies = append(seen, r.Method+" "+r.URL.Path), append(bodies, body)
 		mu.Unlock()

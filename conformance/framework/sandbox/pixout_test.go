@@ -28,15 +28,7 @@ func startFakePixOut(t *testing.T) (*Client, func() pixOutRequest) {
 	var mu sync.Mutex
 	var seen []pixOutRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if len(b) > 0 {
-			v, err := apiclient.DecodeJSON(b)
-			if err != nil {
-				t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
-			}
-			body, _ = v.(map[string]any)
-		}
+		body := requestBody(t, r)
 		mu.Lock()
 		seen = append(seen, pixOutRequest{r.Method, r.URL.RequestURI(), body})
 		mu.Unlock()
