@@ -10,6 +10,9 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // validitySlack is how far before and after the target's now a generated
@@ -27,7 +30,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	// tokenError sends req and checks the documented status and code (the
 	// token endpoint's error shape is checked on its own, by
 	// errors/token-shape).
-	tokenError := func(ctx ginkgo.SpecContext, req framework.TokenRequest, status int, code string) *framework.Response {
+	tokenError := func(ctx ginkgo.SpecContext, req apiclient.TokenRequest, status int, code string) *apiclient.Response {
 		ginkgo.GinkgoHelper()
 		r := f.RequestToken(ctx, req)
 		gomega.Expect(r).To(framework.HaveStatus(status))
@@ -37,7 +40,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 
 	// withCert returns the spec's valid token request carrying another
 	// certificate header.
-	withCert := func(header string) framework.TokenRequest {
+	withCert := func(header string) apiclient.TokenRequest {
 		req := f.TokenRequest()
 		req.CertHeader = &header
 		return req
@@ -48,11 +51,11 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	// be parsed fails before registration is looked at).
 	plusCert := func(ctx ginkgo.SpecContext) string {
 		ginkgo.GinkgoHelper()
-		if framework.CertBase64HasPlus(f.Identity.CertPEM) {
+		if codec.CertBase64HasPlus(f.Identity.CertPEM) {
 			return f.Identity.CertPEM
 		}
 		now := f.Now(ctx)
-		c, err := framework.SelfSignedCertWithPlus(now.Add(-validitySlack), now.Add(validitySlack))
+		c, err := codec.SelfSignedCertWithPlus(now.Add(-validitySlack), now.Add(validitySlack))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		return c
 	}
@@ -80,7 +83,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		not "none", and a payload with exp; when the payload has iat, exp - iat MUST be 1800.
 	*/
 	framework.SpecIt("issues access_token as a signed JWT with exp, 1800 s after iat", func(ctx ginkgo.SpecContext) {
-		jwt, err := framework.ParseJWT(f.Token(ctx))
+		jwt, err := codec.ParseJWT(f.Token(ctx))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		alg, _ := jwt.Header["alg"].(string)
 		gomega.Expect(alg).NotTo(gomega.BeEmpty(), "JWT header alg")
@@ -137,7 +140,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		with code PUB_CERT_MALFORMED_PEM.
 	*/
 	framework.SpecIt("rejects a certificate with '+' encoded as %20 with 400 PUB_CERT_MALFORMED_PEM", func(ctx ginkgo.SpecContext) {
-		tokenError(ctx, withCert(framework.BadPlusAsSpace(plusCert(ctx))), http.StatusBadRequest, "PUB_CERT_MALFORMED_PEM")
+		tokenError(ctx, withCert(apiclient.BadPlusAsSpace(plusCert(ctx))), http.StatusBadRequest, "PUB_CERT_MALFORMED_PEM")
 	})
 
 	/*
@@ -147,7 +150,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		to spaces) MUST be answered 400 with code PUB_CERT_MALFORMED_PEM.
 	*/
 	framework.SpecIt("rejects a certificate with '+' left unencoded with 400 PUB_CERT_MALFORMED_PEM", func(ctx ginkgo.SpecContext) {
-		tokenError(ctx, withCert(framework.RawPlus(plusCert(ctx))), http.StatusBadRequest, "PUB_CERT_MALFORMED_PEM")
+		tokenError(ctx, withCert(apiclient.RawPlus(plusCert(ctx))), http.StatusBadRequest, "PUB_CERT_MALFORMED_PEM")
 	})
 
 	/*
@@ -213,9 +216,9 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	*/
 	framework.SpecIt("rejects an unregistered certificate with 401 PUB_CERT_NOT_REGISTERED", func(ctx ginkgo.SpecContext) {
 		now := f.Now(ctx)
-		c, _, err := framework.SelfSignedCert(now.Add(-validitySlack), now.Add(validitySlack))
+		c, _, err := codec.SelfSignedCert(now.Add(-validitySlack), now.Add(validitySlack))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		tokenError(ctx, withCert(framework.EncodeCertHeader(c)), http.StatusUnauthorized, "PUB_CERT_NOT_REGISTERED")
+		tokenError(ctx, withCert(apiclient.EncodeCertHeader(c)), http.StatusUnauthorized, "PUB_CERT_NOT_REGISTERED")
 	})
 
 	/*
@@ -226,11 +229,11 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	*/
 	framework.SpecIt("answers a wrong secret and an unknown clientId alike with 401 PUB_INVALID_CREDENTIALS", func(ctx ginkgo.SpecContext) {
 		wrongSecret := f.TokenRequest()
-		wrongSecret.Body = framework.TokenBody(f.Identity.ClientID, f.UniqueID("wrong-secret-"))
+		wrongSecret.Body = apiclient.TokenBody(f.Identity.ClientID, f.UniqueID("wrong-secret-"))
 		a := tokenError(ctx, wrongSecret, http.StatusUnauthorized, "PUB_INVALID_CREDENTIALS")
 
 		unknownClient := f.TokenRequest()
-		unknownClient.Body = framework.TokenBody(framework.UUIDv4(), f.Identity.ClientSecret)
+		unknownClient.Body = apiclient.TokenBody(framework.UUIDv4(), f.Identity.ClientSecret)
 		b := tokenError(ctx, unknownClient, http.StatusUnauthorized, "PUB_INVALID_CREDENTIALS")
 
 		gomega.Expect(b.Status).To(gomega.Equal(a.Status), "status")
@@ -248,12 +251,12 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	framework.SandboxIt("rejects an expired certificate with 401 PUB_CERT_EXPIRED", func(ctx ginkgo.SpecContext) {
 		clk, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, framework.CertificateOptions{
+		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, sandbox.CertificateOptions{
 			NotBefore: clk.Now.Add(-48 * time.Hour),
 			NotAfter:  clk.Now.Add(-24 * time.Hour),
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		tokenError(ctx, withCert(framework.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_EXPIRED")
+		tokenError(ctx, withCert(apiclient.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_EXPIRED")
 	})
 
 	/*
@@ -266,12 +269,12 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	framework.SandboxIt("rejects a certificate not yet valid with 401 PUB_CERT_NOT_YET_VALID", func(ctx ginkgo.SpecContext) {
 		clk, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, framework.CertificateOptions{
+		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, sandbox.CertificateOptions{
 			NotBefore: clk.Now.Add(24 * time.Hour),
 			NotAfter:  clk.Now.Add(48 * time.Hour),
 		})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		tokenError(ctx, withCert(framework.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_NOT_YET_VALID")
+		tokenError(ctx, withCert(apiclient.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_NOT_YET_VALID")
 	})
 
 	/*
@@ -282,9 +285,9 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		PUB_CERT_NOT_REGISTERED.
 	*/
 	framework.SandboxIt("rejects a revoked certificate with 401 PUB_CERT_NOT_REGISTERED", func(ctx ginkgo.SpecContext) {
-		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, framework.CertificateOptions{Revoked: true})
+		c, err := f.Sandbox.AddCertificate(ctx, f.Identity.ID, sandbox.CertificateOptions{Revoked: true})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		tokenError(ctx, withCert(framework.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_NOT_REGISTERED")
+		tokenError(ctx, withCert(apiclient.EncodeCertHeader(c.Certificate)), http.StatusUnauthorized, "PUB_CERT_NOT_REGISTERED")
 	})
 
 	/*
@@ -295,9 +298,9 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		credentials, MUST be answered 403 with code PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT.
 	*/
 	framework.SandboxIt("rejects another account's certificate with 403 PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT", func(ctx ginkgo.SpecContext) {
-		other, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{})
+		other, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		tokenError(ctx, withCert(framework.EncodeCertHeader(other.Certificate)), http.StatusForbidden, "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT")
+		tokenError(ctx, withCert(apiclient.EncodeCertHeader(other.Certificate)), http.StatusForbidden, "PUB_CERT_NOT_AUTHORIZED_FOR_ACCOUNT")
 	})
 
 	/*
@@ -348,7 +351,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	framework.SandboxIt("stamps iat and exp on the simulation clock", func(ctx ginkgo.SpecContext) {
 		before, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		jwt, err := framework.ParseJWT(f.Token(ctx))
+		jwt, err := codec.ParseJWT(f.Token(ctx))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		after, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

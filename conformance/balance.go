@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // standardBalanceRoutes are the two spellings of the standard balance route
@@ -18,10 +19,10 @@ var standardBalanceRoutes = []string{"/balance", "/api/balance"}
 // GET /accounts/balances again, until both Central Bank readings agree (the
 // account did not move in between), and returns the agreed reading and the
 // standard route's response.
-func consistentBalances(ctx context.Context, f *framework.Framework, token, path string) (bacenBalance, *framework.Response) {
+func consistentBalances(ctx context.Context, f *framework.Framework, token, path string) (bacenBalance, *apiclient.Response) {
 	ginkgo.GinkgoHelper()
 	var first, second bacenBalance
-	var std *framework.Response
+	var std *apiclient.Response
 	for range 3 {
 		first = readBacenBalance(ctx, f, token)
 		std = f.Do(ctx, http.MethodGet, path, token, nil, nil)

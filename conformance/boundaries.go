@@ -12,6 +12,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // Checks of rules at their boundaries, on both sides and with more than one
@@ -248,7 +250,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		05:59:59: the night window at each of its four edges.
 	*/
 	framework.SandboxIt("applies the night limit from 20:00 to 06:00 in São Paulo, at each edge", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{NightLimit: "20.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{NightLimit: "20.00"})
 		// São Paulo keeps UTC−3 all year (no daylight saving time since 2019).
 		day := nextUTCDay(ctx, f)
 		for _, edge := range []struct {
@@ -287,7 +289,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		available at 0.00 and 11.50 blocked: the fee decides, on both sides of the bound.
 	*/
 	framework.SandboxIt("refuses a cash-out that only its fee takes above the available balance, and accepts one at the bound", func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{Fee: "1.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{Fee: "1.50"})
 		before := f.Balance(ctx)
 		gomega.Expect(brl(before.Available)).To(gomega.Equal("11.50"), "the opening balance")
 		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "10.01"), ""), "PIX_INSUFFICIENT_BALANCE")
@@ -316,7 +318,7 @@ var _ = ginkgo.Describe("GET /api/pix/transactions/pix-key/{pixKey}", framework.
 		for range workers {
 			go func() {
 				for range next {
-					_, err := f.Sandbox.PixIn(ctx, framework.PaymentRequest{Key: key, Amount: "0.01", Payer: payer})
+					_, err := f.Sandbox.PixIn(ctx, sandbox.PaymentRequest{Key: key, Amount: "0.01", Payer: payer})
 					errs <- err
 				}
 			}()
@@ -390,11 +392,11 @@ var _ = ginkgo.Describe("PUT /cob/{txid} and POST /api/pix/cash-in", framework.R
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		txid := newTxID(f)
 		createCob(ctx, f, txid, cobBody(ownKey(f), "10.50"), "")
-		pay(ctx, f, framework.PaymentRequest{TxID: txid, Payer: externalPayer(ctx, f)})
+		pay(ctx, f, sandbox.PaymentRequest{TxID: txid, Payer: externalPayer(ctx, f)})
 		expectReceiveWebhook(awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", txid), txid, "10.50")
 
 		c := acceptCashIn(ctx, f, cashInRequest(f, "12.00"), "")
-		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
 		chargeTxID := transaction(ctx, f, c.id).TxID
 		d := awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", chargeTxID)
 		gomega.Expect(d).To(framework.HaveJSONField("type", "RECEIVE"))
@@ -421,7 +423,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		d := awaitWebhook(ctx, f, f.Webhooks, true, "data.refundId", id)
 		gomega.Expect(d).To(framework.HaveJSONField("type", "REFUND"))
 		gomega.Expect(d).To(framework.HaveJSONField("data.payment.amount", gomega.BeElementOf("10.50", json.Number("10.50"))))
-		amount, err := framework.Cents(webhookRefund(d, rtrID)["payment"].(map[string]any)["amount"])
+		amount, err := apiclient.Cents(webhookRefund(d, rtrID)["payment"].(map[string]any)["amount"])
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "refunds[].payment.amount in %s", d)
 		gomega.Expect(brl(amount)).To(gomega.Equal("1.20"), "refunds[].payment.amount")
 	})
@@ -440,7 +442,7 @@ var _ = ginkgo.Describe("GET /api/transactions and GET /api/pix/transactions/pix
 		(the JSON numbers 10.50, 0.50 and 10.00, not 10.5, 0.5 and 10).
 	*/
 	framework.SandboxIt("lists amounts with their 2 decimals, trailing zeros kept", func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{CashInFee: "0.50"})
 		p := receivePIX(ctx, f, "10.50")
 		tok := f.Token(ctx)
 		for _, path := range []string{

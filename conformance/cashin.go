@@ -12,6 +12,9 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // cashInPath is the standard cash-in route.
@@ -55,7 +58,7 @@ func cashInExternalID(m map[string]any) string {
 func cashInValue(m map[string]any) int64 {
 	ginkgo.GinkgoHelper()
 	tr, _ := m["transaction"].(map[string]any)
-	c, err := framework.Cents(tr["value"])
+	c, err := apiclient.Cents(tr["value"])
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "transaction.value")
 	return c
 }
@@ -75,7 +78,7 @@ func withSplits(items ...map[string]any) func(m, _, _ map[string]any) {
 }
 
 // postCashIn sends POST /api/pix/cash-in with the spec's token.
-func postCashIn(ctx context.Context, f *framework.Framework, m map[string]any, scenario string) *framework.Response {
+func postCashIn(ctx context.Context, f *framework.Framework, m map[string]any, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, cashInPath, f.Token(ctx), encodeJSON(m), withScenario(nil, scenario))
 }
@@ -89,7 +92,7 @@ type cashInCharge struct {
 	// pixCode is the BR Code.
 	pixCode string
 	// r is the creation response.
-	r *framework.Response
+	r *apiclient.Response
 }
 
 // acceptCashIn sends a cash-in that must be accepted (201, status PENDING)
@@ -117,7 +120,7 @@ func setCashInWebhook(ctx context.Context, f *framework.Framework, accountID, sh
 func expectDynamicBRCode(s, what string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(s).To(framework.BeValidBRCode(), what)
-	code, err := framework.ParseBRCode(s)
+	code, err := codec.ParseBRCode(s)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), what)
 	gomega.Expect(code.URL).NotTo(gomega.BeEmpty(), "%s is a dynamic code: a location URL in 26-25", what)
 }
@@ -125,11 +128,11 @@ func expectDynamicBRCode(s, what string) {
 // expectLifetime checks that expirationDate − generateTime of a cash-in
 // response is want, within a second (a target may render one of them with
 // whole seconds).
-func expectLifetime(r *framework.Response, want time.Duration) {
+func expectLifetime(r *apiclient.Response, want time.Duration) {
 	ginkgo.GinkgoHelper()
-	gen, err := framework.ParseISO8601(stringField(r, "generateTime"))
+	gen, err := apiclient.ParseISO8601(stringField(r, "generateTime"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "generateTime")
-	exp, err := framework.ParseISO8601(stringField(r, "expirationDate"))
+	exp, err := apiclient.ParseISO8601(stringField(r, "expirationDate"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "expirationDate")
 	gomega.Expect(exp.Sub(gen)).To(gomega.BeNumerically("~", want, time.Second), "expirationDate − generateTime")
 }
@@ -140,20 +143,20 @@ func cashInFee(ctx context.Context, f *framework.Framework) int64 {
 	ginkgo.GinkgoHelper()
 	st, err := f.Sandbox.Settings(ctx, f.Identity.ID)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	fee, err := framework.Cents(st.CashInFee)
+	fee, err := apiclient.Cents(st.CashInFee)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "cashInFee of %+v", st)
 	return fee
 }
 
 // externalPayer returns a payer at a participant outside the sandbox.
-func externalPayer(ctx context.Context, f *framework.Framework) *framework.Payer {
+func externalPayer(ctx context.Context, f *framework.Framework) *sandbox.Payer {
 	ginkgo.GinkgoHelper()
-	return &framework.Payer{Name: payerName, Document: sampleCPF, ISPB: outsideISPB(ctx, f)}
+	return &sandbox.Payer{Name: payerName, Document: sampleCPF, ISPB: outsideISPB(ctx, f)}
 }
 
 // pay pays a charge through the control plane, failing the spec unless the
 // payment is accepted (201).
-func pay(ctx context.Context, f *framework.Framework, p framework.PaymentRequest) *framework.PaymentResult {
+func pay(ctx context.Context, f *framework.Framework, p sandbox.PaymentRequest) *sandbox.PaymentResult {
 	ginkgo.GinkgoHelper()
 	res, err := f.Sandbox.Pay(ctx, p)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "paying %+v", p)
@@ -162,15 +165,15 @@ func pay(ctx context.Context, f *framework.Framework, p framework.PaymentRequest
 
 // expectPaymentRefused checks that the control plane refuses a payment with
 // status.
-func expectPaymentRefused(ctx context.Context, f *framework.Framework, p framework.PaymentRequest, status int, why string) {
+func expectPaymentRefused(ctx context.Context, f *framework.Framework, p sandbox.PaymentRequest, status int, why string) {
 	ginkgo.GinkgoHelper()
 	_, err := f.Sandbox.Pay(ctx, p)
 	gomega.Expect(err).To(gomega.HaveOccurred(), "the payment of %s was accepted", why)
-	gomega.Expect(framework.ErrorStatus(err)).To(gomega.Equal(status), "status of the payment of %s: %v", why, err)
+	gomega.Expect(sandbox.ErrorStatus(err)).To(gomega.Equal(status), "status of the payment of %s: %v", why, err)
 }
 
 // transaction reads a transaction from the control plane.
-func transaction(ctx context.Context, f *framework.Framework, id string) *framework.Transaction {
+func transaction(ctx context.Context, f *framework.Framework, id string) *sandbox.Transaction {
 	ginkgo.GinkgoHelper()
 	tx, err := f.Sandbox.Transaction(ctx, id)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "GET /_sandbox/transactions/%s", id)
@@ -209,9 +212,9 @@ func expectCashInWebhook(d framework.Delivery, c cashInCharge, m map[string]any,
 func expectSandboxBRCode(f *framework.Framework, s, what string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(s).To(framework.BeValidBRCode(), what)
-	code, err := framework.ParseBRCode(s)
+	code, err := codec.ParseBRCode(s)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), what)
-	gomega.Expect(code.PointOfInitiation).To(gomega.Equal(framework.BRCodeDynamicPOI), "%s 01 (point of initiation)", what)
+	gomega.Expect(code.PointOfInitiation).To(gomega.Equal(codec.BRCodeDynamicPOI), "%s 01 (point of initiation)", what)
 	gomega.Expect(code.URL).To(gomega.MatchRegexp(`^qr\.pixsandbox\.example/qr/v2/[0-9a-f]{32}$`), "%s 26-25 (location)", what)
 	gomega.Expect(code.Key).To(gomega.BeEmpty(), "%s 26-01 (key) in a dynamic code", what)
 	gomega.Expect(code.MCC).To(gomega.Equal("0000"), "%s 52", what)
@@ -243,9 +246,9 @@ func foldName(name string, max int) string {
 // pixKey) on inbox and returns, by pixKey, the SPLIT transactions its
 // transactionId names (GET /_sandbox/transactions/{id}). With settle it first
 // lets the splits settle (the spec must be ginkgo.Serial).
-func splitTransactions(ctx context.Context, f *framework.Framework, inbox *framework.Inbox, settle bool, keys ...string) map[string]*framework.Transaction {
+func splitTransactions(ctx context.Context, f *framework.Framework, inbox *framework.Inbox, settle bool, keys ...string) map[string]*sandbox.Transaction {
 	ginkgo.GinkgoHelper()
-	out := map[string]*framework.Transaction{}
+	out := map[string]*sandbox.Transaction{}
 	for i, key := range keys {
 		d := awaitWebhook(ctx, f, inbox, settle && i == 0, "pixKey", key)
 		gomega.Expect(d).To(framework.HaveJSONField("event", "CashOut"))
@@ -260,18 +263,18 @@ func splitTransactions(ctx context.Context, f *framework.Framework, inbox *frame
 
 // expectSplit checks a split transaction: kind SPLIT, the charge's number as
 // relatedId, status and amount (centavos).
-func expectSplit(tx *framework.Transaction, chargeNumber string, status string, amount int64) {
+func expectSplit(tx *sandbox.Transaction, chargeNumber string, status string, amount int64) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(tx.Kind).To(gomega.Equal("SPLIT"), "kind of transaction %s", tx.ID)
 	gomega.Expect(tx.RelatedID.String()).To(gomega.Equal(chargeNumber), "relatedId of split %s", tx.ID)
 	gomega.Expect(tx.Status).To(gomega.Equal(status), "status of split %s", tx.ID)
-	got, err := framework.Cents(tx.Amount)
+	got, err := apiclient.Cents(tx.Amount)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(brl(got)).To(gomega.Equal(brl(amount)), "amount of split %s", tx.ID)
 }
 
 // paidOut sums the amounts of the CONFIRMED split transactions, in centavos.
-func paidOut(splits map[string]*framework.Transaction) int64 {
+func paidOut(splits map[string]*sandbox.Transaction) int64 {
 	ginkgo.GinkgoHelper()
 	var sum int64
 	for _, tx := range splits {
@@ -484,7 +487,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		details.minimumExpirationTime 300, and one with expirationTime 300 MUST be accepted.
 	*/
 	framework.SandboxIt("rejects an expirationTime below the minimum set in the account settings with 400 PROVIDER_EXPIRATION_BELOW_MINIMUM", func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{MinExpirationTime: 300})
+		putSettings(ctx, f, sandbox.SettingsUpdate{MinExpirationTime: 300})
 		r := postCashIn(ctx, f, cashInRequest(f, "25.00", func(_, tr, _ map[string]any) { tr["expirationTime"] = 299 }), "")
 		expectCashOutError(r, "PROVIDER_EXPIRATION_BELOW_MINIMUM")
 		gomega.Expect(r).To(framework.HaveJSONField("details.minimumExpirationTime", 300))
@@ -552,13 +555,13 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		whose data.txId is the charge's.
 	*/
 	framework.SandboxIt("confirms a charge paid by its pixCode, credits value − fee and sends a RECEIVE webhook", framework.Webhook, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{CashInFee: "0.50"})
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00"), "")
 		gomega.Expect(transaction(ctx, f, c.id).Status).To(gomega.Equal("PENDING"), "before the payment")
 		before := f.Balance(ctx)
 
-		res := pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
+		res := pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode, Payer: externalPayer(ctx, f)})
 		gomega.Expect(res.Amount).To(gomega.Equal(json.Number("25.00")), "amount paid")
 		gomega.Expect(res.FeeAmount).To(gomega.Equal(json.Number("0.50")), "feeAmount")
 		gomega.Expect(res.FinalAmount).To(gomega.Equal(json.Number("24.50")), "finalAmount")
@@ -587,14 +590,14 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		additionalInfo.
 	*/
 	framework.SandboxIt("sends the CashIn webhook with every field of the sandbox's payload", framework.SandboxChoice, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{CashInFee: "0.50"})
 		setCashInWebhook(ctx, f, f.Identity.ID, "CashIn")
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		info := map[string]any{"order": "A-1", "channel": "conformance"}
 		m := cashInRequest(f, "25.00", func(m, _, _ map[string]any) { m["additionalInfo"] = info })
 		c := acceptCashIn(ctx, f, m, "")
 		payer := externalPayer(ctx, f)
-		res := pay(ctx, f, framework.PaymentRequest{TransactionID: c.id, Payer: payer})
+		res := pay(ctx, f, sandbox.PaymentRequest{TransactionID: c.id, Payer: payer})
 
 		d := awaitWebhook(ctx, f, f.Webhooks, false, "transactionId", c.id)
 		expectCashInWebhook(d, c, m, 50, "CONFIRMED")
@@ -615,9 +618,9 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 	*/
 	framework.SandboxIt("refuses a second payment of a paid charge with 409", func(ctx ginkgo.SpecContext) {
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00"), "")
-		pay(ctx, f, framework.PaymentRequest{TransactionID: c.id})
+		pay(ctx, f, sandbox.PaymentRequest{TransactionID: c.id})
 		after := f.Balance(ctx)
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{PixCode: c.pixCode}, http.StatusConflict, "a paid charge")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode}, http.StatusConflict, "a paid charge")
 		gomega.Expect(transaction(ctx, f, c.id).Status).To(gomega.Equal("CONFIRMED"))
 		expectBalance(f.Balance(ctx), after, "after the refused payment")
 	})
@@ -632,7 +635,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 	framework.SandboxIt("refuses a payment of another amount with 422", func(ctx ginkgo.SpecContext) {
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00"), "")
 		before := f.Balance(ctx)
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{PixCode: c.pixCode, Amount: "24.99"}, http.StatusUnprocessableEntity, "24.99 for 25.00")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode, Amount: "24.99"}, http.StatusUnprocessableEntity, "24.99 for 25.00")
 		gomega.Expect(transaction(ctx, f, c.id).Status).To(gomega.Equal("PENDING"))
 		expectBalance(f.Balance(ctx), before, "after the refused payment")
 	})
@@ -666,7 +669,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		gomega.Expect(d).To(framework.HaveJSONField("errorMessage", nonEmptyString()))
 		gomega.Expect(d).To(framework.HaveJSONField("endToEndId", nil))
 
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{PixCode: c.pixCode}, http.StatusConflict, "an expired charge")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode}, http.StatusConflict, "an expired charge")
 		expectBalance(f.Balance(ctx), before, "after expiry and the refused payment")
 	})
 
@@ -725,12 +728,8 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		leave the payer's available lower by 25.00 with blocked back to its value.
 	*/
 	framework.SandboxIt("confirms a charge paid by another sandbox account's POST /dict/pix naming its txid", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		receiverToken := f.TokenFor(ctx, framework.IdentityOf(receiver))
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 
 		r := f.Do(ctx, http.MethodPost, cashInPath, receiverToken, encodeJSON(cashInRequest(f, "25.00")), nil)
@@ -766,13 +765,13 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		to the centavo.
 	*/
 	framework.SandboxIt("pays immediate FIXED and PERCENTAGE splits at confirmation and keeps the remainder", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{CashInFee: "0.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{CashInFee: "0.50"})
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 		fixed, pct := splitItem(f, "FIXED", "10.00", true), splitItem(f, "PERCENTAGE", "25", true)
 		c := acceptCashIn(ctx, f, cashInRequest(f, "100.00", withSplits(fixed, pct)), "")
 		before := f.Balance(ctx)
 
-		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode})
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available + 10000 - 50 - 3500, Blocked: before.Blocked + 3500}, "right after the payment")
 
 		splits := splitTransactions(ctx, f, f.Webhooks, true, splitKey(fixed), splitKey(pct))
@@ -803,14 +802,14 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		clk, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		at := clk.Now.UTC().Truncate(time.Minute).Add(2 * time.Minute)
-		putSettings(ctx, f, framework.SettingsUpdate{SplitSchedule: fmt.Sprintf("CRON_TZ=UTC %d %d * * *", at.Minute(), at.Hour())})
+		putSettings(ctx, f, sandbox.SettingsUpdate{SplitSchedule: fmt.Sprintf("CRON_TZ=UTC %d %d * * *", at.Minute(), at.Hour())})
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 		fee := cashInFee(ctx, f)
 		fixed, pct := splitItem(f, "FIXED", "5.00", false), splitItem(f, "PERCENTAGE", "20", false)
 		c := acceptCashIn(ctx, f, cashInRequest(f, "50.00", withSplits(fixed, pct)), "")
 		before := f.Balance(ctx)
 
-		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode})
 		_, err = f.Sandbox.SetClock(ctx, at.Add(-time.Second))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(f.Webhooks.Count()).To(gomega.BeZero(), "CashOut webhooks before the schedule fires")
@@ -844,7 +843,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		half := splitItem(f, "PERCENTAGE", "50", true)
 		c := acceptCashIn(ctx, f, cashInRequest(f, "10.05", withSplits(half)), "")
 		before := f.Balance(ctx)
-		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode})
 		splits := splitTransactions(ctx, f, f.Webhooks, true, splitKey(half))
 		expectSplit(splits[splitKey(half)], c.id, "CONFIRMED", 502)
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available + 503 - fee, Blocked: before.Blocked}, "after the split settled")
@@ -865,7 +864,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		fixed := splitItem(f, "FIXED", "15.00", true)
 		c := acceptCashIn(ctx, f, cashInRequest(f, "40.00", withSplits(fixed)), "SPLIT_FAILURE")
 		before := f.Balance(ctx)
-		pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode})
 
 		splits := splitTransactions(ctx, f, f.Webhooks, true, splitKey(fixed))
 		expectSplit(splits[splitKey(fixed)], c.id, "ERROR", 1500)
@@ -896,7 +895,7 @@ var _ = ginkgo.Describe("POST /_sandbox/pix-in", framework.Res("pix-in"), framew
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		before := f.Balance(ctx)
 		payer := externalPayer(ctx, f)
-		res, err := f.Sandbox.PixIn(ctx, framework.PaymentRequest{Key: evpKey(f.Account), Amount: "12.34", Payer: payer})
+		res, err := f.Sandbox.PixIn(ctx, sandbox.PaymentRequest{Key: evpKey(f.Account), Amount: "12.34", Payer: payer})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(res.EndToEndID).To(gomega.MatchRegexp(endToEndPattern))
 		gomega.Expect(res.Amount).To(gomega.Equal(json.Number("12.34")))
@@ -923,11 +922,11 @@ var _ = ginkgo.Describe("POST /_sandbox/pix-in", framework.Res("pix-in"), framew
 		one to a key the DICT does not know, MUST each be answered 404.
 	*/
 	framework.SandboxIt("answers 404 for a key outside the sandbox", func(ctx ginkgo.SpecContext) {
-		e, err := f.Sandbox.RegisterDictKey(ctx, framework.DictEntry{Key: freshEmailKey(f), Name: holderName, Document: otherCPF, ISPB: outsideISPB(ctx, f)})
+		e, err := f.Sandbox.RegisterDictKey(ctx, sandbox.DictEntry{Key: freshEmailKey(f), Name: holderName, Document: otherCPF, ISPB: outsideISPB(ctx, f)})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		for _, key := range []string{e.Key, freshEmailKey(f)} {
-			_, err := f.Sandbox.PixIn(ctx, framework.PaymentRequest{Key: key, Amount: "1.00"})
-			gomega.Expect(framework.ErrorStatus(err)).To(gomega.Equal(http.StatusNotFound), "PIX in to %s: %v", key, err)
+			_, err := f.Sandbox.PixIn(ctx, sandbox.PaymentRequest{Key: key, Amount: "1.00"})
+			gomega.Expect(sandbox.ErrorStatus(err)).To(gomega.Equal(http.StatusNotFound), "PIX in to %s: %v", key, err)
 		}
 	})
 })
@@ -935,7 +934,7 @@ var _ = ginkgo.Describe("POST /_sandbox/pix-in", framework.Res("pix-in"), framew
 // cents converts decimal text the control plane answered into centavos.
 func cents(n json.Number) int64 {
 	ginkgo.GinkgoHelper()
-	c, err := framework.Cents(n)
+	c, err := apiclient.Cents(n)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return c
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // cashOutPath is the standard cash-out route.
@@ -47,7 +49,7 @@ func externalID(m map[string]any) string {
 }
 
 // postCashOut sends POST /api/pix/cash-out with the spec's token.
-func postCashOut(ctx context.Context, f *framework.Framework, m map[string]any, scenario string) *framework.Response {
+func postCashOut(ctx context.Context, f *framework.Framework, m map[string]any, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(m), withScenario(nil, scenario))
 }
@@ -65,7 +67,7 @@ func acceptCashOut(ctx context.Context, f *framework.Framework, m map[string]any
 // expectCashOutError checks a cash-out error: status 400 and the code (in
 // code or errorCode). The extended shape is checked on its own, by
 // errors/extended-shape.
-func expectCashOutError(r *framework.Response, code string) {
+func expectCashOutError(r *apiclient.Response, code string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
 	gomega.Expect(r).To(framework.HaveErrorCode(code))
@@ -73,7 +75,7 @@ func expectCashOutError(r *framework.Response, code string) {
 
 // expectMessageNames checks that the error's message is an array with an
 // element naming each field (by its last path segment).
-func expectMessageNames(r *framework.Response, fields ...string) {
+func expectMessageNames(r *apiclient.Response, fields ...string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveJSONField("message", gomega.BeAssignableToTypeOf([]any{})), "message is one string per invalid field")
 	for _, field := range fields {
@@ -88,13 +90,13 @@ func settingsFee(ctx context.Context, f *framework.Framework) int64 {
 	ginkgo.GinkgoHelper()
 	st, err := f.Sandbox.Settings(ctx, f.Identity.ID)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	fee, err := framework.Cents(st.Fee)
+	fee, err := apiclient.Cents(st.Fee)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "fee")
 	return fee
 }
 
 // putSettings changes the spec's account settings.
-func putSettings(ctx context.Context, f *framework.Framework, u framework.SettingsUpdate) {
+func putSettings(ctx context.Context, f *framework.Framework, u sandbox.SettingsUpdate) {
 	ginkgo.GinkgoHelper()
 	_, err := f.Sandbox.PutSettings(ctx, f.Identity.ID, u)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -106,7 +108,7 @@ func putSettings(ctx context.Context, f *framework.Framework, u framework.Settin
 func expectCashOutWebhook(d framework.Delivery, m map[string]any, fee int64, status string) {
 	ginkgo.GinkgoHelper()
 	details, _ := m["details"].(map[string]any)
-	value, err := framework.Cents(m["value"])
+	value, err := apiclient.Cents(m["value"])
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 	gomega.Expect(d).To(framework.HaveJSONField("event", "CashOut"))
@@ -437,7 +439,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		gomega.Expect(tx.Status).To(gomega.Equal("CONFIRMED"), "after POST /_sandbox/transactions/{id}/settle")
 		d := awaitWebhook(ctx, f, f.Webhooks, false, "externalId", externalID(m))
 		expectCashOutWebhook(d, m, fee, "CONFIRMED")
-		value, err := framework.Cents(m["value"])
+		value, err := apiclient.Cents(m["value"])
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - value - fee, Blocked: before.Blocked}, "after settlement")
 	})
@@ -476,7 +478,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		10.00 MUST be accepted.
 	*/
 	framework.SandboxIt("rejects a value above the per-transaction limit with 400 PIX_TRANSACTION_LIMIT_EXCEEDED", func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{PerTransactionLimit: "10.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{PerTransactionLimit: "10.00"})
 		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "10.01"), ""), "PIX_TRANSACTION_LIMIT_EXCEEDED")
 		acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "")
 	})
@@ -489,7 +491,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		5.01 MUST be answered 400 with PIX_DAILY_LIMIT_EXCEEDED (in code or errorCode), and one of 5.00 MUST be accepted.
 	*/
 	framework.SandboxIt("rejects a value that takes the day's total above the daily limit with 400 PIX_DAILY_LIMIT_EXCEEDED", func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{DailyLimit: "15.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{DailyLimit: "15.00"})
 		acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "")
 		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "5.01"), ""), "PIX_DAILY_LIMIT_EXCEEDED")
 		acceptCashOut(ctx, f, cashOutRequest(f, "5.00"), "")
@@ -506,7 +508,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 	framework.SandboxIt("rejects a value above the night limit at 20:30 in São Paulo with 400 PIX_NIGHT_LIMIT_EXCEEDED", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		clockToSaoPauloNight(ctx, f)
 
-		putSettings(ctx, f, framework.SettingsUpdate{NightLimit: "20.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{NightLimit: "20.00"})
 		expectCashOutError(postCashOut(ctx, f, cashOutRequest(f, "20.01"), ""), "PIX_NIGHT_LIMIT_EXCEEDED")
 		acceptCashOut(ctx, f, cashOutRequest(f, "20.00"), "")
 	})
@@ -521,7 +523,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		cash-out and available MUST stay lower by 11.50.
 	*/
 	framework.SandboxIt("charges the account's fee: available decreases by value plus fee and the webhook carries it", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{Fee: "1.50"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{Fee: "1.50"})
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 		before := f.Balance(ctx)
 		m := cashOutRequest(f, "10.00")
@@ -569,10 +571,10 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		id := acceptCashOut(ctx, f, m, "")
 		tx, err := f.Sandbox.Transaction(ctx, id)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		query := framework.DeliveryQuery{TransactionID: tx.ID.String()}
+		query := sandbox.DeliveryQuery{TransactionID: tx.ID.String()}
 
 		// attempts waits until the inbox and the log both show n attempts.
-		var log []framework.WebhookDelivery
+		var log []sandbox.WebhookDelivery
 		attempts := func(n int, status string) func(g gomega.Gomega) {
 			return func(g gomega.Gomega) {
 				g.Expect(matching(f.Webhooks, "externalId", externalID(m))).To(gomega.HaveLen(n), "deliveries received")
@@ -604,7 +606,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 
 		// The afterAttempt cursor finds the delivery again through its retry,
 		// and not once past its last attempt.
-		acct := framework.DeliveryQuery{AccountID: f.Identity.ID}
+		acct := sandbox.DeliveryQuery{AccountID: f.Identity.ID}
 		acct.AfterAttempt = log[0].Attempts[1].WebhookLogID.String()
 		ds, err := f.Sandbox.Deliveries(ctx, acct)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -12,6 +12,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // cobPath returns the path of the immediate charge txid.
@@ -36,7 +38,7 @@ const (
 func newTxID(f *framework.Framework) string { return f.UniqueID("conformance") }
 
 // evpKey returns a sandbox account's EVP key, failing the spec when it has none.
-func evpKey(a *framework.Account) string {
+func evpKey(a *sandbox.Account) string {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(a).NotTo(gomega.BeNil(), "a sandbox account")
 	for _, k := range a.PixKeys {
@@ -90,20 +92,20 @@ func withExpiracao(seconds int) func(m map[string]any) {
 }
 
 // putCobAs sends PUT /cob/{txid} with token.
-func putCobAs(ctx context.Context, f *framework.Framework, token, txid string, m map[string]any, scenario string) *framework.Response {
+func putCobAs(ctx context.Context, f *framework.Framework, token, txid string, m map[string]any, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPut, cobPath(txid), token, encodeJSON(m), withScenario(nil, scenario))
 }
 
 // putCob sends PUT /cob/{txid} with the spec's token.
-func putCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any, scenario string) *framework.Response {
+func putCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return putCobAs(ctx, f, f.Token(ctx), txid, m, scenario)
 }
 
 // createCob creates a cob that must be accepted (2xx, status ATIVA) with the
 // spec's token and returns the response.
-func createCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any, scenario string) *framework.Response {
+func createCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := putCob(ctx, f, txid, m, scenario)
 	gomega.Expect(r).To(framework.HaveSuccessStatus())
@@ -112,7 +114,7 @@ func createCob(ctx context.Context, f *framework.Framework, txid string, m map[s
 }
 
 // getCobAs reads GET /cob/{txid} with token, requiring 200.
-func getCobAs(ctx context.Context, f *framework.Framework, token, txid string) *framework.Response {
+func getCobAs(ctx context.Context, f *framework.Framework, token, txid string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := f.Do(ctx, http.MethodGet, cobPath(txid), token, nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -126,7 +128,7 @@ func cobStatus(ctx context.Context, f *framework.Framework, txid string) string 
 }
 
 // patchCob sends PATCH /cob/{txid} with the spec's token.
-func patchCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any) *framework.Response {
+func patchCob(ctx context.Context, f *framework.Framework, txid string, m map[string]any) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPatch, cobPath(txid), f.Token(ctx), encodeJSON(m), nil)
 }
@@ -389,7 +391,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		before := f.Balance(ctx)
 		payer := externalPayer(ctx, f)
 
-		res := pay(ctx, f, framework.PaymentRequest{TxID: txid, Payer: payer})
+		res := pay(ctx, f, sandbox.PaymentRequest{TxID: txid, Payer: payer})
 		gomega.Expect(res.Amount).To(gomega.Equal(json.Number("25.00")))
 		r := getCobAs(ctx, f, f.Token(ctx), txid)
 		gomega.Expect(r).To(framework.HaveJSONField("status", cobConcluida))
@@ -416,9 +418,9 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 	framework.SandboxIt("refuses a second payment of a CONCLUIDA charge with 409", func(ctx ginkgo.SpecContext) {
 		txid := newTxID(f)
 		r := createCob(ctx, f, txid, cobBody(ownKey(f), cobDefaultOriginal), "")
-		pay(ctx, f, framework.PaymentRequest{TxID: txid})
+		pay(ctx, f, sandbox.PaymentRequest{TxID: txid})
 		after := f.Balance(ctx)
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{PixCode: stringField(r, "location")}, http.StatusConflict, "a CONCLUIDA charge")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{PixCode: stringField(r, "location")}, http.StatusConflict, "a CONCLUIDA charge")
 		gomega.Expect(cobStatus(ctx, f, txid)).To(gomega.Equal(cobConcluida))
 		expectBalance(f.Balance(ctx), after, "after the refused payment")
 	})
@@ -435,7 +437,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		txid := newTxID(f)
 		createCob(ctx, f, txid, cobBody(ownKey(f), cobDefaultOriginal), "")
 		before := f.Balance(ctx)
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{TxID: txid, Amount: "24.99"}, http.StatusUnprocessableEntity, "24.99 for 25.00")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{TxID: txid, Amount: "24.99"}, http.StatusUnprocessableEntity, "24.99 for 25.00")
 		gomega.Expect(cobStatus(ctx, f, txid)).To(gomega.Equal(cobAtiva))
 		expectBalance(f.Balance(ctx), before, "after the refused payment")
 	})
@@ -456,7 +458,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		}), "")
 		gomega.Expect(r).To(framework.HaveJSONField("valor.modalidadeAlteracao", 1))
 		before := f.Balance(ctx)
-		pay(ctx, f, framework.PaymentRequest{TxID: txid, Amount: "30.00"})
+		pay(ctx, f, sandbox.PaymentRequest{TxID: txid, Amount: "30.00"})
 		got := getCobAs(ctx, f, f.Token(ctx), txid)
 		gomega.Expect(got).To(framework.HaveJSONField("status", cobConcluida))
 		gomega.Expect(got).To(framework.HaveJSONField("pix[0].valor", "30.00"))
@@ -484,7 +486,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 			g.Expect(err).NotTo(gomega.HaveOccurred())
 			g.Expect(r).To(framework.HaveJSONField("status", cobRemovidaPeloPSP), "60 s after creation")
 		})
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{TxID: txid}, http.StatusConflict, "an expired charge")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{TxID: txid}, http.StatusConflict, "an expired charge")
 		expectBalance(f.Balance(ctx), before, "after the refused payment")
 	})
 
@@ -500,7 +502,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		r := createCob(ctx, f, txid, cobBody(ownKey(f), cobDefaultOriginal), "")
 		gomega.Expect(patchCob(ctx, f, txid, removal)).To(framework.HaveStatus(http.StatusOK))
 		before := f.Balance(ctx)
-		expectPaymentRefused(ctx, f, framework.PaymentRequest{PixCode: stringField(r, "location")}, http.StatusConflict, "a removed charge")
+		expectPaymentRefused(ctx, f, sandbox.PaymentRequest{PixCode: stringField(r, "location")}, http.StatusConflict, "a removed charge")
 		gomega.Expect(cobStatus(ctx, f, txid)).To(gomega.Equal(cobRemovidaUsuario))
 		expectBalance(f.Balance(ctx), before, "after the refused payment")
 	})
@@ -564,13 +566,9 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		data.payment.amount "25.00" and data.debtorAccount.name the payer's name.
 	*/
 	framework.SandboxIt("concludes a charge paid by another sandbox account's POST /dict/pix naming its txId", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		receiverToken := f.TokenFor(ctx, framework.IdentityOf(receiver))
 		evp := evpKey(receiver)
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
 
 		txid := newTxID(f)
@@ -606,7 +604,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		and the charge still ATIVA.
 	*/
 	framework.SandboxIt("rejects a transfer of the wrong amount for a cob with ORDER_REJECTED and releases the hold", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
+		receiver, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		receiverToken := f.TokenFor(ctx, framework.IdentityOf(receiver))
 		evp := evpKey(receiver)

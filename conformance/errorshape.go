@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // The error shapes of "Errors > Shapes" are checked here, each by its own
@@ -80,10 +81,10 @@ var _ = ginkgo.Describe("Errors > Shapes", framework.Res("errors"), func() {
 		the request's method, code, message, userMessage, details.hint and errorId.
 	*/
 	framework.SpecIt("answers the token endpoint's errors in the token error shape", framework.FamilyStd, func(ctx ginkgo.SpecContext) {
-		if !f.RoutePresent(ctx, "POST "+framework.TokenPath) {
+		if !f.RoutePresent(ctx, "POST "+apiclient.TokenPath) {
 			ginkgo.Skip(framework.SkipRouteAbsent + "the token route")
 		}
-		r := f.RequestToken(ctx, framework.TokenRequest{Body: []byte(`{}`)})
+		r := f.RequestToken(ctx, apiclient.TokenRequest{Body: []byte(`{}`)})
 		gomega.Expect(r.Status).To(gomega.BeNumerically(">=", 400), "a token request without a certificate: %s", r)
 		gomega.Expect(r).To(framework.HaveTokenErrorShape())
 	})

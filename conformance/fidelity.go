@@ -14,18 +14,20 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // rawPost sends body exactly as given (invalid UTF-8, duplicated keys) to a
 // protected route with the spec's token.
-func rawPost(ctx context.Context, f *framework.Framework, path string, body []byte, h http.Header) *framework.Response {
+func rawPost(ctx context.Context, f *framework.Framework, path string, body []byte, h http.Header) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, path, f.Token(ctx), body, h)
 }
 
 // expectMinimalNaming checks a minimal-shape 400 whose message starts with
 // field.
-func expectMinimalNaming(r *framework.Response, field string) {
+func expectMinimalNaming(r *apiclient.Response, field string) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
 	gomega.Expect(r).To(framework.HaveMinimalErrorShape())
@@ -139,7 +141,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	*/
 	framework.SandboxIt("rejects a transfer above the night limit at 20:30 in São Paulo with 422", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		clockToSaoPauloNight(ctx, f)
-		putSettings(ctx, f, framework.SettingsUpdate{NightLimit: "1000.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{NightLimit: "1000.00"})
 		dest := transferDestination(ctx, f)
 		before := f.Balance(ctx)
 		r := postTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, "5000.00"), "")
@@ -160,7 +162,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		400 PIX_DAILY_LIMIT_EXCEEDED.
 	*/
 	framework.SandboxIt("counts transfers and cash-outs toward one daily limit", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{PerTransactionLimit: "10.00", DailyLimit: "15.00"})
+		putSettings(ctx, f, sandbox.SettingsUpdate{PerTransactionLimit: "10.00", DailyLimit: "15.00"})
 		dest := transferDestination(ctx, f)
 		expectRejected(postTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, "10.01"), ""), http.StatusUnprocessableEntity)
 		acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "")
@@ -203,7 +205,7 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		c := acceptCashIn(ctx, f, cashInRequest(f, "25.00"), "")
 		payer := externalPayer(ctx, f)
-		res := pay(ctx, f, framework.PaymentRequest{TransactionID: c.id, Payer: payer})
+		res := pay(ctx, f, sandbox.PaymentRequest{TransactionID: c.id, Payer: payer})
 		txid := transaction(ctx, f, c.id).TxID
 		d := awaitWebhook(ctx, f, f.Webhooks, false, "data.txId", txid)
 		gomega.Expect(d).To(framework.HaveJSONField("type", "RECEIVE"))
@@ -261,7 +263,7 @@ var _ = ginkgo.Describe("Webhook deliveries", framework.Res("webhooks"), func() 
 		ts, err := strconv.ParseInt(d.Header.Get(framework.HeaderWebhookTimestamp), 10, 64)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "webhook-timestamp %q", d.Header.Get(framework.HeaderWebhookTimestamp))
 		gomega.Expect(time.Unix(ts, 0)).To(gomega.BeTemporally("~", d.ReceivedAt, 5*time.Minute), "webhook-timestamp against the receiver's wall clock")
-		sim, err := framework.ParseISO8601(d.Header.Get("X-Pixsandbox-Simulation-Time"))
+		sim, err := apiclient.ParseISO8601(d.Header.Get("X-Pixsandbox-Simulation-Time"))
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "X-Pixsandbox-Simulation-Time")
 		gomega.Expect(sim).To(gomega.BeTemporally(">=", clk.Now.Truncate(time.Millisecond)), "simulation time of the delivery")
 	})

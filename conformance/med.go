@@ -13,6 +13,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // medPath is the MED listing route.
@@ -47,14 +49,14 @@ const (
 
 // listMEDsAs reads GET /api/med with query (without "?", may be empty) and
 // token, requiring 200.
-func listMEDsAs(ctx context.Context, f *framework.Framework, token, query string) *framework.Response {
+func listMEDsAs(ctx context.Context, f *framework.Framework, token, query string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return listAs(ctx, f, token, withQuery(medPath, query))
 }
 
 // medIDs returns the ids of the data[] items of a GET /api/med response, in
 // order, as text.
-func medIDs(r *framework.Response) []string {
+func medIDs(r *apiclient.Response) []string {
 	ginkgo.GinkgoHelper()
 	var ids []string
 	for _, it := range dataItems(r) {
@@ -118,7 +120,7 @@ func expectMEDItem(it map[string]any) {
 // openMED opens a MED against the spec's account through the control plane
 // (req.AccountID defaults to the spec's account), failing unless it is
 // created.
-func openMED(ctx context.Context, f *framework.Framework, req framework.MEDRequest) *framework.MED {
+func openMED(ctx context.Context, f *framework.Framework, req sandbox.MEDRequest) *sandbox.MED {
 	ginkgo.GinkgoHelper()
 	if req.AccountID == "" {
 		req.AccountID = f.Identity.ID
@@ -130,7 +132,7 @@ func openMED(ctx context.Context, f *framework.Framework, req framework.MEDReque
 
 // medStep forces a MED step through the control plane, failing unless it is
 // taken.
-func medStep(ctx context.Context, f *framework.Framework, id, action string, body any) *framework.MED {
+func medStep(ctx context.Context, f *framework.Framework, id, action string, body any) *sandbox.MED {
 	ginkgo.GinkgoHelper()
 	m, err := f.Sandbox.MEDStep(ctx, id, action, body)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "MED %s: %s", id, action)
@@ -141,7 +143,7 @@ func medStep(ctx context.Context, f *framework.Framework, id, action string, bod
 func expectMEDStepRefused(ctx context.Context, f *framework.Framework, id, action string, body any) {
 	ginkgo.GinkgoHelper()
 	_, err := f.Sandbox.MEDStep(ctx, id, action, body)
-	gomega.Expect(framework.ErrorStatus(err)).To(gomega.Equal(http.StatusConflict), "MED %s: %s: %v", id, action, err)
+	gomega.Expect(sandbox.ErrorStatus(err)).To(gomega.Equal(http.StatusConflict), "MED %s: %s: %v", id, action, err)
 }
 
 // analysis is the body of POST /_sandbox/med/{id}/analyze.
@@ -265,7 +267,7 @@ var _ = ginkgo.Describe("GET /api/med", framework.Res("med"), framework.FamilySt
 		answered 200 again.
 	*/
 	framework.SandboxIt("answers 429 with Retry-After above medRateLimit requests a minute", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		putSettings(ctx, f, framework.SettingsUpdate{MEDRateLimit: 3})
+		putSettings(ctx, f, sandbox.SettingsUpdate{MEDRateLimit: 3})
 		clockIntoMinute(ctx, f)
 		tok := f.Token(ctx)
 		for range 3 {
@@ -296,11 +298,11 @@ var _ = ginkgo.Describe("GET /api/med", framework.Res("med"), framework.FamilySt
 		B alone with metadata total 3, page 2, pageSize 1 and totalPages 3.
 	*/
 	framework.SandboxIt("filters by status, isReconciled and createdAt, and pages", func(ctx ginkgo.SpecContext) {
-		a := openMED(ctx, f, framework.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
-		b := openMED(ctx, f, framework.MEDRequest{EndToEndID: unknownE2E(f), Amount: medUnreconciledContestBRL,
-			RequestingBank: &framework.MEDBank{ISPB: outsideISPB(ctx, f)}})
-		c := openMED(ctx, f, framework.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
-		medStep(ctx, f, c.ID.String(), framework.MEDReceive, nil)
+		a := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
+		b := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: unknownE2E(f), Amount: medUnreconciledContestBRL,
+			RequestingBank: &sandbox.MEDBank{ISPB: outsideISPB(ctx, f)}})
+		c := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
+		medStep(ctx, f, c.ID.String(), sandbox.MEDReceive, nil)
 		A, B, C := a.ID.String(), b.ID.String(), c.ID.String()
 		tok := f.Token(ctx)
 		list := func(query string) []string {
@@ -317,7 +319,7 @@ var _ = ginkgo.Describe("GET /api/med", framework.Res("med"), framework.FamilySt
 		gomega.Expect(list("isReconciled=true")).To(gomega.Equal([]string{A, C}), "isReconciled=true")
 
 		first, last := parseTime(a.CreatedAt), parseTime(a.CreatedAt)
-		for _, m := range []*framework.MED{b, c} {
+		for _, m := range []*sandbox.MED{b, c} {
 			t := parseTime(m.CreatedAt)
 			first, last = minTime(first, t), maxTime(last, t)
 		}
@@ -362,7 +364,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 		p := receivePIXAs(ctx, f, f.Account, "100.00", payer)
 		before := f.Balance(ctx)
 
-		m := openMED(ctx, f, framework.MEDRequest{EndToEndID: p.e2e})
+		m := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: p.e2e})
 		id := m.ID.String()
 		gomega.Expect(m.Status).To(gomega.Equal(medOpen))
 		gomega.Expect(m.IsReconciled).To(gomega.BeTrue(), "isReconciled of a MED on a received PIX")
@@ -436,13 +438,13 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 			gomega.Expect(med).To(gomega.Equal(medItem(ctx, f, f.Token(ctx), id)), "the %s webhook's med against GET /api/med", event)
 		}
 
-		approved := openMED(ctx, f, framework.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e, Description: "conformance MED"})
+		approved := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e, Description: "conformance MED"})
 		expectPayload(eventMedCreated, approved.ID.String())
-		medStep(ctx, f, approved.ID.String(), framework.MEDAnalyze, analysis(medApproved, medApprovalDetails))
+		medStep(ctx, f, approved.ID.String(), sandbox.MEDAnalyze, analysis(medApproved, medApprovalDetails))
 		expectPayload(eventMedAccepted, approved.ID.String())
 
-		rejected := openMED(ctx, f, framework.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
-		medStep(ctx, f, rejected.ID.String(), framework.MEDAnalyze, analysis(medRejected, medRejectionDetails))
+		rejected := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: receivePIX(ctx, f, refundPIXAmount).e2e})
+		medStep(ctx, f, rejected.ID.String(), sandbox.MEDAnalyze, analysis(medRejected, medRejectionDetails))
 		expectPayload(eventMedRejected, rejected.ID.String())
 	})
 
@@ -460,14 +462,14 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 		registerTarget(ctx, f, f.Identity.ID, eventMedRejected, f.Webhooks, "")
 		p := receivePIX(ctx, f, "80.00")
 		before := f.Balance(ctx)
-		id := openMED(ctx, f, framework.MEDRequest{EndToEndID: p.e2e}).ID.String()
+		id := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: p.e2e}).ID.String()
 
-		m := medStep(ctx, f, id, framework.MEDReceive, nil)
+		m := medStep(ctx, f, id, sandbox.MEDReceive, nil)
 		gomega.Expect(m.Status).To(gomega.Equal(medReceived))
 		gomega.Expect(m.BlockedAmount).To(gomega.Equal(json.Number("80.00")), "blockedAmount")
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - 8000, Blocked: before.Blocked + 8000}, "once the MED is received")
 
-		m = medStep(ctx, f, id, framework.MEDAnalyze, analysis(medRejected, medRejectionDetails))
+		m = medStep(ctx, f, id, sandbox.MEDAnalyze, analysis(medRejected, medRejectionDetails))
 		gomega.Expect(m.Status).To(gomega.Equal(medAnalyzed))
 		gomega.Expect(m.AnalysisResult).To(gomega.Equal(medRejected))
 		gomega.Expect(m.AnalysisDetails).To(gomega.Equal(medRejectionDetails))
@@ -479,7 +481,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 		gomega.Expect(it).To(framework.HaveJSONField("status", medAnalyzed))
 		gomega.Expect(it).To(framework.HaveJSONField("analysisResult", medRejected))
 		gomega.Expect(it).To(framework.HaveJSONField("analysisDetails", medRejectionDetails))
-		expectMEDStepRefused(ctx, f, id, framework.MEDRefund, nil)
+		expectMEDStepRefused(ctx, f, id, sandbox.MEDRefund, nil)
 	})
 
 	/*
@@ -494,19 +496,19 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 	framework.SandboxIt("cancels a MED with reason REFUND_CANCELLATION and releases the block", func(ctx ginkgo.SpecContext) {
 		p := receivePIX(ctx, f, "30.00")
 		before := f.Balance(ctx)
-		id := openMED(ctx, f, framework.MEDRequest{EndToEndID: p.e2e}).ID.String()
-		medStep(ctx, f, id, framework.MEDReceive, nil)
+		id := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: p.e2e}).ID.String()
+		medStep(ctx, f, id, sandbox.MEDReceive, nil)
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - 3000, Blocked: before.Blocked + 3000}, "once the MED is received")
 
-		m := medStep(ctx, f, id, framework.MEDCancel, nil)
+		m := medStep(ctx, f, id, sandbox.MEDCancel, nil)
 		gomega.Expect(m.Status).To(gomega.Equal(medCancelled))
 		gomega.Expect(m.Reason).To(gomega.Equal(medReasonCancellation))
 		expectBalance(f.Balance(ctx), before, "after the cancellation")
 		it := medItem(ctx, f, f.Token(ctx), id)
 		gomega.Expect(it).To(framework.HaveJSONField("status", medCancelled))
 		gomega.Expect(it).To(framework.HaveJSONField("reason", medReasonCancellation))
-		expectMEDStepRefused(ctx, f, id, framework.MEDCancel, nil)
-		expectMEDStepRefused(ctx, f, id, framework.MEDAnalyze, analysis(medApproved, medApprovalDetails))
+		expectMEDStepRefused(ctx, f, id, sandbox.MEDCancel, nil)
+		expectMEDStepRefused(ctx, f, id, sandbox.MEDAnalyze, analysis(medApproved, medApprovalDetails))
 	})
 
 	/*
@@ -521,17 +523,17 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 	*/
 	framework.SandboxIt("refunds a MED of cause OPERATIONAL_FLAW as MED_OPERACIONAL", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
 		p := receivePIX(ctx, f, "15.00")
-		m := openMED(ctx, f, framework.MEDRequest{EndToEndID: p.e2e, Cause: medCauseOperationalFlaw})
+		m := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: p.e2e, Cause: medCauseOperationalFlaw})
 		gomega.Expect(m.Cause).To(gomega.Equal(medCauseOperationalFlaw))
 		id := m.ID.String()
-		medStep(ctx, f, id, framework.MEDAnalyze, analysis(medApproved, medApprovalDetails))
-		m = medStep(ctx, f, id, framework.MEDRefund, nil)
+		medStep(ctx, f, id, sandbox.MEDAnalyze, analysis(medApproved, medApprovalDetails))
+		m = medStep(ctx, f, id, sandbox.MEDRefund, nil)
 		gomega.Expect(m.RefundID).NotTo(gomega.BeEmpty(), "refundId of the refunded MED")
 		g := getRefundAs(ctx, f, f.Token(ctx), p.e2e, m.RefundID)
 		gomega.Expect(g).To(framework.HaveJSONField("natureza", natureMedOperacional))
 		gomega.Expect(g).To(framework.HaveJSONField("valor", "15.00"))
 		gomega.Expect(g).To(framework.HaveJSONField("status", refundEmProcessamento))
-		expectMEDStepRefused(ctx, f, id, framework.MEDRefund, nil)
+		expectMEDStepRefused(ctx, f, id, sandbox.MEDRefund, nil)
 	})
 
 	/*
@@ -544,7 +546,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 		amount (valor, natureza MED_FRAUDE), not of the 100.00 contested.
 	*/
 	framework.SandboxIt("blocks and refunds only what is available when the money was spent", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
-		acct, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "0.00"})
+		acct, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "0.00"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		tok := f.TokenFor(ctx, framework.IdentityOf(acct))
 		p := receivePIXAs(ctx, f, acct, "100.00", nil)
@@ -554,13 +556,13 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 		gomega.Expect(left.Available).To(gomega.BeNumerically(">", 0), "available after the cash-out")
 		gomega.Expect(left.Available).To(gomega.BeNumerically("<", 10000), "available after the cash-out")
 
-		id := openMED(ctx, f, framework.MEDRequest{AccountID: acct.ID.String(), EndToEndID: p.e2e}).ID.String()
-		m := medStep(ctx, f, id, framework.MEDReceive, nil)
+		id := openMED(ctx, f, sandbox.MEDRequest{AccountID: acct.ID.String(), EndToEndID: p.e2e}).ID.String()
+		m := medStep(ctx, f, id, sandbox.MEDReceive, nil)
 		gomega.Expect(brl(cents(m.BlockedAmount))).To(gomega.Equal(brl(left.Available)), "blockedAmount: what was available")
 		expectBalance(f.BalanceOf(ctx, tok), framework.Balance{Available: 0, Blocked: left.Blocked + left.Available}, "once the MED is received")
 
-		medStep(ctx, f, id, framework.MEDAnalyze, analysis(medApproved, medApprovalDetails))
-		m = medStep(ctx, f, id, framework.MEDRefund, nil)
+		medStep(ctx, f, id, sandbox.MEDAnalyze, analysis(medApproved, medApprovalDetails))
+		m = medStep(ctx, f, id, sandbox.MEDRefund, nil)
 		gomega.Expect(m.RefundID).NotTo(gomega.BeEmpty(), "refundId of the refunded MED")
 		g := getRefundAs(ctx, f, tok, p.e2e, m.RefundID)
 		gomega.Expect(g).To(framework.HaveJSONField("valor", brl(left.Available)))
@@ -579,13 +581,13 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 	*/
 	framework.SandboxIt("records a MED that matches no received PIX as unreconciled and blocks nothing", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
 		before := f.Balance(ctx)
-		m := openMED(ctx, f, framework.MEDRequest{EndToEndID: unknownE2E(f), Amount: medUnreconciledContestBRL,
-			RequestingBank: &framework.MEDBank{ISPB: outsideISPB(ctx, f)}})
+		m := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: unknownE2E(f), Amount: medUnreconciledContestBRL,
+			RequestingBank: &sandbox.MEDBank{ISPB: outsideISPB(ctx, f)}})
 		gomega.Expect(m.IsReconciled).To(gomega.BeFalse(), "isReconciled")
 		gomega.Expect(m.OriginalTransactionID.String()).To(gomega.BeEmpty(), "originalTransactionId")
 		gomega.Expect(m.OriginalTransaction).To(gomega.BeNil(), "originalTransaction")
 		id := m.ID.String()
-		medStep(ctx, f, id, framework.MEDReceive, nil)
+		medStep(ctx, f, id, sandbox.MEDReceive, nil)
 		expectBalance(f.Balance(ctx), before, "once the unreconciled MED is received")
 		it := medItem(ctx, f, f.Token(ctx), id)
 		gomega.Expect(it).To(framework.HaveJSONField("status", medReceived))
@@ -609,7 +611,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 	ginkgo.DescribeTable("brings the MED of a paid cash-in charge to its end state by the clock alone",
 		func(ctx ginkgo.SpecContext, scenario, status string, result any, reason string) {
 			c := acceptCashIn(ctx, f, cashInRequest(f, "100.00"), scenario)
-			res := pay(ctx, f, framework.PaymentRequest{PixCode: c.pixCode})
+			res := pay(ctx, f, sandbox.PaymentRequest{PixCode: c.pixCode})
 			afterPay := f.Balance(ctx)
 
 			advance(ctx, f, time.Hour)
@@ -648,7 +650,7 @@ var _ = ginkgo.Describe("MED lifecycle", framework.Res("med"), framework.FamilyS
 
 // intField returns the whole number at path of r's JSON body, failing the
 // spec when it is absent or not a JSON integer.
-func intField(r *framework.Response, path string) int {
+func intField(r *apiclient.Response, path string) int {
 	ginkgo.GinkgoHelper()
 	v, ok := r.Field(path)
 	gomega.Expect(ok).To(gomega.BeTrue(), "%s is absent in %s", path, r)
@@ -662,7 +664,7 @@ func intField(r *framework.Response, path string) int {
 // parseTime parses an ISO 8601 timestamp, failing the spec when it is not one.
 func parseTime(s string) time.Time {
 	ginkgo.GinkgoHelper()
-	t, err := framework.ParseISO8601(s)
+	t, err := apiclient.ParseISO8601(s)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return t
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // Before the first check of a route runs, the framework establishes that the
@@ -45,7 +46,7 @@ func uniqueID(prefix string) string { return (&framework.Framework{}).UniqueID(p
 func routeProbes() []framework.RouteProbe {
 	txid := func() string { return "/cob/" + uniqueID("conformanceprobe") }
 	refund := func() string { return "/pix/" + sampleE2EID + "/devolucao/" + uniqueID("probe") }
-	token := probe("POST "+framework.TokenPath, constPath(framework.TokenPath), "{}")
+	token := probe("POST "+apiclient.TokenPath, constPath(apiclient.TokenPath), "{}")
 	token.Public = true
 	balance := probe("GET /balance", constPath("/balance"), "")
 	balance.Checks = regexp.MustCompile(`^(GET /balance and GET /api/balance GET /balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /balance) `)

@@ -8,14 +8,15 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 var _ = ginkgo.Describe("Sandbox accounts", framework.Res("sandbox-accounts"), framework.Sandbox, func() {
 	f := framework.New("sandbox-accounts", framework.WithBalance("12.34"))
 
 	type listedAccount struct {
-		ID        framework.ID `json:"id"`
-		ClientIDs []string     `json:"clientIds"`
+		ID        sandbox.ID `json:"id"`
+		ClientIDs []string   `json:"clientIds"`
 		Balance   struct {
 			Gross   json.Number `json:"grossBalance"`
 			Blocked json.Number `json:"blockedBalance"`

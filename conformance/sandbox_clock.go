@@ -10,13 +10,14 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 var _ = ginkgo.Describe("Sandbox clock", framework.Res("sandbox-clock"), framework.Sandbox, ginkgo.Serial, func() {
 	f := framework.New("sandbox-clock", framework.WithoutIdentity())
 
 	// clock reads the simulation clock.
-	clock := func(ctx context.Context) framework.ClockState {
+	clock := func(ctx context.Context) sandbox.ClockState {
 		ginkgo.GinkgoHelper()
 		c, err := f.Sandbox.Clock(ctx)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -27,7 +28,7 @@ var _ = ginkgo.Describe("Sandbox clock", framework.Res("sandbox-clock"), framewo
 	// exactly on a virtual clock; on a real clock, by d plus the wall time that
 	// passed (bounded by the settle timeout), give or take a second for
 	// timestamps rendered with less than nanosecond precision.
-	expectMovedBy := func(before, after framework.ClockState, d time.Duration) {
+	expectMovedBy := func(before, after sandbox.ClockState, d time.Duration) {
 		ginkgo.GinkgoHelper()
 		moved := after.Now.Sub(before.Now)
 		if before.Virtual() {
@@ -94,7 +95,7 @@ var _ = ginkgo.Describe("Sandbox clock", framework.Res("sandbox-clock"), framewo
 		target := before.Now.Add(time.Hour).Truncate(time.Second)
 		after, err := f.Sandbox.SetClock(ctx, target)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		expectMovedBy(framework.ClockState{Now: target, Mode: before.Mode}, after, 0)
+		expectMovedBy(sandbox.ClockState{Now: target, Mode: before.Mode}, after, 0)
 	})
 
 	/*
@@ -140,11 +141,11 @@ var _ = ginkgo.Describe("Sandbox clock", framework.Res("sandbox-clock"), framewo
 	*/
 	framework.SandboxIt("runs a job when an advance reaches its due time", func(ctx ginkgo.SpecContext) {
 		before := clock(ctx)
-		job, err := f.Sandbox.ScheduleJob(ctx, framework.JobOptions{Kind: "marker", Seconds: 10, Note: f.UniqueID("conformance-")})
+		job, err := f.Sandbox.ScheduleJob(ctx, sandbox.JobOptions{Kind: "marker", Seconds: 10, Note: f.UniqueID("conformance-")})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(job.Status).To(gomega.Equal("scheduled"))
 		gomega.Expect(job.Kind).To(gomega.Equal("marker"))
-		expectMovedBy(before, framework.ClockState{Now: job.Due}, 10*time.Second)
+		expectMovedBy(before, sandbox.ClockState{Now: job.Due}, 10*time.Second)
 
 		_, err = f.Sandbox.Advance(ctx, 9)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

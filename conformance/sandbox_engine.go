@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 var _ = ginkgo.Describe("Sandbox engine", framework.Res("sandbox-clock"), framework.Sandbox, ginkgo.Serial, func() {
@@ -51,7 +52,7 @@ var _ = ginkgo.Describe("Sandbox engine", framework.Res("sandbox-clock"), framew
 		MUST be listed but not counted as due.
 	*/
 	framework.SandboxIt("reports how far the job runner is behind the clock", func(ctx ginkgo.SpecContext) {
-		_, err := f.Sandbox.ScheduleJob(ctx, framework.JobOptions{Kind: "marker", Seconds: 3600, Note: "backlog check"})
+		_, err := f.Sandbox.ScheduleJob(ctx, sandbox.JobOptions{Kind: "marker", Seconds: 3600, Note: "backlog check"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		r, err := f.Sandbox.Do(ctx, http.MethodGet, "/_sandbox/jobs", nil)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

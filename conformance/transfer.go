@@ -11,6 +11,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // transferPath is the Central Bank-compatible transfer route.
@@ -47,7 +49,7 @@ func transferDestination(ctx context.Context, f *framework.Framework) destinatio
 	if !f.ControlPlane {
 		ginkgo.Skip(skipNoDictKey)
 	}
-	e, err := f.Sandbox.RegisterDictKey(ctx, framework.DictEntry{
+	e, err := f.Sandbox.RegisterDictKey(ctx, sandbox.DictEntry{
 		Key: freshEmailKey(f), Name: "Beltrano Conformidade", Document: otherCPF, ISPB: outsideISPB(ctx, f),
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "registering the destination key")
@@ -117,14 +119,14 @@ func transferHeaders(idem, scenario string) http.Header {
 }
 
 // postTransfer sends POST /dict/pix with the spec's token.
-func postTransfer(ctx context.Context, f *framework.Framework, idem string, body []byte, scenario string) *framework.Response {
+func postTransfer(ctx context.Context, f *framework.Framework, idem string, body []byte, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, transferPath, f.Token(ctx), body, transferHeaders(idem, scenario))
 }
 
 // acceptTransfer sends a transfer that must be accepted (2xx, type PENDING)
 // and returns the response.
-func acceptTransfer(ctx context.Context, f *framework.Framework, idem string, body []byte, scenario string) *framework.Response {
+func acceptTransfer(ctx context.Context, f *framework.Framework, idem string, body []byte, scenario string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := postTransfer(ctx, f, idem, body, scenario)
 	gomega.Expect(r).To(framework.HaveSuccessStatus())
@@ -133,7 +135,7 @@ func acceptTransfer(ctx context.Context, f *framework.Framework, idem string, bo
 }
 
 // transferID returns the numeric id of a transfer response as its text.
-func transferID(r *framework.Response) string {
+func transferID(r *apiclient.Response) string {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveJSONNumber("id"))
 	v, _ := r.Field("id")
@@ -142,7 +144,7 @@ func transferID(r *framework.Response) string {
 
 // expectRejected checks a POST /dict/pix error's status (the minimal shape
 // is checked on its own, by errors/minimal-shape).
-func expectRejected(r *framework.Response, status int) {
+func expectRejected(r *apiclient.Response, status int) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveStatus(status))
 }
@@ -240,7 +242,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	*/
 	framework.SpecIt("moves the amount from available to blocked at acceptance", func(ctx ginkgo.SpecContext) {
 		dest := transferDestination(ctx, f)
-		amount, err := framework.Cents(transferAmount)
+		amount, err := apiclient.Cents(transferAmount)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		before := f.Balance(ctx)
 		acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), "")
@@ -276,14 +278,14 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	*/
 	framework.SpecIt("answers 20 concurrent identical requests with one transfer and moves the amount once", func(ctx ginkgo.SpecContext) {
 		dest := transferDestination(ctx, f)
-		amount, err := framework.Cents(transferAmount)
+		amount, err := apiclient.Cents(transferAmount)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		tok := f.Token(ctx)
 		before := f.Balance(ctx)
 
 		const n = 20
 		idem, body := framework.UUIDv4(), transferBody(dest.key, transferAmount)
-		responses := make([]*framework.Response, n)
+		responses := make([]*apiclient.Response, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
@@ -442,7 +444,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	framework.SandboxIt("returns blocked to its previous value at settlement", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
 		dest := transferDestination(ctx, f)
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
-		amount, err := framework.Cents(transferAmount)
+		amount, err := apiclient.Cents(transferAmount)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		before := f.Balance(ctx)
 		idem := framework.UUIDv4()
@@ -517,8 +519,7 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		available MUST grow by the amount and the payer's blocked return to its previous value.
 	*/
 	framework.SandboxIt("credits another sandbox account holding the key and sends it a RECEIVE webhook", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		receiver, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		receiver, inboxIn := peerAccount(ctx, f, eventCashIn)
 		evp := ""
 		for _, k := range receiver.PixKeys {
 			if k.Type == "EVP" {
@@ -526,11 +527,8 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 			}
 		}
 		gomega.Expect(evp).NotTo(gomega.BeEmpty(), "EVP key among %v", receiver.PixKeys)
-		inboxIn := f.Webhooks.Receiver.NewInbox()
-		ginkgo.DeferCleanup(inboxIn.Forget)
-		registerTarget(ctx, f, receiver.ID.String(), eventCashIn, inboxIn, "")
 		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
-		amount, err := framework.Cents(transferAmount)
+		amount, err := apiclient.Cents(transferAmount)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		before := f.Balance(ctx)
 

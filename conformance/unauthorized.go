@@ -9,6 +9,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
 )
 
 // protectedRoute is a route that requires a bearer token, with a plausible
@@ -139,14 +141,14 @@ type badToken struct {
 
 var badTokens = []badToken{
 	{desc: "without an Authorization header", token: func(context.Context, *framework.Framework) string { return "" }},
-	{desc: "with a bearer token that is not a JWT", token: func(context.Context, *framework.Framework) string { return framework.MalformedToken }},
+	{desc: "with a bearer token that is not a JWT", token: func(context.Context, *framework.Framework) string { return codec.MalformedToken }},
 	{desc: "with a token re-signed by another key", token: func(ctx context.Context, f *framework.Framework) string {
 		ginkgo.GinkgoHelper()
-		return alteredToken(ctx, f, func(tok string) (string, error) { return framework.ResignHS256(tok, framework.RandomKey()) })
+		return alteredToken(ctx, f, func(tok string) (string, error) { return codec.ResignHS256(tok, codec.RandomKey()) })
 	}},
 	{desc: `with an "alg":"none" token`, token: func(ctx context.Context, f *framework.Framework) string {
 		ginkgo.GinkgoHelper()
-		return alteredToken(ctx, f, framework.AlgNone)
+		return alteredToken(ctx, f, codec.AlgNone)
 	}},
 }
 
@@ -165,7 +167,7 @@ func alteredToken(ctx context.Context, f *framework.Framework, alter func(string
 }
 
 // callProtected sends the route's plausible request with token.
-func callProtected(ctx context.Context, f *framework.Framework, r protectedRoute, token string) *framework.Response {
+func callProtected(ctx context.Context, f *framework.Framework, r protectedRoute, token string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	var body []byte
 	if r.body != nil {
@@ -181,7 +183,7 @@ func callProtected(ctx context.Context, f *framework.Framework, r protectedRoute
 // expectUnauthorized checks a 401, with code HTTP_ERROR on the routes of the
 // cash-out and cash-in table. The route family's error shape is checked on
 // its own (errors/minimal-shape, errors/extended-shape).
-func expectUnauthorized(resp *framework.Response, r protectedRoute) {
+func expectUnauthorized(resp *apiclient.Response, r protectedRoute) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(resp).To(framework.HaveStatus(http.StatusUnauthorized))
 	if r.extended {

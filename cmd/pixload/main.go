@@ -101,33 +101,13 @@ func run(o options) error {
 	fmt.Printf("machine: %d cores, %s; server on cpu %s, wrk on cpu %s with %d thread(s), %d connections, %s per route\n",
 		m.nproc, m.model, orAll(m.serverCPU), orAll(m.wrkCPU), m.threads, o.connections, o.duration)
 
-	bin := o.bin
-	if bin == "" {
-		bin = filepath.Join(tmp, "pixsandbox")
-		fmt.Println("building ./cmd/pixsandbox")
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/pixsandbox")
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build: %w", err)
-		}
+	bin, err := buildServer(o, tmp)
+	if err != nil {
+		return err
 	}
-	// Start-up: several cold starts on fresh data dirs; the last one stays up
-	// for the load.
-	var (
-		srv      *exec.Cmd
-		base     string
-		startups []time.Duration
-	)
-	for i := 0; i < max(1, o.startups); i++ {
-		if srv != nil {
-			stop(srv)
-		}
-		var d time.Duration
-		srv, base, d, err = startServer(bin, m.serverCPU, filepath.Join(tmp, fmt.Sprintf("data-%d", i)), filepath.Join(tmp, fmt.Sprintf("server-%d.log", i)))
-		if err != nil {
-			return err
-		}
-		startups = append(startups, d)
+	srv, base, startups, err := coldStarts(o, m, bin, tmp)
+	if err != nil {
+		return err
 	}
 	defer stop(srv)
 	startup := median(startups)
@@ -142,42 +122,13 @@ func run(o options) error {
 		return err
 	}
 
-	var results []result
-	for _, rt := range routes(f) {
-		if !selected(o.routes, rt.name) {
-			continue
-		}
-		if err := rt.preflight(base); err != nil {
-			return fmt.Errorf("%s: preflight: %w", rt.name, err)
-		}
-		r, err := runWrk(o, m, tmp, base, rt, srv.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rt.name, err)
-		}
-		results = append(results, r)
-		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P99), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
+	results, err := runRoutes(o, m, tmp, base, f, srv.Process.Pid)
+	if err != nil {
+		return err
 	}
-	var engine []engineResult
-	for _, row := range []struct {
-		name string
-		run  func(options, machine, string, string, *fixtureSet, int) ([]engineResult, error)
-	}{{"backlog", runBacklogRow}, {"isolation", runIsolationRows}} {
-		if !selected(o.routes, row.name) {
-			continue
-		}
-		rs, err := row.run(o, m, tmp, base, f, srv.Process.Pid)
-		if err != nil {
-			return fmt.Errorf("%s: %w", row.name, err)
-		}
-		for _, r := range rs {
-			if r.wrk != nil {
-				results = append(results, *r.wrk)
-				fmt.Printf("  %-16s %8.0f req/s  p99 %-9s errors %d  server CPU/req %s\n", r.Name, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq))
-			} else {
-				fmt.Printf("  %-16s %s (%s)\n", r.Name, r.Value, r.Target)
-			}
-		}
-		engine = append(engine, rs...)
+	engine, err := runEngineRows(o, m, tmp, base, f, srv.Process.Pid, &results)
+	if err != nil {
+		return err
 	}
 	var peak int64
 	for _, r := range results {
@@ -187,29 +138,10 @@ func run(o options) error {
 	stop(srv)
 
 	// The ceiling, measured the same way once the simulator is gone.
-	cport, err := freePort()
+	cr, err := runCeiling(o, m, tmp)
 	if err != nil {
 		return err
 	}
-	cbase := "http://127.0.0.1:" + strconv.Itoa(cport)
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	ceil := pinned(m.serverCPU, self, "ceiling-serve", "127.0.0.1:"+strconv.Itoa(cport))
-	ceil.Stderr = os.Stderr
-	if err := started(ceil); err != nil {
-		return err
-	}
-	defer stop(ceil)
-	if _, err := waitHealthy(cbase, time.Now(), 5*time.Second); err != nil {
-		return err
-	}
-	cr, err := runWrk(o, m, tmp, cbase, route{name: "ceiling", label: "GET / (fixed JSON, net/http)", script: staticScript("GET", "/", nil, "")}, ceil.Process.Pid)
-	if err != nil {
-		return fmt.Errorf("ceiling: %w", err)
-	}
-	stop(ceil)
 	fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s other processes' CPU %.0f%%\n", cr.Name, cr.ReqPerSec, fmtDur(cr.P50), fmtDur(cr.P99), cr.Errors, fmtDur(cr.CPUPerReq), 100*cr.OtherCPU)
 
 	report := table(m, o, startup, idleRSS, peak, inv, results, cr) + engineTable(engine, cr)
@@ -221,4 +153,112 @@ func run(o options) error {
 		}
 	}
 	return nil
+}
+
+// buildServer is the pixsandbox binary to load: --bin, or one built into tmp.
+func buildServer(o options, tmp string) (string, error) {
+	if o.bin != "" {
+		return o.bin, nil
+	}
+	bin := filepath.Join(tmp, "pixsandbox")
+	fmt.Println("building ./cmd/pixsandbox")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/pixsandbox")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build: %w", err)
+	}
+	return bin, nil
+}
+
+// coldStarts starts the server several times on fresh data dirs and times
+// each start-up; the last one stays up for the load (the caller stops it).
+func coldStarts(o options, m machine, bin, tmp string) (srv *exec.Cmd, base string, startups []time.Duration, err error) {
+	for i := 0; i < max(1, o.startups); i++ {
+		if srv != nil {
+			stop(srv)
+		}
+		var d time.Duration
+		srv, base, d, err = startServer(bin, m.serverCPU, filepath.Join(tmp, fmt.Sprintf("data-%d", i)), filepath.Join(tmp, fmt.Sprintf("server-%d.log", i)))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		startups = append(startups, d)
+	}
+	return srv, base, startups, nil
+}
+
+// runRoutes loads each selected route with wrk and prints its line.
+func runRoutes(o options, m machine, tmp, base string, f *fixtureSet, pid int) ([]result, error) {
+	var results []result
+	for _, rt := range routes(f) {
+		if !selected(o.routes, rt.name) {
+			continue
+		}
+		if err := rt.preflight(base); err != nil {
+			return nil, fmt.Errorf("%s: preflight: %w", rt.name, err)
+		}
+		r, err := runWrk(o, m, tmp, base, rt, pid)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rt.name, err)
+		}
+		results = append(results, r)
+		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P99), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
+	}
+	return results, nil
+}
+
+// runEngineRows measures the selected engine rows (backlog, isolation) and
+// prints their lines; the rows measured with wrk are added to results too.
+func runEngineRows(o options, m machine, tmp, base string, f *fixtureSet, pid int, results *[]result) ([]engineResult, error) {
+	var engine []engineResult
+	for _, row := range []struct {
+		name string
+		run  func(options, machine, string, string, *fixtureSet, int) ([]engineResult, error)
+	}{{"backlog", runBacklogRow}, {"isolation", runIsolationRows}} {
+		if !selected(o.routes, row.name) {
+			continue
+		}
+		rs, err := row.run(o, m, tmp, base, f, pid)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", row.name, err)
+		}
+		for _, r := range rs {
+			if r.wrk != nil {
+				*results = append(*results, *r.wrk)
+				fmt.Printf("  %-16s %8.0f req/s  p99 %-9s errors %d  server CPU/req %s\n", r.Name, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq))
+			} else {
+				fmt.Printf("  %-16s %s (%s)\n", r.Name, r.Value, r.Target)
+			}
+		}
+		engine = append(engine, rs...)
+	}
+	return engine, nil
+}
+
+// runCeiling measures the ceiling: a fixed JSON answer of net/http on the
+// server's CPU, loaded the same way.
+func runCeiling(o options, m machine, tmp string) (result, error) {
+	cport, err := freePort()
+	if err != nil {
+		return result{}, err
+	}
+	cbase := "http://127.0.0.1:" + strconv.Itoa(cport)
+	self, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	ceil := pinned(m.serverCPU, self, "ceiling-serve", "127.0.0.1:"+strconv.Itoa(cport))
+	ceil.Stderr = os.Stderr
+	if err := started(ceil); err != nil {
+		return result{}, err
+	}
+	defer stop(ceil)
+	if _, err := waitHealthy(cbase, time.Now(), 5*time.Second); err != nil {
+		return result{}, err
+	}
+	cr, err := runWrk(o, m, tmp, cbase, route{name: "ceiling", label: "GET / (fixed JSON, net/http)", script: staticScript("GET", "/", nil, "")}, ceil.Process.Pid)
+	if err != nil {
+		return result{}, fmt.Errorf("ceiling: %w", err)
+	}
+	return cr, nil
 }

@@ -226,6 +226,30 @@ func (p *poller) report(err error) {
 	}
 }
 
+// follow calls poll (first true the first time) every interval until ctx ends,
+// or once when once is set. A failing first poll ends the command with exit
+// code 1; later failures are reported once each and retried (the simulator may
+// be restarting).
+func (p *poller) follow(ctx context.Context, once bool, poll func(first bool) error) int {
+	first := true
+	for {
+		err := poll(first)
+		switch {
+		case ctx.Err() != nil:
+			return cliExitOK
+		case err != nil && first:
+			return p.cc.fail(err)
+		}
+		p.report(err)
+		if err == nil {
+			first = false
+		}
+		if once || !p.wait(ctx) {
+			return cliExitOK
+		}
+	}
+}
+
 // wait waits one interval; false when ctx ended first.
 func (p *poller) wait(ctx context.Context) bool {
 	// Wall time: the polling period is I/O pacing, not simulation time.

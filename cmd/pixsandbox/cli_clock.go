@@ -61,9 +61,9 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		if len(rest) != 1 {
 			return cc.usageError("clock advance takes one DURATION, e.g. 90s, 30m, 2h or 7d")
 		}
-		d, err := parseSpan(rest[0])
-		if err != nil {
-			return cc.usageError("%v", err)
+		d, perr := parseSpan(rest[0])
+		if perr != nil {
+			return cc.usageError("%v", perr)
 		}
 		c, r, err = cc.client.Advance(ctx, d, moveWait(*waitWebhooks))
 	case "set":

@@ -69,22 +69,7 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	case *ttl <= 2**interval:
 		return cc.usageError("--ttl %s must be more than twice --interval %s, or the targets would expire between polls", *ttl, *interval)
 	}
-	req := sandboxclient.ListenerRequest{URL: *forward, TTLSeconds: int(ttl.Seconds())}
-	if *all {
-		req.All = true
-	} else {
-		req.AccountID = *account
-	}
-	if *events != "" {
-		var list []string
-		for _, e := range strings.Split(*events, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				list = append(list, e)
-			}
-		}
-		req.Events = list
-	}
-	req.Secret = *secret
+	req := listenerRequest(*forward, *ttl, *account, *all, *events, *secret)
 
 	// The first cursor: the newest attempt before the targets exist.
 	cursor, err := cc.newestAttempt(ctx)
@@ -107,30 +92,24 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s\nCtrl-C to stop; the targets are then removed.\n",
 		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret)
+	defer cc.removeListener(l.ID, *ttl)
 
-	defer func() {
-		// The command's context has ended: removing the targets gets its own
-		// short deadline (wall time: I/O).
-		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		removed, err := cc.client.DeleteListener(dctx, l.ID)
-		if err != nil {
-			fmt.Fprintf(env.stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", *ttl, err)
-			return
-		}
-		fmt.Fprintf(env.stderr, "Stopped: %s removed.\n", plural(removed, "target", "targets"))
-	}()
+	return cc.forward(ctx, &l, mine, &attemptCursor{newest: cursor}, *account, *all, *printJSON, *interval)
+}
 
-	seen := map[int64]bool{}
-	poll := poller{cc: cc, interval: *interval}
+// forward polls every interval until ctx ends (exit 0) or the simulator drops
+// the listener (exit 1), reporting other failures once each.
+func (cc *cliCmd) forward(ctx context.Context, l *sandboxclient.Listener, mine map[int64]bool, cur *attemptCursor, account int64, all, printJSON bool, interval time.Duration) int {
+	poll := poller{cc: cc, interval: interval}
 	for {
-		if err := cc.listenPoll(ctx, &l, mine, seen, &cursor, *account, *all, *printJSON); err != nil {
+		err := cc.listenPoll(ctx, l, mine, cur, account, all, printJSON)
+		if err != nil {
 			var he *sandboxclient.HTTPError
 			switch {
 			case ctx.Err() != nil:
 				return cliExitOK
 			case errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Path, "/renew"):
-				fmt.Fprintf(env.stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
+				fmt.Fprintf(cc.env.stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
 				return cliExitFail
 			}
 		}
@@ -139,6 +118,41 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 			return cliExitOK
 		}
 	}
+}
+
+// listenerRequest is the listener listen asks for.
+func listenerRequest(forward string, ttl time.Duration, account int64, all bool, events, secret string) sandboxclient.ListenerRequest {
+	req := sandboxclient.ListenerRequest{URL: forward, TTLSeconds: int(ttl.Seconds())}
+	if all {
+		req.All = true
+	} else {
+		req.AccountID = account
+	}
+	if events != "" {
+		var list []string
+		for _, e := range strings.Split(events, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				list = append(list, e)
+			}
+		}
+		req.Events = list
+	}
+	req.Secret = secret
+	return req
+}
+
+// removeListener removes the listener's targets as listen ends.
+func (cc *cliCmd) removeListener(id string, ttl time.Duration) {
+	// The command's context has ended: removing the targets gets its own
+	// short deadline (wall time: I/O).
+	dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	removed, err := cc.client.DeleteListener(dctx, id)
+	if err != nil {
+		fmt.Fprintf(cc.env.stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", ttl, err)
+		return
+	}
+	fmt.Fprintf(cc.env.stderr, "Stopped: %s removed.\n", plural(removed, "target", "targets"))
 }
 
 // newestAttempt is the id of the newest webhook attempt (0 when none).
@@ -161,7 +175,7 @@ func (cc *cliCmd) newestAttempt(ctx context.Context) (int64, error) {
 // listenPoll renews the lease (with --all, the answer lists the targets made
 // for accounts created since), then prints the attempts to the listener's
 // targets made since the cursor.
-func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, mine, seen map[int64]bool, cursor *int64, account int64, all, printJSON bool) error {
+func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, mine map[int64]bool, cur *attemptCursor, account int64, all, printJSON bool) error {
 	renewed, err := cc.client.RenewListener(ctx, l.ID)
 	if err != nil {
 		return err
@@ -175,7 +189,7 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 			}
 		}
 	}
-	q := url.Values{"limit": {"1000"}, "afterAttempt": {strconv.FormatInt(max(0, *cursor-cursorMargin), 10)}}
+	q := url.Values{"limit": {"1000"}, "afterAttempt": {cur.after()}}
 	if !all {
 		q.Set("accountId", strconv.FormatInt(account, 10))
 	}
@@ -186,15 +200,7 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 	for _, d := range list {
 		for _, raw := range d.Attempts {
 			a, err := sandboxclient.DecodeAttempt(raw)
-			if err != nil {
-				continue
-			}
-			if a.WebhookLogID <= *cursor-cursorMargin || seen[a.WebhookLogID] {
-				continue
-			}
-			seen[a.WebhookLogID] = true
-			*cursor = max(*cursor, a.WebhookLogID)
-			if !mine[d.TargetID] {
+			if err != nil || !cur.mark(a.WebhookLogID, cur.newest-cursorMargin) || !mine[d.TargetID] {
 				continue
 			}
 			answer := fmt.Sprintf("%d %s", a.StatusCode, http.StatusText(a.StatusCode))
@@ -217,10 +223,6 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 			}
 		}
 	}
-	for id := range seen {
-		if id <= *cursor-cursorMargin {
-			delete(seen, id)
-		}
-	}
+	cur.prune()
 	return nil
 }

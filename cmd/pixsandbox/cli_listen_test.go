@@ -18,9 +18,8 @@ import (
 
 // hookRecorder is a local webhook receiver that keeps what it got.
 type hookRecorder struct {
-	mu   sync.Mutex
-	got  []recordedHook
-	code int
+	mu  sync.Mutex
+	got []recordedHook
 }
 
 type recordedHook struct {

@@ -44,16 +44,7 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 	}
 	switch {
 	case len(pos) == 1 && pos[0] == "clear":
-		deleted, r, err := cc.client.ClearRequests(ctx)
-		if err != nil {
-			return cc.fail(err)
-		}
-		if cc.json {
-			cc.printRaw(r.Body)
-			return cliExitOK
-		}
-		cc.printf("%s dropped from the journal\n", plural(deleted, "request", "requests"))
-		return cliExitOK
+		return cc.clearRequests(ctx)
 	case len(pos) > 0:
 		return cc.usageError("unexpected arguments %q (only clear)", pos)
 	case *account < 0:
@@ -83,44 +74,56 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 		q.Set("since", t.UTC().Format(time.RFC3339Nano))
 	}
 	var after int64
-	first := true
 	poll := poller{cc: cc, interval: *interval}
-	for {
-		if !first {
-			q.Set("after", strconv.FormatInt(after, 10))
-		}
-		list, err := cc.client.Requests(ctx, q)
-		switch {
-		case ctx.Err() != nil:
-			return cliExitOK
-		case err != nil && first:
-			return cc.fail(err)
-		case err != nil:
-			poll.report(err)
-		case first && !list.Enabled:
-			return cc.fail(fmt.Errorf("the simulator keeps no request journal: it runs with --journal-size 0 (PIXSANDBOX_JOURNAL_SIZE)"))
-		default:
-			poll.report(nil)
-			for i := len(list.Data) - 1; i >= 0; i-- { // the server lists newest first
-				var e sandboxclient.JournalEntry
-				if sandboxclient.DecodeJSON(list.Data[i], &e) != nil {
-					continue
-				}
-				after = max(after, e.ID)
-				cc.printJournalEntry(e, list.Data[i])
-			}
-			if first && *follow {
-				fmt.Fprintf(env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.Base, *interval)
-			}
-			if first && !*follow && len(list.Data) == 0 && !cc.json {
-				cc.printf("no requests match\n")
-			}
-			first = false
-		}
-		if !*follow || !poll.wait(ctx) {
-			return cliExitOK
-		}
+	return poll.follow(ctx, !*follow, func(first bool) error {
+		return cc.requestsPoll(ctx, q, &after, first, *follow, *interval)
+	})
+}
+
+// requestsPoll prints the requests journalled since after (the first time,
+// the newest --limit ones) and moves after past them.
+func (cc *cliCmd) requestsPoll(ctx context.Context, q url.Values, after *int64, first, follow bool, interval time.Duration) error {
+	if !first {
+		q.Set("after", strconv.FormatInt(*after, 10))
 	}
+	list, err := cc.client.Requests(ctx, q)
+	switch {
+	case ctx.Err() != nil:
+		return nil // interrupted: nothing more to print
+	case err != nil:
+		return err
+	case first && !list.Enabled:
+		return fmt.Errorf("the simulator keeps no request journal: it runs with --journal-size 0 (PIXSANDBOX_JOURNAL_SIZE)")
+	}
+	for i := len(list.Data) - 1; i >= 0; i-- { // the server lists newest first
+		var e sandboxclient.JournalEntry
+		if sandboxclient.DecodeJSON(list.Data[i], &e) != nil {
+			continue
+		}
+		*after = max(*after, e.ID)
+		cc.printJournalEntry(e, list.Data[i])
+	}
+	if first && follow {
+		fmt.Fprintf(cc.env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.Base, interval)
+	}
+	if first && !follow && len(list.Data) == 0 && !cc.json {
+		cc.printf("no requests match\n")
+	}
+	return nil
+}
+
+// clearRequests runs requests clear.
+func (cc *cliCmd) clearRequests(ctx context.Context) int {
+	deleted, r, err := cc.client.ClearRequests(ctx)
+	if err != nil {
+		return cc.fail(err)
+	}
+	if cc.json {
+		cc.printRaw(r.Body)
+		return cliExitOK
+	}
+	cc.printf("%s dropped from the journal\n", plural(deleted, "request", "requests"))
+	return cliExitOK
 }
 
 // sinceTime reads --since: an RFC 3339 time, or a span back from the

@@ -74,9 +74,3 @@ func cliToken(ctx context.Context, env cliEnv, args []string) int {
 	cc.printf("%s\n", ans.AccessToken)
 	return cliExitOK
 }
-
-// sandboxToken returns an access token for account through the control plane.
-func (cc *cliCmd) sandboxToken(ctx context.Context, account int64) (string, error) {
-	ans, _, err := cc.client.AccountToken(ctx, account)
-	return ans.AccessToken, err
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"sort"
 	"strconv"
@@ -67,104 +68,130 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 		q.Set("accountId", strconv.FormatInt(*account, 10))
 	}
 
-	// from: print attempts sent at or after it on the first poll; zero time with
-	// all; nil without --since (only later attempts).
-	var from *time.Time
-	switch s := strings.TrimSpace(*since); {
-	case s == "":
-	case s == "all":
-		from = &time.Time{}
-	default:
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			from = &t
-			break
-		}
-		d, err := parseSpan(s)
-		if err != nil {
-			return cc.usageError("--since %q must be an RFC 3339 time, a duration such as 30m or 1d, or all", s)
-		}
-		c, _, err := cc.client.Clock(ctx)
-		if err != nil {
-			return cc.fail(err)
-		}
-		now, err := c.Time()
-		if err != nil {
-			return cc.fail(err)
-		}
-		t := now.Add(-d)
-		from = &t
+	from, code, ok := cc.attemptsFrom(ctx, *since)
+	if !ok {
+		return code
 	}
 
 	// The first poll reads the newest deliveries; later ones follow attempt ids
-	// (afterAttempt), so retries of old deliveries show too. An attempt made
-	// concurrently with a resend may commit just below the newest id read, so
-	// each poll re-reads cursorMargin ids below it and skips those seen.
-	seen := map[int64]bool{}
-	var newest int64
-	first := true
+	// (afterAttempt), so retries of old deliveries show too.
+	var cur attemptCursor
 	poll := poller{cc: cc, interval: *interval}
-	for {
+	return poll.follow(ctx, false, func(first bool) error {
 		if !first {
-			q.Set("afterAttempt", strconv.FormatInt(max(0, newest-cursorMargin), 10))
+			q.Set("afterAttempt", cur.after())
 		}
 		list, err := cc.client.Deliveries(ctx, q)
 		switch {
 		case ctx.Err() != nil:
-			return cliExitOK
-		case err != nil && first:
-			return cc.fail(err)
+			return nil // interrupted: nothing more to print
 		case err != nil:
-			// Keep watching across a restart of the server; say so once.
-			poll.report(err)
-		default:
-			poll.report(nil)
-			var fresh []cliNewAttempt
-			floor := newest - cursorMargin
-			for i := range list {
-				d := &list[i]
-				for _, raw := range d.Attempts {
-					a, err := sandboxclient.DecodeAttempt(raw)
-					if err != nil {
-						continue
-					}
-					id := a.WebhookLogID
-					if (!first && id <= floor) || seen[id] {
-						continue // printed (or before the start) already
-					}
-					seen[id] = true
-					newest = max(newest, id)
-					t, _ := time.Parse(time.RFC3339Nano, a.SentAt)
-					if first && (from == nil || t.Before(*from)) {
-						continue
-					}
-					fresh = append(fresh, cliNewAttempt{d: d, a: a, raw: raw, sentAt: t})
+			// Keep watching across a restart of the server; follow says so once.
+			return err
+		}
+		floor := int64(math.MinInt64) // the first poll takes every attempt it reads
+		if !first {
+			floor = cur.newest - cursorMargin
+		}
+		var fresh []cliNewAttempt
+		for i := range list {
+			d := &list[i]
+			for _, raw := range d.Attempts {
+				a, err := sandboxclient.DecodeAttempt(raw)
+				if err != nil || !cur.mark(a.WebhookLogID, floor) {
+					continue // printed (or before the start) already
 				}
-			}
-			for id := range seen {
-				if id <= newest-cursorMargin {
-					delete(seen, id) // below every later cursor
+				t, _ := time.Parse(time.RFC3339Nano, a.SentAt)
+				if first && (from == nil || t.Before(*from)) {
+					continue
 				}
-			}
-			sort.SliceStable(fresh, func(i, j int) bool {
-				if !fresh[i].sentAt.Equal(fresh[j].sentAt) {
-					return fresh[i].sentAt.Before(fresh[j].sentAt)
-				}
-				return fresh[i].a.WebhookLogID < fresh[j].a.WebhookLogID
-			})
-			for _, f := range fresh {
-				cc.printAttempt(f)
-			}
-			if first {
-				who := "every account"
-				if *account > 0 {
-					who = fmt.Sprintf("account %d", *account)
-				}
-				fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.Base, *interval)
-				first = false
+				fresh = append(fresh, cliNewAttempt{d: d, a: a, raw: raw, sentAt: t})
 			}
 		}
-		if !poll.wait(ctx) {
-			return cliExitOK
+		cur.prune()
+		sort.SliceStable(fresh, func(i, j int) bool {
+			if !fresh[i].sentAt.Equal(fresh[j].sentAt) {
+				return fresh[i].sentAt.Before(fresh[j].sentAt)
+			}
+			return fresh[i].a.WebhookLogID < fresh[j].a.WebhookLogID
+		})
+		for _, f := range fresh {
+			cc.printAttempt(f)
+		}
+		if first {
+			who := "every account"
+			if *account > 0 {
+				who = fmt.Sprintf("account %d", *account)
+			}
+			fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.Base, *interval)
+		}
+		return nil
+	})
+}
+
+// attemptsFrom reads --since of webhooks tail: the first poll prints the
+// attempts sent at or after the time it returns; zero time with all; nil
+// without --since (only later attempts). ok false: the command ends with code.
+func (cc *cliCmd) attemptsFrom(ctx context.Context, since string) (from *time.Time, code int, ok bool) {
+	switch s := strings.TrimSpace(since); {
+	case s == "":
+		return nil, 0, true
+	case s == "all":
+		return &time.Time{}, 0, true
+	default:
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return &t, 0, true
+		}
+		d, err := parseSpan(s)
+		if err != nil {
+			return nil, cc.usageError("--since %q must be an RFC 3339 time, a duration such as 30m or 1d, or all", s), false
+		}
+		c, _, err := cc.client.Clock(ctx)
+		if err != nil {
+			return nil, cc.fail(err), false
+		}
+		now, err := c.Time()
+		if err != nil {
+			return nil, cc.fail(err), false
+		}
+		t := now.Add(-d)
+		return &t, 0, true
+	}
+}
+
+// attemptCursor follows webhook attempt ids from poll to poll (webhooks tail,
+// listen). An attempt made concurrently with a resend may commit just below
+// the newest id read, so each poll re-reads cursorMargin ids below it and skips
+// those seen.
+type attemptCursor struct {
+	newest int64
+	seen   map[int64]bool
+}
+
+// after is the afterAttempt of the next poll.
+func (c *attemptCursor) after() string {
+	return strconv.FormatInt(max(0, c.newest-cursorMargin), 10)
+}
+
+// mark records attempt id; false when it was seen already or is at or below
+// floor.
+func (c *attemptCursor) mark(id, floor int64) bool {
+	if id <= floor || c.seen[id] {
+		return false
+	}
+	if c.seen == nil {
+		c.seen = map[int64]bool{}
+	}
+	c.seen[id] = true
+	c.newest = max(c.newest, id)
+	return true
+}
+
+// prune forgets the ids below every later cursor.
+func (c *attemptCursor) prune() {
+	for id := range c.seen {
+		if id <= c.newest-cursorMargin {
+			delete(c.seen, id)
 		}
 	}
 }

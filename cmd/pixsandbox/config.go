@@ -163,12 +163,26 @@ func (c Config) Validate() error {
 	if c.SettlementDelay <= 0 {
 		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))
 	}
+	errs = append(errs, c.validateDelivery()...)
+	errs = append(errs, c.validateLog()...)
+	return errors.Join(errs...)
+}
+
+// validateDelivery checks the bounds of webhook delivery.
+func (c Config) validateDelivery() []error {
+	var errs []error
 	if c.WebhookTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--webhook-timeout must be positive, not %s", c.WebhookTimeout))
 	}
 	if c.WebhookWorkers < 1 || c.WebhookPerTarget < 1 || c.WebhookPerTarget > c.WebhookWorkers {
 		errs = append(errs, fmt.Errorf("--webhook-workers (%d) and --webhook-per-target (%d) must be at least 1, and per target at most the workers", c.WebhookWorkers, c.WebhookPerTarget))
 	}
+	return errs
+}
+
+// validateLog checks the log settings.
+func (c Config) validateLog() []error {
+	var errs []error
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -177,7 +191,7 @@ func (c Config) Validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // isLoopback reports whether host:port binds only the loopback interface.

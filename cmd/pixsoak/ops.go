@@ -98,14 +98,7 @@ type worker struct {
 }
 
 func (w *worker) run(ctx context.Context, stop <-chan struct{}) {
-	for {
-		select {
-		case <-stop:
-			return
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Duration(w.rng.Int64N(int64(w.s.cfg.Pause) + 1))): // wall time: pacing
-		}
+	for pause(ctx, stop, time.Duration(w.rng.Int64N(int64(w.s.cfg.Pause)+1))) {
 		w.n++
 		switch x := w.rng.IntN(100); {
 		case x < 30:

@@ -249,18 +249,24 @@ func (s *soak) balance(ctx context.Context, a int64) (net, blocked int64, err er
 	return numberOf(bal["netBalance"]), numberOf(bal["blockedBalance"]), nil
 }
 
+// pause waits d (wall time: pacing); false when stop closed or ctx ended
+// first.
+func pause(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-stop:
+		return false
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
 // advanceClock moves the virtual clock 2 to 20 seconds at a time, so
 // settlements, webhook retries and expiries happen while operations run.
 func (s *soak) advanceClock(ctx context.Context, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(s.cfg.Seed, 1<<32))
-	for {
-		select {
-		case <-stop:
-			return
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Duration(20+rng.IntN(60)) * time.Millisecond): // wall time: pacing
-		}
+	for pause(ctx, stop, time.Duration(20+rng.IntN(60))*time.Millisecond) {
 		// Not resent after a kill: an advance is not idempotent, and a lost one
 		// only means less simulated time.
 		out, ok := s.c.call(ctx, request{method: http.MethodPost, path: "/_sandbox/clock/advance",

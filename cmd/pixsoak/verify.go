@@ -11,14 +11,13 @@ import (
 
 // item is one transaction of a listing (GET /api/transactions).
 type item struct {
-	id                  int64
-	externalID          string
-	status, operation   string
-	movement            string
-	original, final     int64
-	endToEndID          string
-	account             int64
-	deliveries, missing int
+	id                int64
+	externalID        string
+	status, operation string
+	movement          string
+	original, final   int64
+	endToEndID        string
+	account           int64
 }
 
 // verify ends the run: it lets every pending job run, kills and restarts the
@@ -246,49 +245,61 @@ func (s *soak) checkOps(ctx context.Context, listed map[int64]map[int64]*item, b
 		counts[o.kind]++
 		switch o.kind {
 		case kindCashOut, kindCashIn, kindRefund:
-			its := byExt[o.account][o.ref]
-			if len(its) != 1 {
-				s.rep.violation("%s %s of account %d (acknowledged): listed %d times, want exactly once", o.kind, o.ref, o.account, len(its))
-				continue
-			}
-			it := its[0]
-			if o.txID != 0 && it.id != o.txID {
-				s.rep.violation("%s %s: acknowledged as transaction %d but listed as %d", o.kind, o.ref, o.txID, it.id)
-			}
-			if o.uuid != "" {
-				got, ok := s.c.call(ctx, request{method: http.MethodGet, path: "/_sandbox/transactions/" + o.uuid}, true)
-				if ok && (got.status != http.StatusOK || mustAtoi(got.str("id")) != it.id) {
-					s.rep.violation("cash-out %s: transactionId %s resolves to %d %s, listed as %d", o.ref, o.uuid, got.status, truncate(got.raw, 200), it.id)
-				}
-			}
-			o.txID = it.id
-			if it.original != o.amount {
-				s.rep.violation("%s %s: amount %s listed, %s acknowledged", o.kind, o.ref, brl(it.original), brl(o.amount))
-			}
-			switch {
-			case o.kind == kindCashIn && o.charge() != nil && o.charge().paid && it.status != "Confirmado":
-				s.rep.violation("charge %s (paid, acknowledged): status %s", o.ref, it.status)
-			case o.kind == kindCashIn && (o.charge() == nil || !o.charge().paid) && it.status == "Confirmado":
-				s.rep.violation("charge %s: never paid but %s", o.ref, it.status)
-			case o.kind == kindRefund && o.failed && it.status != "Error":
-				s.rep.violation("refund %s: answered NAO_REALIZADO but listed %s", o.ref, it.status)
-			}
+			s.checkByExternalID(ctx, o, byExt)
 		case kindTransfer:
-			it := listed[o.account][o.txID]
-			if it == nil {
-				s.rep.violation("dict transfer %s (acknowledged as %d) of account %d: not listed", o.ref, o.txID, o.account)
-				continue
-			}
-			if it.original != o.amount {
-				s.rep.violation("dict transfer %s: amount %s listed, %s acknowledged", o.ref, brl(it.original), brl(o.amount))
-			}
-			got, ok := s.c.call(ctx, request{method: http.MethodGet, path: "/_sandbox/transactions/" + strconv.FormatInt(o.txID, 10)}, true)
-			if ok && (got.status != http.StatusOK || got.str("idempotencyKey") != o.ref) {
-				s.rep.violation("dict transfer %d: idempotency key %q, want %s", o.txID, got.str("idempotencyKey"), o.ref)
-			}
+			s.checkTransfer(ctx, o, listed)
 		}
 	}
 	s.rep.checked("every acknowledged operation present exactly once with its amount and final status: %s", mapLine(counts))
+}
+
+// checkByExternalID checks a cash-out, cash-in or refund, found in the listing
+// by its external id, and records its transaction id on o.
+func (s *soak) checkByExternalID(ctx context.Context, o *op, byExt map[int64]map[string][]*item) {
+	its := byExt[o.account][o.ref]
+	if len(its) != 1 {
+		s.rep.violation("%s %s of account %d (acknowledged): listed %d times, want exactly once", o.kind, o.ref, o.account, len(its))
+		return
+	}
+	it := its[0]
+	if o.txID != 0 && it.id != o.txID {
+		s.rep.violation("%s %s: acknowledged as transaction %d but listed as %d", o.kind, o.ref, o.txID, it.id)
+	}
+	if o.uuid != "" {
+		got, ok := s.c.call(ctx, request{method: http.MethodGet, path: "/_sandbox/transactions/" + o.uuid}, true)
+		if ok && (got.status != http.StatusOK || mustAtoi(got.str("id")) != it.id) {
+			s.rep.violation("cash-out %s: transactionId %s resolves to %d %s, listed as %d", o.ref, o.uuid, got.status, truncate(got.raw, 200), it.id)
+		}
+	}
+	o.txID = it.id
+	if it.original != o.amount {
+		s.rep.violation("%s %s: amount %s listed, %s acknowledged", o.kind, o.ref, brl(it.original), brl(o.amount))
+	}
+	switch {
+	case o.kind == kindCashIn && o.charge() != nil && o.charge().paid && it.status != "Confirmado":
+		s.rep.violation("charge %s (paid, acknowledged): status %s", o.ref, it.status)
+	case o.kind == kindCashIn && (o.charge() == nil || !o.charge().paid) && it.status == "Confirmado":
+		s.rep.violation("charge %s: never paid but %s", o.ref, it.status)
+	case o.kind == kindRefund && o.failed && it.status != "Error":
+		s.rep.violation("refund %s: answered NAO_REALIZADO but listed %s", o.ref, it.status)
+	}
+}
+
+// checkTransfer checks a DICT transfer, found in the listing by its
+// transaction id.
+func (s *soak) checkTransfer(ctx context.Context, o *op, listed map[int64]map[int64]*item) {
+	it := listed[o.account][o.txID]
+	if it == nil {
+		s.rep.violation("dict transfer %s (acknowledged as %d) of account %d: not listed", o.ref, o.txID, o.account)
+		return
+	}
+	if it.original != o.amount {
+		s.rep.violation("dict transfer %s: amount %s listed, %s acknowledged", o.ref, brl(it.original), brl(o.amount))
+	}
+	got, ok := s.c.call(ctx, request{method: http.MethodGet, path: "/_sandbox/transactions/" + strconv.FormatInt(o.txID, 10)}, true)
+	if ok && (got.status != http.StatusOK || got.str("idempotencyKey") != o.ref) {
+		s.rep.violation("dict transfer %d: idempotency key %q, want %s", o.txID, got.str("idempotencyKey"), o.ref)
+	}
 }
 
 // charge returns the charge of a cash-in op.

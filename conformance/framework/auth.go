@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // SkipNeedsCredentials is the reason given when a check needs the configured
@@ -113,7 +115,7 @@ func runTokenCommand(ctx context.Context, command string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("-token-command %q: %w; stderr: %s", command, err, Snippet(stderr.Bytes()))
+		return "", fmt.Errorf("-token-command %q: %w; stderr: %s", command, err, apiclient.Snippet(stderr.Bytes()))
 	}
 	tok := strings.TrimSpace(stdout.String())
 	switch {
@@ -123,4 +125,18 @@ func runTokenCommand(ctx context.Context, command string) (string, error) {
 		return "", fmt.Errorf("-token-command %q printed several lines; want the token alone", command)
 	}
 	return strings.TrimPrefix(tok, "Bearer "), nil
+}
+
+// NewClientFor returns the Client of configuration c: its Target, its token
+// path and its TLS settings (-tls-client-cert, -tls-client-key, -ca-cert),
+// with requests timing out after timeout.
+func NewClientFor(c Config, timeout time.Duration) (*apiclient.Client, error) {
+	c = c.WithDefaults()
+	t, err := c.transport()
+	if err != nil {
+		return nil, err
+	}
+	cl := apiclient.NewWithTransport(c.Target, timeout, t)
+	cl.TokenPath = c.TokenPath
+	return cl, nil
 }

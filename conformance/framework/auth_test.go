@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
 )
 
 func mustRE(s string) *regexp.Regexp { return regexp.MustCompile(s) }
@@ -27,8 +30,8 @@ func TestConfig_AuthDefaults(t *testing.T) {
 		{Config{TokenCommand: "echo t"}, AuthTokenCommand},
 		{Config{Auth: AuthNone}, AuthNone},
 	} {
-		if got := tt.c.WithDefaults(); got.Auth != tt.want || got.TokenPath != TokenPath {
-			t.Errorf("WithDefaults(%+v): auth %q, token path %q; want %q, %q", tt.c, got.Auth, got.TokenPath, tt.want, TokenPath)
+		if got := tt.c.WithDefaults(); got.Auth != tt.want || got.TokenPath != apiclient.TokenPath {
+			t.Errorf("WithDefaults(%+v): auth %q, token path %q; want %q, %q", tt.c, got.Auth, got.TokenPath, tt.want, apiclient.TokenPath)
 		}
 	}
 }
@@ -120,7 +123,7 @@ func TestNewClientFor_MutualTLS(t *testing.T) {
 		return p
 	}
 	ca := write("ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
-	certPEM, keyPEM, err := SelfSignedCert(time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	certPEM, keyPEM, err := codec.SelfSignedCert(time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // Control-plane modes accepted by Config.ControlPlane.
@@ -208,7 +210,7 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.Auth, "auth", "AUTH", "how to authenticate without a control plane: token-route (client credentials), token, token-command or none; empty: from the flags given")
 	str(&c.Token, "token", "TOKEN", "a bearer token sent as is (instead of the token route)")
 	str(&c.TokenCommand, "token-command", "TOKEN_COMMAND", "a shell command that prints a bearer token, run again for each check that needs one")
-	str(&c.TokenPath, "token-path", "TOKEN_PATH", "path of the token route (default "+TokenPath+")")
+	str(&c.TokenPath, "token-path", "TOKEN_PATH", "path of the token route (default "+apiclient.TokenPath+")")
 	str(&c.TLSClientCert, "tls-client-cert", "TLS_CLIENT_CERT", "PEM client certificate presented in the TLS handshake with the target (mTLS)")
 	str(&c.TLSClientKey, "tls-client-key", "TLS_CLIENT_KEY", "PEM private key of -tls-client-cert")
 	str(&c.CACert, "ca-cert", "CA_CERT", "PEM bundle of the authorities trusted for the target's server certificate, besides the system's")
@@ -264,7 +266,7 @@ func (c Config) WithDefaults() Config {
 		}
 	}
 	if c.TokenPath == "" {
-		c.TokenPath = TokenPath
+		c.TokenPath = apiclient.TokenPath
 	}
 	if c.ReportsDir != "" {
 		if c.JUnitReport == "" {

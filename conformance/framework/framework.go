@@ -15,6 +15,9 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // TB is what Run needs from its caller: a *testing.T, or the runner of the
@@ -60,8 +63,8 @@ type suiteState struct {
 	config       Config
 	controlPlane bool
 	clockMode    string
-	client       *Client
-	sandbox      *SandboxClient
+	client       *apiclient.Client
+	sandbox      *sandbox.Client
 	receiver     *Receiver
 	certPEM      string
 	// setupFailure is why the run could not start (target unreachable,
@@ -153,7 +156,7 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		setupFail("%v", err)
 	}
 	ginkgo.DeferCleanup(client.CloseIdleConnections)
-	sb := NewSandboxClient(client, c.AdminToken)
+	sb := sandbox.New(client, c.AdminToken)
 	sb.AccountName = AccountNamePrefix + (&Framework{}).UniqueID("")[:8]
 
 	// Probe: any HTTP answer from the base URL shows the target is up (the
@@ -196,7 +199,7 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		if err != nil {
 			setupFail("-client-cert: %v", err)
 		}
-		if _, err := ParseCertPEM(string(b)); err != nil {
+		if _, err := codec.ParseCertPEM(string(b)); err != nil {
 			setupFail("-client-cert %s: %v", c.ClientCert, err)
 		}
 		state.certPEM = string(b)
@@ -262,10 +265,10 @@ type Framework struct {
 	// Config is the suite's configuration.
 	Config Config
 	// Client talks to the target's public API.
-	Client *Client
+	Client *apiclient.Client
 	// Sandbox talks to the target's control plane; use it only in specs
 	// labelled "sandbox".
-	Sandbox *SandboxClient
+	Sandbox *sandbox.Client
 	// ControlPlane reports whether the target has the /_sandbox control plane.
 	ControlPlane bool
 	// ClockMode is the control plane's clock mode ("real" or "virtual"), or
@@ -274,7 +277,7 @@ type Framework struct {
 	// Identity is the spec's identity (empty with WithoutIdentity).
 	Identity Identity
 	// Account is the sandbox account created for the spec, or nil.
-	Account *Account
+	Account *sandbox.Account
 	// Webhooks is the spec's own inbox on the webhook receiver.
 	Webhooks *Inbox
 
@@ -328,7 +331,7 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 // spec when the run has no way to authenticate as it).
 func (f *Framework) giveIdentity(ctx ginkgo.SpecContext) {
 	if state.controlPlane {
-		a, err := f.Sandbox.CreateAccount(ctx, AccountOptions{Balance: f.opts.balance})
+		a, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: f.opts.balance})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "creating the spec's sandbox account")
 		f.Account = a
 		f.Identity = Identity{
@@ -356,12 +359,12 @@ func (f *Framework) giveIdentity(ctx ginkgo.SpecContext) {
 // A check that needs client credentials the run does not have (-auth token,
 // token-command or none without -client-id, -client-secret and -client-cert)
 // is skipped with SkipNeedsCredentials.
-func (f *Framework) TokenRequest() TokenRequest {
+func (f *Framework) TokenRequest() apiclient.TokenRequest {
 	if f.Identity.ClientID == "" || f.Identity.CertPEM == "" {
 		ginkgo.Skip(SkipNeedsCredentials + state.config.Auth)
 	}
-	h := EncodeCertHeader(f.Identity.CertPEM)
-	return TokenRequest{CertHeader: &h, Body: TokenBody(f.Identity.ClientID, f.Identity.ClientSecret)}
+	h := apiclient.EncodeCertHeader(f.Identity.CertPEM)
+	return apiclient.TokenRequest{CertHeader: &h, Body: apiclient.TokenBody(f.Identity.ClientID, f.Identity.ClientSecret)}
 }
 
 // Token returns an access token for the spec's identity, requesting it on
@@ -399,15 +402,15 @@ func (f *Framework) ForgetToken() { f.token = "" }
 
 // IdentityOf returns the identity of a sandbox account, to act as another
 // account than the spec's own.
-func IdentityOf(a *Account) Identity {
+func IdentityOf(a *sandbox.Account) Identity {
 	return Identity{ID: a.ID.String(), ClientID: a.ClientID, ClientSecret: a.ClientSecret, CertPEM: a.Certificate, KeyPEM: a.PrivateKey}
 }
 
 // TokenFor requests an access token for id, failing the spec unless the token
 // endpoint answers 201 with an access_token. It does not cache.
 func (f *Framework) TokenFor(ctx context.Context, id Identity) string {
-	h := EncodeCertHeader(id.CertPEM)
-	r, err := f.Client.Token(ctx, TokenRequest{CertHeader: &h, Body: TokenBody(id.ClientID, id.ClientSecret)})
+	h := apiclient.EncodeCertHeader(id.CertPEM)
+	r, err := f.Client.Token(ctx, apiclient.TokenRequest{CertHeader: &h, Body: apiclient.TokenBody(id.ClientID, id.ClientSecret)})
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	gomega.ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated), "requesting a token for client %s", id.ClientID)
 	tok, _ := r.Field("access_token")
@@ -426,7 +429,7 @@ type Balance struct {
 
 // String renders the balance for failure messages.
 func (b Balance) String() string {
-	return "available " + FormatCents(b.Available) + ", blocked " + FormatCents(b.Blocked)
+	return "available " + apiclient.FormatCents(b.Available) + ", blocked " + apiclient.FormatCents(b.Blocked)
 }
 
 // BalanceOf reads GET /accounts/balances with token, failing the spec unless
@@ -440,7 +443,7 @@ func (f *Framework) BalanceOf(ctx context.Context, token string) Balance {
 		gomega.ExpectWithOffset(2, ok).To(gomega.BeTrue(), "%s is absent in %s", path, r)
 		_, isNum := v.(json.Number)
 		gomega.ExpectWithOffset(2, isNum).To(gomega.BeTrue(), "%s is not a JSON number in %s", path, r)
-		c, err := Cents(v)
+		c, err := apiclient.Cents(v)
 		gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "%s in %s", path, r)
 		return c
 	}
@@ -455,7 +458,7 @@ func (f *Framework) Balance(ctx context.Context) Balance {
 
 // Do sends a request to the target (see Client.Do) and fails the spec on a
 // transport error.
-func (f *Framework) Do(ctx context.Context, method, path, token string, body []byte, headers http.Header) *Response {
+func (f *Framework) Do(ctx context.Context, method, path, token string, body []byte, headers http.Header) *apiclient.Response {
 	r, err := f.Client.Do(ctx, method, path, token, body, headers)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	return r
@@ -463,7 +466,7 @@ func (f *Framework) Do(ctx context.Context, method, path, token string, body []b
 
 // RequestToken sends req to the token endpoint and fails the spec on a
 // transport error.
-func (f *Framework) RequestToken(ctx context.Context, req TokenRequest) *Response {
+func (f *Framework) RequestToken(ctx context.Context, req apiclient.TokenRequest) *apiclient.Response {
 	r, err := f.Client.Token(ctx, req)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	return r

@@ -9,6 +9,8 @@ import (
 
 	"github.com/onsi/gomega/format"
 	"github.com/onsi/gomega/types"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
 )
 
 // The matchers below accept as actual value a *Response or Response; those
@@ -48,31 +50,31 @@ func (m *checkMatcher) NegatedFailureMessage(actual any) string {
 // deliveries show their request line and body.
 func describe(actual any) string {
 	switch a := actual.(type) {
-	case *Response:
+	case *apiclient.Response:
 		return "    " + a.String()
-	case Response:
+	case apiclient.Response:
 		return "    " + a.String()
 	case *Delivery:
 		return "    " + a.String()
 	case Delivery:
 		return "    " + a.String()
 	case []byte:
-		return "    " + Snippet(a)
+		return "    " + apiclient.Snippet(a)
 	case json.RawMessage:
-		return "    " + Snippet(a)
+		return "    " + apiclient.Snippet(a)
 	}
 	return format.Object(actual, 1)
 }
 
 // asResponse extracts a Response from actual.
-func asResponse(actual any) (*Response, error) {
+func asResponse(actual any) (*apiclient.Response, error) {
 	switch a := actual.(type) {
-	case *Response:
+	case *apiclient.Response:
 		if a == nil {
 			return nil, fmt.Errorf("expected a *framework.Response, got nil")
 		}
 		return a, nil
-	case Response:
+	case apiclient.Response:
 		return &a, nil
 	}
 	return nil, fmt.Errorf("expected a *framework.Response, got %s", format.Object(actual, 1))
@@ -82,12 +84,12 @@ func asResponse(actual any) (*Response, error) {
 func jsonOf(actual any) (any, error) {
 	var body []byte
 	switch a := actual.(type) {
-	case *Response:
+	case *apiclient.Response:
 		if a == nil {
 			return nil, fmt.Errorf("expected a response, got nil")
 		}
 		body = a.Body
-	case Response:
+	case apiclient.Response:
 		body = a.Body
 	case *Delivery:
 		if a == nil {
@@ -105,7 +107,7 @@ func jsonOf(actual any) (any, error) {
 	default:
 		return nil, fmt.Errorf("expected a response, delivery, JSON bytes or decoded JSON, got %s", format.Object(actual, 1))
 	}
-	v, err := DecodeJSON(body)
+	v, err := apiclient.DecodeJSON(body)
 	if err != nil {
 		return nil, errNotJSON{err}
 	}
@@ -179,7 +181,7 @@ func (m *jsonFieldMatcher) Match(actual any) (bool, error) {
 		}
 		return false, err
 	}
-	got, ok := Lookup(v, m.path)
+	got, ok := apiclient.Lookup(v, m.path)
 	if !ok {
 		m.problem = fmt.Sprintf("%s is absent", m.path)
 		return false, nil
@@ -194,9 +196,9 @@ func (m *jsonFieldMatcher) Match(actual any) (bool, error) {
 		}
 		return ok, nil
 	}
-	if want, isNum := numberText(m.value); isNum {
+	if want, isNum := apiclient.NumberText(m.value); isNum {
 		n, isJSONNum := got.(json.Number)
-		if !isJSONNum || !sameNumber(string(n), want) {
+		if !isJSONNum || !apiclient.SameNumber(string(n), want) {
 			m.problem = fmt.Sprintf("%s is %s, want the number %s", m.path, format.Object(got, 0), want)
 			return false, nil
 		}
@@ -225,7 +227,7 @@ func HaveJSONNumber(path string) types.GomegaMatcher {
 	return &checkMatcher{
 		desc: fmt.Sprintf("have a JSON number at %s", path),
 		check: bodyCheck(func(v any) []string {
-			got, ok := Lookup(v, path)
+			got, ok := apiclient.Lookup(v, path)
 			if !ok {
 				return []string{path + " is absent"}
 			}
@@ -262,11 +264,11 @@ func HaveErrorCode(code string) types.GomegaMatcher {
 	return &checkMatcher{
 		desc: fmt.Sprintf("carry error code %s (in errorCode or code)", code),
 		check: bodyCheck(func(v any) []string {
-			ec, hasEC := Lookup(v, "errorCode")
+			ec, hasEC := apiclient.Lookup(v, "errorCode")
 			if hasEC && ec == code {
 				return nil
 			}
-			c, hasC := Lookup(v, "code")
+			c, hasC := apiclient.Lookup(v, "code")
 			if hasC && c == code {
 				return nil
 			}
@@ -294,13 +296,13 @@ func (s *shape) add(format string, args ...any) {
 }
 
 func (s *shape) statusCode(status int) {
-	got, ok := Lookup(s.v, "statusCode")
+	got, ok := apiclient.Lookup(s.v, "statusCode")
 	if !ok {
 		s.add("statusCode is absent")
 		return
 	}
 	n, isNum := got.(json.Number)
-	if !isNum || !sameNumber(string(n), strconv.Itoa(status)) {
+	if !isNum || !apiclient.SameNumber(string(n), strconv.Itoa(status)) {
 		s.add("statusCode is %s, want the number %d (the HTTP status)", format.Object(got, 0), status)
 	}
 }
@@ -308,7 +310,7 @@ func (s *shape) statusCode(status int) {
 // str checks that field is a string, non-empty when nonEmpty is set, and
 // returns it.
 func (s *shape) str(field string, nonEmpty bool) string {
-	got, ok := Lookup(s.v, field)
+	got, ok := apiclient.Lookup(s.v, field)
 	if !ok {
 		s.add("%s is absent", field)
 		return ""
@@ -326,13 +328,13 @@ func (s *shape) str(field string, nonEmpty bool) string {
 
 func (s *shape) timestamp(field string) {
 	if t := s.str(field, true); t != "" {
-		if _, err := ParseISO8601(t); err != nil {
+		if _, err := apiclient.ParseISO8601(t); err != nil {
 			s.add("%s: %v", field, err)
 		}
 	}
 }
 
-func (s *shape) method(r *Response) {
+func (s *shape) method(r *apiclient.Response) {
 	m := s.str("method", true)
 	if m != "" && r.Method != "" && !strings.EqualFold(m, r.Method) {
 		s.add("method is %q, want the request method %q", m, r.Method)
@@ -341,7 +343,7 @@ func (s *shape) method(r *Response) {
 
 // messageStringOrArray checks "message": a string, or an array of strings.
 func (s *shape) messageStringOrArray() {
-	got, ok := Lookup(s.v, "message")
+	got, ok := apiclient.Lookup(s.v, "message")
 	if !ok {
 		s.add("message is absent")
 		return
@@ -367,7 +369,7 @@ func (s *shape) messageStringOrArray() {
 
 // shapeMatcher builds a matcher that checks an error shape against the
 // response's status.
-func shapeMatcher(desc string, f func(s *shape, r *Response)) types.GomegaMatcher {
+func shapeMatcher(desc string, f func(s *shape, r *apiclient.Response)) types.GomegaMatcher {
 	return &checkMatcher{
 		desc: desc,
 		check: func(actual any) ([]string, error) {
@@ -375,7 +377,7 @@ func shapeMatcher(desc string, f func(s *shape, r *Response)) types.GomegaMatche
 			if err != nil {
 				return nil, err
 			}
-			v, err := DecodeJSON(r.Body)
+			v, err := apiclient.DecodeJSON(r.Body)
 			if err != nil {
 				return []string{"body is not JSON: " + err.Error()}, nil
 			}
@@ -395,7 +397,7 @@ func shapeMatcher(desc string, f func(s *shape, r *Response)) types.GomegaMatche
 // message, userMessage, details as an object with a string hint, and a
 // non-empty errorId.
 func HaveTokenErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the token endpoint's error shape", func(s *shape, r *Response) {
+	return shapeMatcher("have the token endpoint's error shape", func(s *shape, r *apiclient.Response) {
 		s.statusCode(r.Status)
 		s.timestamp("timestamp")
 		if p := s.str("path", true); p != "" && !strings.HasPrefix(p, "/") {
@@ -405,7 +407,7 @@ func HaveTokenErrorShape() types.GomegaMatcher {
 		s.str("code", true)
 		s.str("message", true)
 		s.str("userMessage", true)
-		if d, ok := Lookup(s.v, "details"); !ok {
+		if d, ok := apiclient.Lookup(s.v, "details"); !ok {
 			s.add("details is absent")
 		} else if _, isObj := d.(map[string]any); !isObj {
 			s.add("details is %s, not an object", format.Object(d, 0))
@@ -420,7 +422,7 @@ func HaveTokenErrorShape() types.GomegaMatcher {
 // shape ("Errors > Shapes", item 3): statusCode equal to the HTTP status,
 // message as a string or an array of strings, and error as a string.
 func HaveMinimalErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the minimal error shape", func(s *shape, r *Response) {
+	return shapeMatcher("have the minimal error shape", func(s *shape, r *apiclient.Response) {
 		s.statusCode(r.Status)
 		s.messageStringOrArray()
 		s.str("error", false)
@@ -433,7 +435,7 @@ func HaveMinimalErrorShape() types.GomegaMatcher {
 // "/public", method (the request's), code, message as a string or an array of
 // strings, userMessage, a non-empty errorId and error.
 func HaveExtendedErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the extended error shape", func(s *shape, r *Response) {
+	return shapeMatcher("have the extended error shape", func(s *shape, r *apiclient.Response) {
 		s.statusCode(r.Status)
 		s.timestamp("timestamp")
 		if p := s.str("path", true); p != "" && !strings.HasPrefix(p, "/public") {
@@ -458,7 +460,7 @@ func BeISO8601() types.GomegaMatcher {
 			if !ok {
 				return []string{fmt.Sprintf("%s is not a string", format.Object(actual, 0))}, nil
 			}
-			if _, err := ParseISO8601(s); err != nil {
+			if _, err := apiclient.ParseISO8601(s); err != nil {
 				return []string{err.Error()}, nil
 			}
 			return nil, nil
@@ -475,7 +477,7 @@ func BeDecimal2Number() types.GomegaMatcher {
 		check: func(actual any) ([]string, error) {
 			switch n := actual.(type) {
 			case json.Number:
-				if !decimal2.MatchString(string(n)) {
+				if !apiclient.Decimal2.MatchString(string(n)) {
 					return []string{fmt.Sprintf("%s has more than 2 decimal places or is not plain decimal text", n)}, nil
 				}
 				return nil, nil
@@ -483,6 +485,27 @@ func BeDecimal2Number() types.GomegaMatcher {
 				return nil, fmt.Errorf("got %T %v: decode JSON with UseNumber to check its text", actual, actual)
 			}
 			return []string{fmt.Sprintf("%s is not a JSON number", format.Object(actual, 0))}, nil
+		},
+	}
+}
+
+// BeValidBRCode succeeds when actual is a string holding a valid PIX BR Code
+// (design/DOMAIN.md A1): printable ASCII only; starting with "000201"; a
+// well-formed TLV structure whose last field, 63, holds the
+// CRC-16/CCITT-FALSE of the rest in uppercase hex; template 26 with GUI
+// br.gov.bcb.pix and a key or a location; for a dynamic code (point of
+// initiation 12, or a location present) a location URL in 26-25 written
+// without a scheme; 52 of 4 digits; 53 = 986; 54, when present, a decimal of
+// at most 13 characters; 58 = BR; 59 of 1 to 25 characters and 60 of 1 to 15.
+func BeValidBRCode() types.GomegaMatcher {
+	return &checkMatcher{
+		desc: "be a valid PIX BR Code",
+		check: func(actual any) ([]string, error) {
+			s, ok := actual.(string)
+			if !ok {
+				return []string{fmt.Sprintf("%s is not a string", format.Object(actual, 0))}, nil
+			}
+			return codec.BRCodeProblems(s), nil
 		},
 	}
 }

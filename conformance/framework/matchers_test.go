@@ -7,10 +7,11 @@ import (
 
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
-func resp(status int, method, path, body string) *Response {
-	return &Response{Status: status, Method: method, Path: path, Body: []byte(body)}
+func resp(status int, method, path, body string) *apiclient.Response {
+	return &apiclient.Response{Status: status, Method: method, Path: path, Body: []byte(body)}
 }
 
 const tokenErrBody = `{"statusCode":400,"timestamp":"2025-01-01T12:00:00.123Z","path":"/api/auth/token","method":"POST",
@@ -45,7 +46,7 @@ func TestMatchers(t *testing.T) {
 		{name: "HaveStatus OK", matcher: HaveStatus(201), actual: resp(201, "POST", "/x", `{}`), want: true},
 		{name: "HaveStatus shows body", matcher: HaveStatus(201), actual: resp(400, "POST", "/api/auth/token", `{"code":"X_BODY"}`),
 			failIncludes: []string{"status is 400", "X_BODY", "POST /api/auth/token"}},
-		{name: "HaveStatus value Response", matcher: HaveStatus(200), actual: Response{Status: 200}, want: true},
+		{name: "HaveStatus value Response", matcher: HaveStatus(200), actual: apiclient.Response{Status: 200}, want: true},
 		{name: "HaveSuccessStatus 204", matcher: HaveSuccessStatus(), actual: resp(204, "GET", "/", ""), want: true},
 		{name: "HaveSuccessStatus 302", matcher: HaveSuccessStatus(), actual: resp(302, "GET", "/", ""), failIncludes: []string{"status is 302"}},
 
@@ -163,7 +164,7 @@ func TestMatchers_WrongActualIsAnError(t *testing.T) {
 			}
 		})
 	}
-	var nilResp *Response
+	var nilResp *apiclient.Response
 	if _, err := HaveStatus(200).Match(nilResp); err == nil {
 		t.Fatal("HaveStatus on a nil *Response: want an error")
 	}
@@ -176,4 +177,23 @@ func TestMatchers_WithGomega(t *testing.T) {
 	g.Expect(r).To(HaveMinimalErrorShape())
 	g.Expect(r).NotTo(HaveExtendedErrorShape())
 	g.Expect(r).To(HaveJSONField("statusCode", 401))
+}
+
+func TestBeValidBRCode(t *testing.T) {
+	// The worked example of a static code with a key (codec's tests hold the rules).
+	const valid = "00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D"
+	if ok, err := BeValidBRCode().Match(valid); err != nil || !ok {
+		t.Errorf("BeValidBRCode rejected %s", valid)
+	}
+	if ok, err := BeValidBRCode().Match(42); err != nil || ok {
+		t.Errorf("BeValidBRCode accepted a number (err %v)", err)
+	}
+	lowerCRC := valid[:len(valid)-4] + "1d3d"
+	m := BeValidBRCode()
+	if ok, err := m.Match(lowerCRC); err != nil || ok {
+		t.Fatalf("BeValidBRCode accepted %s (err %v)", lowerCRC, err)
+	}
+	if msg := m.FailureMessage(lowerCRC); !strings.Contains(msg, "not uppercase") {
+		t.Errorf("failure message does not mention the lowercase CRC:\n%s", msg)
+	}
 }

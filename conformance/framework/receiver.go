@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // HooksPrefix is the path under which the receiver accepts deliveries:
@@ -39,23 +41,23 @@ type Delivery struct {
 // JSON decodes the body as a JSON object, numbers as json.Number; nil when it
 // is not one.
 func (d Delivery) JSON() map[string]any {
-	v, _ := DecodeJSON(d.Body)
+	v, _ := apiclient.DecodeJSON(d.Body)
 	m, _ := v.(map[string]any)
 	return m
 }
 
 // Field returns the value at a dotted path of the JSON body (see Lookup).
 func (d Delivery) Field(path string) (any, bool) {
-	v, err := DecodeJSON(d.Body)
+	v, err := apiclient.DecodeJSON(d.Body)
 	if err != nil {
 		return nil, false
 	}
-	return Lookup(v, path)
+	return apiclient.Lookup(v, path)
 }
 
 // String summarises the delivery for failure messages.
 func (d Delivery) String() string {
-	return fmt.Sprintf("delivery %s %s (answered %d) %s", d.Method, d.Path, d.Status, Snippet(d.Body))
+	return fmt.Sprintf("delivery %s %s (answered %d) %s", d.Method, d.Path, d.Status, apiclient.Snippet(d.Body))
 }
 
 // inbox is the state of one token: what arrived and what to answer next.
@@ -176,7 +178,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(req.Body, apiclient.MaxBody))
 	if err != nil {
 		http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
 		return

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // SkipRouteAbsent starts the reason given when a check is not run because the
@@ -76,7 +77,7 @@ func probeFor(fullText string) (RouteProbe, bool) {
 
 // routePresence probes p's route once per run (later calls return the first
 // answer). token is sent on protected routes, on both requests.
-func routePresence(ctx context.Context, c *Client, p RouteProbe, token string) (RoutePresence, error) {
+func routePresence(ctx context.Context, c *apiclient.Client, p RouteProbe, token string) (RoutePresence, error) {
 	routeMu.Lock()
 	defer routeMu.Unlock()
 	if rp, ok := routeFound[p.Route]; ok {
@@ -104,7 +105,7 @@ func routePresence(ctx context.Context, c *Client, p RouteProbe, token string) (
 
 // judgeRoute decides presence from the route's answer and the answer to the
 // same request on an unknown path.
-func judgeRoute(name string, route, unknown *Response) RoutePresence {
+func judgeRoute(name string, route, unknown *apiclient.Response) RoutePresence {
 	rp := RoutePresence{Route: name, Present: true}
 	switch {
 	case route.Status == http.StatusMethodNotAllowed || route.Status == http.StatusNotImplemented:
@@ -113,7 +114,7 @@ func judgeRoute(name string, route, unknown *Response) RoutePresence {
 	case route.Status == unknown.Status && normalizeAnswer(route) == normalizeAnswer(unknown):
 		rp.Present = false
 		rp.Evidence = fmt.Sprintf("%s %s answered %d like the unknown route %s (%s)",
-			route.Method, route.Path, route.Status, unknown.Path, oneLine(Snippet(route.Body), 160))
+			route.Method, route.Path, route.Status, unknown.Path, oneLine(apiclient.Snippet(route.Body), 160))
 	default:
 		rp.Evidence = fmt.Sprintf("%s %s answered %d; the unknown route %s answered %d",
 			route.Method, route.Path, route.Status, unknown.Path, unknown.Status)
@@ -130,7 +131,7 @@ var (
 // normalizeAnswer is a response's body with what differs between two answers
 // of the same handler removed: the request's path and method, timestamps,
 // UUIDs, long identifiers and numbers.
-func normalizeAnswer(r *Response) string {
+func normalizeAnswer(r *apiclient.Response) string {
 	s := string(r.Body)
 	path, _, _ := strings.Cut(r.Path, "?")
 	for _, p := range []string{r.Path, path, strings.TrimPrefix(path, unknownRoutePrefix)} {

@@ -4,17 +4,19 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
-func answer(method, path string, status int, body string) *Response {
-	return &Response{Method: method, Path: path, Status: status, Body: []byte(body)}
+func answer(method, path string, status int, body string) *apiclient.Response {
+	return &apiclient.Response{Method: method, Path: path, Status: status, Body: []byte(body)}
 }
 
 func TestJudgeRoute(t *testing.T) {
 	unknown := unknownRoutePrefix + "/cob/abc123"
 	tests := []struct {
 		name          string
-		route, sib    *Response
+		route, sib    *apiclient.Response
 		wantPresent   bool
 		wantEvidences string
 	}{

@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // medJSON is a MED as the fake control plane answers it: reconciled, received.
@@ -24,15 +26,7 @@ func TestSandboxClient_MED(t *testing.T) {
 	var seen []string
 	var bodies []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if len(b) > 0 {
-			v, err := DecodeJSON(b)
-			if err != nil {
-				t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
-			}
-			body, _ = v.(map[string]any)
-		}
+		body := requestBody(t, r)
 		mu.Lock()
 		seen, bodies = append(seen, r.Method+" "+r.URL.Path), append(bodies, body)
 		mu.Unlock()
@@ -52,7 +46,7 @@ func TestSandboxClient_MED(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	sb := NewSandboxClient(NewClient(srv.URL, 5*time.Second), "")
+	sb := New(apiclient.NewClient(srv.URL, 5*time.Second), "")
 	ctx := context.Background()
 	last := func() (string, map[string]any) {
 		mu.Lock()
@@ -109,13 +103,13 @@ func TestSandboxClient_PutSettingsMEDRateLimit(t *testing.T) {
 	var got map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		v, _ := DecodeJSON(b)
+		v, _ := apiclient.DecodeJSON(b)
 		got, _ = v.(map[string]any)
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"perTransactionLimit":0.00,"dailyLimit":0.00,"nightLimit":0.00,"fee":0.00,"cashInFee":0.00,"minExpirationTime":60,"splitSchedule":"","medRateLimit":3}`)
 	}))
 	t.Cleanup(srv.Close)
-	sb := NewSandboxClient(NewClient(srv.URL, 5*time.Second), "")
+	sb := New(apiclient.NewClient(srv.URL, 5*time.Second), "")
 	st, err := sb.PutSettings(context.Background(), "1000", SettingsUpdate{MEDRateLimit: 3})
 	if err != nil {
 		t.Fatal(err)

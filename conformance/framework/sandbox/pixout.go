@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // Control-plane routes of PIX out: webhook targets and deliveries,
@@ -56,7 +58,7 @@ type WebhookTarget struct {
 
 // RegisterWebhookTarget registers a webhook target for an account
 // (POST /_sandbox/webhook-targets).
-func (s *SandboxClient) RegisterWebhookTarget(ctx context.Context, opts WebhookTargetOptions) (*WebhookTarget, error) {
+func (s *Client) RegisterWebhookTarget(ctx context.Context, opts WebhookTargetOptions) (*WebhookTarget, error) {
 	if _, err := strconv.ParseInt(opts.AccountID, 10, 64); err != nil {
 		return nil, fmt.Errorf("RegisterWebhookTarget: account id %q is not a number", opts.AccountID)
 	}
@@ -136,7 +138,7 @@ type WebhookDelivery struct {
 }
 
 // Deliveries reads the webhook delivery log (GET /_sandbox/webhook-deliveries).
-func (s *SandboxClient) Deliveries(ctx context.Context, q DeliveryQuery) ([]WebhookDelivery, error) {
+func (s *Client) Deliveries(ctx context.Context, q DeliveryQuery) ([]WebhookDelivery, error) {
 	v := url.Values{}
 	if q.AccountID != "" {
 		v.Set("accountId", q.AccountID)
@@ -223,7 +225,7 @@ type Transaction struct {
 
 // Transaction reads a transaction by numeric id or UUID
 // (GET /_sandbox/transactions/{id}).
-func (s *SandboxClient) Transaction(ctx context.Context, id string) (*Transaction, error) {
+func (s *Client) Transaction(ctx context.Context, id string) (*Transaction, error) {
 	var t Transaction
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/transactions/"+url.PathEscape(id), nil, http.StatusOK, &t); err != nil {
 		return nil, err
@@ -233,7 +235,7 @@ func (s *SandboxClient) Transaction(ctx context.Context, id string) (*Transactio
 
 // SettleTransaction forces a pending transaction to settle now
 // (POST /_sandbox/transactions/{id}/settle).
-func (s *SandboxClient) SettleTransaction(ctx context.Context, id string) (*Transaction, error) {
+func (s *Client) SettleTransaction(ctx context.Context, id string) (*Transaction, error) {
 	var t Transaction
 	if err := s.call(ctx, http.MethodPost, "/_sandbox/transactions/"+url.PathEscape(id)+"/settle", map[string]any{}, http.StatusOK, &t); err != nil {
 		return nil, err
@@ -243,7 +245,7 @@ func (s *SandboxClient) SettleTransaction(ctx context.Context, id string) (*Tran
 
 // FailTransaction forces a pending transaction to fail now with errorCode
 // (POST /_sandbox/transactions/{id}/fail {"errorCode":…}).
-func (s *SandboxClient) FailTransaction(ctx context.Context, id, errorCode string) (*Transaction, error) {
+func (s *Client) FailTransaction(ctx context.Context, id, errorCode string) (*Transaction, error) {
 	var t Transaction
 	body := map[string]string{"errorCode": errorCode}
 	if err := s.call(ctx, http.MethodPost, "/_sandbox/transactions/"+url.PathEscape(id)+"/fail", body, http.StatusOK, &t); err != nil {
@@ -282,7 +284,7 @@ type DictEntry struct {
 
 // RegisterDictKey adds a key held outside the sandbox to its DICT directory
 // (POST /_sandbox/dict/keys).
-func (s *SandboxClient) RegisterDictKey(ctx context.Context, e DictEntry) (*DictEntry, error) {
+func (s *Client) RegisterDictKey(ctx context.Context, e DictEntry) (*DictEntry, error) {
 	body := map[string]string{"key": e.Key, "name": e.Name, "document": e.Document, "ispb": e.ISPB}
 	for k, v := range map[string]string{"type": e.Type, "branch": e.Branch, "accountNumber": e.AccountNumber,
 		"accountType": e.AccountType, "scenario": e.Scenario} {
@@ -299,7 +301,7 @@ func (s *SandboxClient) RegisterDictKey(ctx context.Context, e DictEntry) (*Dict
 
 // DictKey looks a key up in the sandbox's DICT directory
 // (GET /_sandbox/dict/keys/{key}).
-func (s *SandboxClient) DictKey(ctx context.Context, key string) (*DictEntry, error) {
+func (s *Client) DictKey(ctx context.Context, key string) (*DictEntry, error) {
 	var out DictEntry
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/dict/keys/"+url.PathEscape(key), nil, http.StatusOK, &out); err != nil {
 		return nil, err
@@ -319,7 +321,7 @@ type Bank struct {
 
 // Banks lists the participants the sandbox knows, its own institution first
 // (GET /_sandbox/banks).
-func (s *SandboxClient) Banks(ctx context.Context) ([]Bank, error) {
+func (s *Client) Banks(ctx context.Context) ([]Bank, error) {
 	var out struct {
 		Data []Bank `json:"data"`
 	}
@@ -378,7 +380,7 @@ type SettingsUpdate struct {
 }
 
 // Settings reads an account's settings (GET /_sandbox/accounts/{id}/settings).
-func (s *SandboxClient) Settings(ctx context.Context, accountID string) (*AccountSettings, error) {
+func (s *Client) Settings(ctx context.Context, accountID string) (*AccountSettings, error) {
 	var out AccountSettings
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/accounts/"+url.PathEscape(accountID)+"/settings", nil, http.StatusOK, &out); err != nil {
 		return nil, err
@@ -388,14 +390,14 @@ func (s *SandboxClient) Settings(ctx context.Context, accountID string) (*Accoun
 
 // PutSettings replaces the given settings of an account and returns them all
 // (PUT /_sandbox/accounts/{id}/settings).
-func (s *SandboxClient) PutSettings(ctx context.Context, accountID string, u SettingsUpdate) (*AccountSettings, error) {
+func (s *Client) PutSettings(ctx context.Context, accountID string, u SettingsUpdate) (*AccountSettings, error) {
 	body := map[string]any{}
 	for name, v := range map[string]string{"perTransactionLimit": u.PerTransactionLimit, "dailyLimit": u.DailyLimit,
 		"nightLimit": u.NightLimit, "fee": u.Fee, "cashInFee": u.CashInFee} {
 		if v == "" {
 			continue
 		}
-		if _, err := Cents(v); err != nil {
+		if _, err := apiclient.Cents(v); err != nil {
 			return nil, fmt.Errorf("PutSettings: %s: %w", name, err)
 		}
 		body[name] = json.Number(v)

@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // Control-plane routes of MED (the Special Refund Mechanism): the payer's bank
@@ -119,7 +121,7 @@ type MEDRequest struct {
 
 // OpenMED opens a MED as the payer's bank would through DICT
 // (POST /_sandbox/med, expecting 201).
-func (s *SandboxClient) OpenMED(ctx context.Context, req MEDRequest) (*MED, error) {
+func (s *Client) OpenMED(ctx context.Context, req MEDRequest) (*MED, error) {
 	if _, err := strconv.ParseInt(req.AccountID, 10, 64); err != nil {
 		return nil, fmt.Errorf("OpenMED: account id %q is not a number", req.AccountID)
 	}
@@ -131,7 +133,7 @@ func (s *SandboxClient) OpenMED(ctx context.Context, req MEDRequest) (*MED, erro
 		body["description"] = req.Description
 	}
 	if req.Amount != "" {
-		if _, err := Cents(req.Amount); err != nil {
+		if _, err := apiclient.Cents(req.Amount); err != nil {
 			return nil, fmt.Errorf("OpenMED: amount: %w", err)
 		}
 		body["amount"] = json.Number(req.Amount)
@@ -154,7 +156,7 @@ func (s *SandboxClient) OpenMED(ctx context.Context, req MEDRequest) (*MED, erro
 }
 
 // MED reads a MED (GET /_sandbox/med/{id}).
-func (s *SandboxClient) MED(ctx context.Context, id string) (*MED, error) {
+func (s *Client) MED(ctx context.Context, id string) (*MED, error) {
 	var m MED
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/med/"+url.PathEscape(id), nil, http.StatusOK, &m); err != nil {
 		return nil, err
@@ -166,7 +168,7 @@ func (s *SandboxClient) MED(ctx context.Context, id string) (*MED, error) {
 // expecting 200): MEDReceive, MEDAnalyze, MEDCancel or MEDRefund. body, unless
 // nil, is the step's JSON body (MEDAnalyze takes result and details); nil sends
 // {}. A step that does not apply to the MED's state is a *StatusError with 409.
-func (s *SandboxClient) MEDStep(ctx context.Context, id, action string, body any) (*MED, error) {
+func (s *Client) MEDStep(ctx context.Context, id, action string, body any) (*MED, error) {
 	if action == "" || strings.ContainsAny(action, "/?#") {
 		return nil, fmt.Errorf("MEDStep: action %q is not a path segment", action)
 	}

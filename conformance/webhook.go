@@ -14,6 +14,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // webhooksPath is the webhook registration route (POST registers, GET lists).
@@ -61,7 +63,7 @@ func resendBody(u string) []byte { return encodeJSON(map[string]string{"url": u}
 
 // resendAs sends POST /api/resend-webhook/{ident} with token and body (nil:
 // no body).
-func resendAs(ctx context.Context, f *framework.Framework, token, ident string, body []byte) *framework.Response {
+func resendAs(ctx context.Context, f *framework.Framework, token, ident string, body []byte) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, resendPath(ident), token, body, nil)
 }
@@ -69,7 +71,7 @@ func resendAs(ctx context.Context, f *framework.Framework, token, ident string, 
 // expectResent checks a resend's answer: 200 with message a string,
 // webhookLogId a JSON number, sentAt in ISO 8601 and statusCode a JSON number,
 // the target's answer, 2xx.
-func expectResent(r *framework.Response) {
+func expectResent(r *apiclient.Response) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
 	gomega.Expect(r).To(framework.HaveJSONField("message", gomega.BeAssignableToTypeOf("")))
@@ -175,7 +177,7 @@ func expectWebhookEnvelope(d framework.Delivery) {
 }
 
 // registrationBody returns a POST /api/webhooks body.
-func registrationBody(u, eventType string, headers ...framework.Header) map[string]any {
+func registrationBody(u, eventType string, headers ...sandbox.Header) map[string]any {
 	m := map[string]any{"url": u, "eventType": eventType}
 	if len(headers) > 0 {
 		m["headers"] = headers
@@ -184,7 +186,7 @@ func registrationBody(u, eventType string, headers ...framework.Header) map[stri
 }
 
 // postWebhook sends POST /api/webhooks with the spec's token.
-func postWebhook(ctx context.Context, f *framework.Framework, m map[string]any) *framework.Response {
+func postWebhook(ctx context.Context, f *framework.Framework, m map[string]any) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	return f.Do(ctx, http.MethodPost, webhooksPath, f.Token(ctx), encodeJSON(m), nil)
 }
@@ -203,7 +205,7 @@ func registerWebhook(ctx context.Context, f *framework.Framework, m map[string]a
 // requires 200 with success a boolean; when success is true the target has
 // registration enabled and the spec is skipped (nothing is undone). It returns
 // the answer.
-func probeRegistration(ctx context.Context, f *framework.Framework) *framework.Response {
+func probeRegistration(ctx context.Context, f *framework.Framework) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := postWebhook(ctx, f, registrationBody(registrationProbeURL, eventMedRejected))
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -238,7 +240,7 @@ func webhookURL(f *framework.Framework) string {
 
 // listedWebhooks reads GET /api/webhooks (200) and returns the answer and its
 // webhooks by url.
-func listedWebhooks(ctx context.Context, f *framework.Framework) (*framework.Response, map[string]map[string]any) {
+func listedWebhooks(ctx context.Context, f *framework.Framework) (*apiclient.Response, map[string]map[string]any) {
 	ginkgo.GinkgoHelper()
 	r := f.Do(ctx, http.MethodGet, webhooksPath, f.Token(ctx), nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -256,7 +258,7 @@ func listedWebhooks(ctx context.Context, f *framework.Framework) (*framework.Res
 
 // hasHeader reports whether hs holds the header name (case-insensitive) with
 // value.
-func hasHeader(hs []framework.Header, name, value string) bool {
+func hasHeader(hs []sandbox.Header, name, value string) bool {
 	for _, h := range hs {
 		if strings.EqualFold(h.Key, name) && h.Value == value {
 			return true
@@ -353,7 +355,7 @@ var _ = ginkgo.Describe("POST /api/resend-webhook/{transactionIdentifier}", fram
 			gomega.Expect(string(d.Body)).To(gomega.Equal(string(orig.Body)), "body of resend %d", i+1)
 		}
 
-		log, err := f.Sandbox.Deliveries(ctx, framework.DeliveryQuery{TransactionID: number})
+		log, err := f.Sandbox.Deliveries(ctx, sandbox.DeliveryQuery{TransactionID: number})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		var logged []string
 		for _, dl := range log {
@@ -402,7 +404,7 @@ var _ = ginkgo.Describe("POST /api/resend-webhook/{transactionIdentifier}", fram
 		its externalId and its endToEndId MUST each be answered 404.
 	*/
 	framework.SandboxIt("answers 404 to another account's transaction", ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		acct, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
+		acct, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		otherToken := f.TokenFor(ctx, framework.IdentityOf(acct))
 		m, number := settledCashOutAs(ctx, f, otherToken, "10.00")
@@ -494,7 +496,7 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 		account's number, webhooks [] and total 0.
 	*/
 	framework.SandboxIt("stores nothing and lists nothing while disabled, even when targets exist", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		useRegistration(ctx, f, framework.WebhookRegistrationDisabled)
+		useRegistration(ctx, f, sandbox.WebhookRegistrationDisabled)
 		registerTarget(ctx, f, f.Identity.ID, eventCashIn, f.Webhooks, "")
 		r := postWebhook(ctx, f, registrationBody(webhookURL(f), eventCashIn))
 		gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -524,7 +526,7 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 	*/
 	table := []any{
 		func(ctx ginkgo.SpecContext, before int, body func() map[string]any) {
-			useRegistration(ctx, f, framework.WebhookRegistrationEnabled)
+			useRegistration(ctx, f, sandbox.WebhookRegistrationEnabled)
 			for range before {
 				registerWebhook(ctx, f, registrationBody(webhookURL(f), eventCashIn), messageWebhookRegistered)
 			}
@@ -537,9 +539,9 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 		ginkgo.Entry("with eventType CASH_IN", 0, func() map[string]any { return registrationBody(webhookURL(f), "CASH_IN") }),
 		ginkgo.Entry("with eventType payment", 0, func() map[string]any { return registrationBody(webhookURL(f), "payment") }),
 		ginkgo.Entry("with 6 headers", 0, func() map[string]any {
-			var hs []framework.Header
+			var hs []sandbox.Header
 			for i := range 6 {
-				hs = append(hs, framework.Header{Key: fmt.Sprintf("X-Conformance-%d", i+1), Value: "v"})
+				hs = append(hs, sandbox.Header{Key: fmt.Sprintf("X-Conformance-%d", i+1), Value: "v"})
 			}
 			return registrationBody(webhookURL(f), eventCashIn, hs...)
 		}),
@@ -547,7 +549,7 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 	}
 	for _, name := range blockedHeaderNames {
 		table = append(table, ginkgo.Entry("with the blocked header "+name, 0, func() map[string]any {
-			return registrationBody(webhookURL(f), eventCashIn, framework.Header{Key: name, Value: "conformance"})
+			return registrationBody(webhookURL(f), eventCashIn, sandbox.Header{Key: name, Value: "conformance"})
 		}))
 	}
 	ginkgo.DescribeTable("refuses with 400, once enabled, a registration", table...)
@@ -567,25 +569,25 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 		8601 and headers an object: A's the new header alone, B's and C's their own.
 	*/
 	framework.SandboxIt("registers, updates a registered URL and lists the registrations with headers as an object", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		useRegistration(ctx, f, framework.WebhookRegistrationDisabled)
+		useRegistration(ctx, f, sandbox.WebhookRegistrationDisabled)
 		ghost := webhookURL(f)
 		r := postWebhook(ctx, f, registrationBody(ghost, eventCashIn))
 		gomega.Expect(r).To(framework.HaveJSONField("success", false), "a registration while disabled")
-		_, err := f.Sandbox.SetWebhookRegistration(ctx, framework.WebhookRegistrationEnabled)
+		_, err := f.Sandbox.SetWebhookRegistration(ctx, sandbox.WebhookRegistrationEnabled)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 
 		a, b, c := webhookURL(f), webhookURL(f), webhookURL(f)
-		var five []framework.Header
+		var five []sandbox.Header
 		for i := range 5 {
-			five = append(five, framework.Header{Key: fmt.Sprintf("X-Conformance-%d", i+1), Value: strconv.Itoa(i + 1)})
+			five = append(five, sandbox.Header{Key: fmt.Sprintf("X-Conformance-%d", i+1), Value: strconv.Itoa(i + 1)})
 		}
 		registerWebhook(ctx, f, registrationBody(a, eventCashIn, five...), messageWebhookRegistered)
-		registerWebhook(ctx, f, registrationBody(b, eventCashIn, framework.Header{Key: "X-Conformance-B", Value: "b"}), messageWebhookRegistered)
+		registerWebhook(ctx, f, registrationBody(b, eventCashIn, sandbox.Header{Key: "X-Conformance-B", Value: "b"}), messageWebhookRegistered)
 		registerWebhook(ctx, f, registrationBody(c, eventCashIn), messageWebhookRegistered)
 		_, before := listedWebhooks(ctx, f)
 		gomega.Expect(before).To(gomega.HaveLen(3), "webhooks listed before the update")
 		gomega.Expect(before[a]).To(framework.HaveJSONField("headers", gomega.HaveLen(5)), "A's headers before the update")
-		registerWebhook(ctx, f, registrationBody(a, eventCashIn, framework.Header{Key: "X-Conformance-A", Value: "updated"}), messageWebhookUpdated)
+		registerWebhook(ctx, f, registrationBody(a, eventCashIn, sandbox.Header{Key: "X-Conformance-A", Value: "updated"}), messageWebhookUpdated)
 
 		list, after := listedWebhooks(ctx, f)
 		gomega.Expect(list).To(framework.HaveJSONField("accountId", json.Number(f.Identity.ID)))
@@ -618,15 +620,15 @@ var _ = ginkgo.Describe("POST /api/webhooks", framework.Res("webhooks"), framewo
 		MUST also reach it with their header.)
 	*/
 	framework.SandboxIt("notifies every URL registered through POST /api/webhooks, with its custom headers", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		useRegistration(ctx, f, framework.WebhookRegistrationEnabled)
+		useRegistration(ctx, f, sandbox.WebhookRegistrationEnabled)
 		base := "https://" + strings.TrimPrefix(strings.TrimPrefix(f.Webhooks.URL(), "https://"), "http://")
 		urls := map[string]string{base + "/first": "first", base + "/second": "second"}
 		for u, v := range urls {
-			registerWebhook(ctx, f, registrationBody(u, eventCashOut, framework.Header{Key: "X-Conformance-Target", Value: v}), messageWebhookRegistered)
+			registerWebhook(ctx, f, registrationBody(u, eventCashOut, sandbox.Header{Key: "X-Conformance-Target", Value: v}), messageWebhookRegistered)
 		}
 		m, number := settledCashOut(ctx, f, "10.00")
 		f.Eventually(ctx, func(g gomega.Gomega) {
-			ds, err := f.Sandbox.Deliveries(ctx, framework.DeliveryQuery{TransactionID: number})
+			ds, err := f.Sandbox.Deliveries(ctx, sandbox.DeliveryQuery{TransactionID: number})
 			g.Expect(err).NotTo(gomega.HaveOccurred())
 			got := map[string]bool{}
 			for _, d := range ds {
@@ -669,7 +671,7 @@ var _ = ginkgo.Describe("GET /api/webhooks", framework.Res("webhooks"), framewor
 		probeRegistration(ctx, f)
 		r := f.Do(ctx, http.MethodGet, webhooksPath, f.Token(ctx), nil, nil)
 		gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
-		v, err := framework.DecodeJSON(r.Body)
+		v, err := apiclient.DecodeJSON(r.Body)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "body of %s", r)
 		switch b := v.(type) {
 		case []any:
@@ -684,3 +686,82 @@ var _ = ginkgo.Describe("GET /api/webhooks", framework.Res("webhooks"), framewor
 		}
 	})
 })
+
+// Helpers the specs of every resource use to receive and read webhooks.
+
+// moneyField returns the money at path of a webhook body in centavos; the
+// value may be a JSON number or a string, as the payload tables say.
+func moneyField(d framework.Delivery, path string) int64 {
+	ginkgo.GinkgoHelper()
+	v, ok := d.Field(path)
+	gomega.Expect(ok).To(gomega.BeTrue(), "%s is absent in %s", path, d)
+	c, err := apiclient.Cents(v)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s in %s", path, d)
+	return c
+}
+
+// peerAccount creates another sandbox account holding 100.00, with a target of
+// eventType that delivers to a new inbox (forgotten when the spec ends).
+func peerAccount(ctx context.Context, f *framework.Framework, eventType string) (*sandbox.Account, *framework.Inbox) {
+	ginkgo.GinkgoHelper()
+	acct, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	inbox := f.Webhooks.Receiver.NewInbox()
+	ginkgo.DeferCleanup(inbox.Forget)
+	registerTarget(ctx, f, acct.ID.String(), eventType, inbox, "")
+	return acct, inbox
+}
+
+// registerTarget registers inbox as the account's webhook target for
+// eventType, signed with secret when it is not empty.
+func registerTarget(ctx context.Context, f *framework.Framework, accountID, eventType string, inbox *framework.Inbox, secret string) {
+	ginkgo.GinkgoHelper()
+	_, err := f.Sandbox.RegisterWebhookTarget(ctx, sandbox.WebhookTargetOptions{
+		AccountID: accountID, URL: inbox.URL(), EventType: eventType, Secret: secret,
+	})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "registering %s as the %s target of account %s", inbox.URL(), eventType, accountID)
+}
+
+// matching returns the inbox's deliveries whose JSON body has want at path.
+func matching(inbox *framework.Inbox, path, want string) []framework.Delivery {
+	var out []framework.Delivery
+	for _, d := range inbox.Deliveries() {
+		if v, ok := d.Field(path); ok && v == want {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// awaitWebhook waits for a delivery to inbox whose body has want at path and
+// returns the latest such delivery. With settle, it first lets a PIX out
+// settle (Framework.AwaitSettlement: the spec must be ginkgo.Serial);
+// otherwise it only polls.
+func awaitWebhook(ctx context.Context, f *framework.Framework, inbox *framework.Inbox, settle bool, path, want string) framework.Delivery {
+	ginkgo.GinkgoHelper()
+	var got framework.Delivery
+	check := func(g gomega.Gomega) {
+		ds := matching(inbox, path, want)
+		g.Expect(ds).NotTo(gomega.BeEmpty(), "no webhook with %s = %q yet; the inbox holds %d deliveries", path, want, inbox.Count())
+		got = ds[len(ds)-1]
+	}
+	if settle {
+		f.AwaitSettlement(ctx, check)
+	} else {
+		f.Eventually(ctx, check)
+	}
+	return got
+}
+
+// awaitWebhookAfter is awaitWebhook after advancing a sandbox's clock by
+// advance (polling elsewhere).
+func awaitWebhookAfter(ctx context.Context, f *framework.Framework, inbox *framework.Inbox, advance time.Duration, path, want string) framework.Delivery {
+	ginkgo.GinkgoHelper()
+	var got framework.Delivery
+	f.AwaitSettled(ctx, advance, func(g gomega.Gomega) {
+		ds := matching(inbox, path, want)
+		g.Expect(ds).NotTo(gomega.BeEmpty(), "no webhook with %s = %q yet; the inbox holds %d deliveries", path, want, inbox.Count())
+		got = ds[len(ds)-1]
+	})
+	return got
+}

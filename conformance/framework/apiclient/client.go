@@ -1,4 +1,4 @@
-package framework
+package apiclient
 
 import (
 	"bytes"
@@ -25,8 +25,8 @@ const (
 // TokenPath is the path of the token endpoint.
 const TokenPath = "/api/auth/token"
 
-// maxBody bounds how much of a response body the client keeps.
-const maxBody = 8 << 20
+// MaxBody bounds how much of a response body the client keeps.
+const MaxBody = 8 << 20
 
 // Response is one HTTP answer as the suite sees it: status, headers and the
 // whole body. Method and Path name the request that produced it, for failure
@@ -182,24 +182,10 @@ type Client struct {
 // timeout and never follow redirects. It has its own connection pool (a clone
 // of http.DefaultTransport), which CloseIdleConnections empties.
 func NewClient(baseURL string, timeout time.Duration) *Client {
-	return newClient(baseURL, timeout, http.DefaultTransport.(*http.Transport).Clone())
+	return NewWithTransport(baseURL, timeout, http.DefaultTransport.(*http.Transport).Clone())
 }
 
-// NewClientFor returns the Client of configuration c: its Target, its token
-// path and its TLS settings (-tls-client-cert, -tls-client-key, -ca-cert),
-// with requests timing out after timeout.
-func NewClientFor(c Config, timeout time.Duration) (*Client, error) {
-	c = c.WithDefaults()
-	t, err := c.transport()
-	if err != nil {
-		return nil, err
-	}
-	cl := newClient(c.Target, timeout, t)
-	cl.TokenPath = c.TokenPath
-	return cl, nil
-}
-
-func newClient(baseURL string, timeout time.Duration, t *http.Transport) *Client {
+func NewWithTransport(baseURL string, timeout time.Duration, t *http.Transport) *Client {
 	return &Client{
 		BaseURL: strings.TrimRight(baseURL, "/"),
 		HTTP: &http.Client{
@@ -271,7 +257,7 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading body: %w", method, path, err)
 	}

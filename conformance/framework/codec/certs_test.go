@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"testing"
@@ -61,3 +61,5 @@ func TestParseCertPEM_Errors(t *testing.T) {
 		}
 	}
 }
+
+const pemWithPlus = "-----BEGIN CERTIFICATE-----\nMIIB+zCC/a==\n-----END CERTIFICATE-----\n"

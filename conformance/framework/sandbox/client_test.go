@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // fakeControlPlane answers control-plane routes with canned bodies and
@@ -29,7 +31,7 @@ func (f *fakeControlPlane) last() recorded {
 	return f.requests[len(f.requests)-1]
 }
 
-func startFakeControlPlane(t *testing.T) (*SandboxClient, *fakeControlPlane) {
+func startFakeControlPlane(t *testing.T) (*Client, *fakeControlPlane) {
 	t.Helper()
 	fake := &fakeControlPlane{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +62,7 @@ func startFakeControlPlane(t *testing.T) (*SandboxClient, *fakeControlPlane) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return NewSandboxClient(NewClient(srv.URL, 5*time.Second), "admin-secret"), fake
+	return New(apiclient.NewClient(srv.URL, 5*time.Second), "admin-secret"), fake
 }
 
 func TestSandboxClient(t *testing.T) {
@@ -168,4 +170,19 @@ func TestID_UnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{}`), &id); err == nil {
 		t.Error("Unmarshal({}) = nil error")
 	}
+}
+
+// requestBody reads the JSON object a fake control plane received; nil when
+// the request had no body. A body that is not JSON fails the test.
+func requestBody(t *testing.T, r *http.Request) map[string]any {
+	b, _ := io.ReadAll(r.Body)
+	if len(b) == 0 {
+		return nil
+	}
+	v, err := apiclient.DecodeJSON(b)
+	if err != nil {
+		t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
+	}
+	body, _ := v.(map[string]any)
+	return body
 }

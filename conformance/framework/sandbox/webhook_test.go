@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 func TestSandboxClient_WebhookRegistration(t *testing.T) {
@@ -24,7 +26,7 @@ func TestSandboxClient_WebhookRegistration(t *testing.T) {
 		switch r.Method + " " + r.URL.Path {
 		case "GET /_sandbox/webhook-registration":
 		case "PUT /_sandbox/webhook-registration":
-			v, err := DecodeJSON(b)
+			v, err := apiclient.DecodeJSON(b)
 			m, _ := v.(map[string]any)
 			if err != nil || (m["mode"] != "enabled" && m["mode"] != "disabled") {
 				w.WriteHeader(http.StatusBadRequest)
@@ -48,7 +50,7 @@ func TestSandboxClient_WebhookRegistration(t *testing.T) {
 		io.WriteString(w, `{"mode":"`+mode+`"}`)
 	}))
 	t.Cleanup(srv.Close)
-	sb := NewSandboxClient(NewClient(srv.URL, 5*time.Second), "")
+	sb := New(apiclient.NewClient(srv.URL, 5*time.Second), "")
 	ctx := context.Background()
 	last := func() string {
 		mu.Lock()

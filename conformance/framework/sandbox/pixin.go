@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // Control-plane routes of PIX in: a payer paying charges
@@ -50,7 +52,7 @@ func (p PaymentRequest) body() (map[string]any, error) {
 		}
 	}
 	if p.Amount != "" {
-		if _, err := Cents(p.Amount); err != nil {
+		if _, err := apiclient.Cents(p.Amount); err != nil {
 			return nil, fmt.Errorf("amount: %w", err)
 		}
 		m["amount"] = json.Number(p.Amount)
@@ -85,17 +87,17 @@ type PaymentResult struct {
 // expecting 201). A refused payment is a *StatusError carrying the answer
 // (409 for a charge that accepts no payment, 422 for a wrong amount, 404 for
 // an unknown charge); see ErrorStatus.
-func (s *SandboxClient) Pay(ctx context.Context, p PaymentRequest) (*PaymentResult, error) {
+func (s *Client) Pay(ctx context.Context, p PaymentRequest) (*PaymentResult, error) {
 	return s.payment(ctx, "/_sandbox/payments", p)
 }
 
 // PixIn credits the sandbox account holding p.Key with a PIX received by key
 // (POST /_sandbox/pix-in, expecting 201; 404 for a key outside the sandbox).
-func (s *SandboxClient) PixIn(ctx context.Context, p PaymentRequest) (*PaymentResult, error) {
+func (s *Client) PixIn(ctx context.Context, p PaymentRequest) (*PaymentResult, error) {
 	return s.payment(ctx, "/_sandbox/pix-in", p)
 }
 
-func (s *SandboxClient) payment(ctx context.Context, path string, p PaymentRequest) (*PaymentResult, error) {
+func (s *Client) payment(ctx context.Context, path string, p PaymentRequest) (*PaymentResult, error) {
 	body, err := p.body()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

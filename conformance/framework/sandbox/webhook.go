@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type registrationMode struct {
 // WebhookRegistration reads the mode of the public webhook registration
 // routes (GET /_sandbox/webhook-registration): WebhookRegistrationEnabled or
 // WebhookRegistrationDisabled.
-func (s *SandboxClient) WebhookRegistration(ctx context.Context) (string, error) {
+func (s *Client) WebhookRegistration(ctx context.Context) (string, error) {
 	var m registrationMode
 	err := s.call(ctx, http.MethodGet, "/_sandbox/webhook-registration", nil, http.StatusOK, &m)
 	return m.Mode, err
@@ -41,7 +41,7 @@ func (s *SandboxClient) WebhookRegistration(ctx context.Context) (string, error)
 // (PUT /_sandbox/webhook-registration {"mode":mode}), and returns the mode the
 // control plane reports afterwards. The switch is global to the sandbox, so a
 // spec that enables registration must be ginkgo.Serial and switch it back.
-func (s *SandboxClient) SetWebhookRegistration(ctx context.Context, mode string) (string, error) {
+func (s *Client) SetWebhookRegistration(ctx context.Context, mode string) (string, error) {
 	if mode != WebhookRegistrationEnabled && mode != WebhookRegistrationDisabled {
 		return "", fmt.Errorf("SetWebhookRegistration: mode %q: want %q or %q", mode, WebhookRegistrationEnabled, WebhookRegistrationDisabled)
 	}
@@ -53,7 +53,7 @@ func (s *SandboxClient) SetWebhookRegistration(ctx context.Context, mode string)
 // WebhookTargets lists an account's webhook targets, those registered through
 // the control plane and through POST /api/webhooks alike
 // (GET /_sandbox/webhook-targets?accountId=).
-func (s *SandboxClient) WebhookTargets(ctx context.Context, accountID string) ([]WebhookTarget, error) {
+func (s *Client) WebhookTargets(ctx context.Context, accountID string) ([]WebhookTarget, error) {
 	if _, err := strconv.ParseInt(accountID, 10, 64); err != nil {
 		return nil, fmt.Errorf("WebhookTargets: account id %q is not a number", accountID)
 	}

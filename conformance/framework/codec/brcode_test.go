@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"errors"
@@ -159,17 +159,14 @@ func TestParseBRCode_Structure(t *testing.T) {
 	}
 }
 
-func TestBeValidBRCode(t *testing.T) {
+// TestBRCodeProblems: the rules of BeValidBRCode, which reports these problems.
+func TestBRCodeProblems(t *testing.T) {
 	valid := []string{brCodeManualStatic, brCodeStaticAmount, brCodeDynamic, brCodeAutomatico,
 		sealBRCode(dynamicFields("qr.example.test/qr/v2/0123456789abcdef", "Conta Conformidade", "SAO PAULO"))}
 	for _, code := range valid {
-		if ok, err := BeValidBRCode().Match(code); err != nil || !ok {
-			t.Errorf("BeValidBRCode rejected %s: %q", code, BRCodeProblems(code))
+		if p := BRCodeProblems(code); len(p) != 0 {
+			t.Errorf("BRCodeProblems of %s: %q", code, p)
 		}
-	}
-
-	if ok, err := BeValidBRCode().Match(42); err != nil || ok {
-		t.Errorf("BeValidBRCode accepted a number (err %v)", err)
 	}
 
 	lowerCRC := brCodeManualStatic[:len(brCodeManualStatic)-4] + "1d3d"
@@ -194,13 +191,12 @@ func TestBeValidBRCode(t *testing.T) {
 	}
 	for name, tt := range invalid {
 		t.Run(name, func(t *testing.T) {
-			m := BeValidBRCode()
-			ok, err := m.Match(tt.code)
-			if err != nil || ok {
-				t.Fatalf("BeValidBRCode accepted %s (err %v)", tt.code, err)
+			p := BRCodeProblems(tt.code)
+			if len(p) == 0 {
+				t.Fatalf("BRCodeProblems found nothing wrong with %s", tt.code)
 			}
-			if msg := m.FailureMessage(tt.code); !strings.Contains(msg, tt.problem) {
-				t.Errorf("failure message does not mention %q:\n%s", tt.problem, msg)
+			if msg := strings.Join(p, "\n"); !strings.Contains(msg, tt.problem) {
+				t.Errorf("the problems do not mention %q:\n%s", tt.problem, msg)
 			}
 		})
 	}

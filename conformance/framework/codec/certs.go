@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"crypto/ecdsa"

@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // pixOutRequest is one request seen by the fake PIX-out control plane.
@@ -21,20 +23,12 @@ type pixOutRequest struct {
 
 // startFakePixOut serves canned answers for the PIX-out control-plane routes
 // and records each request with its decoded body.
-func startFakePixOut(t *testing.T) (*SandboxClient, func() pixOutRequest) {
+func startFakePixOut(t *testing.T) (*Client, func() pixOutRequest) {
 	t.Helper()
 	var mu sync.Mutex
 	var seen []pixOutRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if len(b) > 0 {
-			v, err := DecodeJSON(b)
-			if err != nil {
-				t.Errorf("%s %s: body is not JSON: %s", r.Method, r.URL, b)
-			}
-			body, _ = v.(map[string]any)
-		}
+		body := requestBody(t, r)
 		mu.Lock()
 		seen = append(seen, pixOutRequest{r.Method, r.URL.RequestURI(), body})
 		mu.Unlock()
@@ -72,7 +66,7 @@ func startFakePixOut(t *testing.T) (*SandboxClient, func() pixOutRequest) {
 		defer mu.Unlock()
 		return seen[len(seen)-1]
 	}
-	return NewSandboxClient(NewClient(srv.URL, 5*time.Second), ""), last
+	return New(apiclient.NewClient(srv.URL, 5*time.Second), ""), last
 }
 
 func TestSandboxClient_WebhookTargetsAndDeliveries(t *testing.T) {

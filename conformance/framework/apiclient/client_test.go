@@ -1,4 +1,4 @@
-package framework
+package apiclient
 
 import (
 	"context"

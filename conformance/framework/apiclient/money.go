@@ -1,4 +1,4 @@
-package framework
+package apiclient
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// decimal2 is a JSON number with at most two decimal places and no exponent.
-var decimal2 = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]{1,2})?$`)
+// Decimal2 is a JSON number with at most two decimal places and no exponent.
+var Decimal2 = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]{1,2})?$`)
 
 // Cents converts money written as decimal text (a json.Number or a string such
 // as "1234.5" or "-0.01") into integer centavos, without floating point. It
@@ -27,7 +27,7 @@ func Cents(v any) (int64, error) {
 	default:
 		return 0, fmt.Errorf("money %v (%T): want decimal text (json.Number or string); decode with UseNumber", v, v)
 	}
-	if !decimal2.MatchString(s) {
+	if !Decimal2.MatchString(s) {
 		return 0, fmt.Errorf("money %q: want a decimal with at most 2 decimal places", s)
 	}
 	neg := strings.HasPrefix(s, "-")
@@ -57,9 +57,9 @@ func FormatCents(c int64) string {
 	return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
 }
 
-// numberText returns the decimal text of a numeric Go value, for comparing
+// NumberText returns the decimal text of a numeric Go value, for comparing
 // expectations with json.Number fields.
-func numberText(v any) (string, bool) {
+func NumberText(v any) (string, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		return string(x), true
@@ -91,8 +91,8 @@ func numberText(v any) (string, bool) {
 	return "", false
 }
 
-// sameNumber reports whether two decimal texts denote the same number.
-func sameNumber(a, b string) bool {
+// SameNumber reports whether two decimal texts denote the same number.
+func SameNumber(a, b string) bool {
 	ra, ok1 := new(big.Rat).SetString(a)
 	rb, ok2 := new(big.Rat).SetString(b)
 	return ok1 && ok2 && ra.Cmp(rb) == 0

@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"bytes"
@@ -9,13 +9,15 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
-// SandboxClient is a small client of the /_sandbox control plane. Its typed methods
+// Client is a small client of the /_sandbox control plane. Its typed methods
 // return a *StatusError when the control plane answers an unexpected status.
-type SandboxClient struct {
+type Client struct {
 	// Client sends the requests.
-	Client *Client
+	Client *apiclient.Client
 	// AdminToken, when not empty, is sent as X-Sandbox-Admin-Token.
 	AdminToken string
 	// DenyClockMoves, when not empty, is why this client refuses to move the
@@ -39,9 +41,9 @@ func movesClock(method, path string) bool {
 	return p == "/_sandbox/clock" || strings.HasPrefix(p, "/_sandbox/clock/") || p == "/_sandbox/reset"
 }
 
-// NewSandboxClient returns a control-plane client that sends its requests through c.
-func NewSandboxClient(c *Client, adminToken string) *SandboxClient {
-	return &SandboxClient{Client: c, AdminToken: adminToken}
+// New returns a control-plane client that sends its requests through c.
+func New(c *apiclient.Client, adminToken string) *Client {
+	return &Client{Client: c, AdminToken: adminToken}
 }
 
 // StatusError is an unexpected answer of the control plane.
@@ -49,7 +51,7 @@ type StatusError struct {
 	// Want is the status the call expected.
 	Want int
 	// Response is what the control plane answered.
-	Response *Response
+	Response *apiclient.Response
 }
 
 // Error implements error.
@@ -59,7 +61,7 @@ func (e *StatusError) Error() string {
 
 // Do sends a control-plane request: body, unless nil, is encoded as JSON, and
 // the admin token is added. path is the full path, e.g. "/_sandbox/clock".
-func (s *SandboxClient) Do(ctx context.Context, method, path string, body any) (*Response, error) {
+func (s *Client) Do(ctx context.Context, method, path string, body any) (*apiclient.Response, error) {
 	if s.DenyClockMoves != "" && movesClock(method, path) {
 		return nil, fmt.Errorf("control plane: %s %s not sent: %s", method, path, s.DenyClockMoves)
 	}
@@ -75,13 +77,13 @@ func (s *SandboxClient) Do(ctx context.Context, method, path string, body any) (
 	}
 	var h http.Header
 	if s.AdminToken != "" {
-		h = http.Header{HeaderAdminToken: {s.AdminToken}}
+		h = http.Header{apiclient.HeaderAdminToken: {s.AdminToken}}
 	}
 	return s.Client.Do(ctx, method, path, "", raw, h)
 }
 
 // call sends a request, requires status want and decodes the answer into out.
-func (s *SandboxClient) call(ctx context.Context, method, path string, body any, want int, out any) error {
+func (s *Client) call(ctx context.Context, method, path string, body any, want int, out any) error {
 	r, err := s.Do(ctx, method, path, body)
 	if err != nil {
 		return err
@@ -90,7 +92,7 @@ func (s *SandboxClient) call(ctx context.Context, method, path string, body any,
 		return &StatusError{Want: want, Response: r}
 	}
 	if err := json.Unmarshal(r.Body, out); err != nil {
-		return fmt.Errorf("control plane: decode %s %s: %w (%s)", method, path, err, Snippet(r.Body))
+		return fmt.Errorf("control plane: decode %s %s: %w (%s)", method, path, err, apiclient.Snippet(r.Body))
 	}
 	return nil
 }
@@ -110,7 +112,7 @@ type ClockState struct {
 func (c ClockState) Virtual() bool { return c.Mode == "virtual" }
 
 // Clock reads the simulation clock (GET /_sandbox/clock).
-func (s *SandboxClient) Clock(ctx context.Context) (ClockState, error) {
+func (s *Client) Clock(ctx context.Context) (ClockState, error) {
 	var c ClockState
 	err := s.call(ctx, http.MethodGet, "/_sandbox/clock", nil, http.StatusOK, &c)
 	return c, err
@@ -119,7 +121,7 @@ func (s *SandboxClient) Clock(ctx context.Context) (ClockState, error) {
 // Advance moves the simulation clock forward by seconds, running every job
 // that falls due and waiting for the webhook attempts due on the way
 // (POST /_sandbox/clock/advance {"seconds":N,"wait":"webhooks"}).
-func (s *SandboxClient) Advance(ctx context.Context, seconds int64) (ClockState, error) {
+func (s *Client) Advance(ctx context.Context, seconds int64) (ClockState, error) {
 	var c ClockState
 	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]any{"seconds": seconds, "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
@@ -128,7 +130,7 @@ func (s *SandboxClient) Advance(ctx context.Context, seconds int64) (ClockState,
 // AdvanceDuration moves the simulation clock forward by a Go duration text
 // such as "30m", as Advance does (POST /_sandbox/clock/advance
 // {"duration":d,"wait":"webhooks"}).
-func (s *SandboxClient) AdvanceDuration(ctx context.Context, d string) (ClockState, error) {
+func (s *Client) AdvanceDuration(ctx context.Context, d string) (ClockState, error) {
 	var c ClockState
 	err := s.call(ctx, http.MethodPost, "/_sandbox/clock/advance", map[string]string{"duration": d, "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
@@ -136,7 +138,7 @@ func (s *SandboxClient) AdvanceDuration(ctx context.Context, d string) (ClockSta
 
 // SetClock moves the simulation clock to now, which must not be in its past,
 // as Advance does (POST /_sandbox/clock {"now":RFC3339,"wait":"webhooks"}).
-func (s *SandboxClient) SetClock(ctx context.Context, now time.Time) (ClockState, error) {
+func (s *Client) SetClock(ctx context.Context, now time.Time) (ClockState, error) {
 	var c ClockState
 	err := s.call(ctx, http.MethodPost, "/_sandbox/clock", map[string]string{"now": now.UTC().Format(time.RFC3339Nano), "wait": "webhooks"}, http.StatusOK, &c)
 	return c, err
@@ -186,7 +188,7 @@ type Account struct {
 
 // CreateAccount creates an isolated account with fresh credentials and a
 // registered, linked certificate (POST /_sandbox/accounts).
-func (s *SandboxClient) CreateAccount(ctx context.Context, opts AccountOptions) (*Account, error) {
+func (s *Client) CreateAccount(ctx context.Context, opts AccountOptions) (*Account, error) {
 	body := map[string]any{}
 	if opts.Name == "" {
 		opts.Name = s.AccountName
@@ -198,7 +200,7 @@ func (s *SandboxClient) CreateAccount(ctx context.Context, opts AccountOptions) 
 		body["document"] = opts.Document
 	}
 	if opts.Balance != "" {
-		if _, err := Cents(opts.Balance); err != nil {
+		if _, err := apiclient.Cents(opts.Balance); err != nil {
 			return nil, fmt.Errorf("CreateAccount: balance: %w", err)
 		}
 		body["balance"] = json.Number(opts.Balance)
@@ -240,7 +242,7 @@ type Certificate struct {
 
 // AddCertificate issues a certificate from the sandbox CA, registered and
 // linked to the account (POST /_sandbox/accounts/{id}/certificates).
-func (s *SandboxClient) AddCertificate(ctx context.Context, accountID string, opts CertificateOptions) (*Certificate, error) {
+func (s *Client) AddCertificate(ctx context.Context, accountID string, opts CertificateOptions) (*Certificate, error) {
 	body := map[string]any{}
 	if !opts.NotBefore.IsZero() {
 		body["notBefore"] = opts.NotBefore.UTC().Format(time.RFC3339)
@@ -286,7 +288,7 @@ type Job struct {
 }
 
 // ScheduleJob puts a job on the agenda (POST /_sandbox/jobs).
-func (s *SandboxClient) ScheduleJob(ctx context.Context, opts JobOptions) (*Job, error) {
+func (s *Client) ScheduleJob(ctx context.Context, opts JobOptions) (*Job, error) {
 	body := map[string]any{"kind": opts.Kind}
 	if opts.Duration != "" {
 		body["duration"] = opts.Duration
@@ -304,7 +306,7 @@ func (s *SandboxClient) ScheduleJob(ctx context.Context, opts JobOptions) (*Job,
 }
 
 // Job reads one job (GET /_sandbox/jobs/{id}).
-func (s *SandboxClient) Job(ctx context.Context, id string) (*Job, error) {
+func (s *Client) Job(ctx context.Context, id string) (*Job, error) {
 	var j Job
 	if err := s.call(ctx, http.MethodGet, "/_sandbox/jobs/"+url.PathEscape(id), nil, http.StatusOK, &j); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package framework
+package sandbox
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 func TestSandboxClient_PayAndPixIn(t *testing.T) {
@@ -17,7 +19,7 @@ func TestSandboxClient_PayAndPixIn(t *testing.T) {
 	var bodies []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		v, err := DecodeJSON(b)
+		v, err := apiclient.DecodeJSON(b)
 		if err != nil {
 			t.Errorf("%s: body is not JSON: %s", r.URL, b)
 		}
@@ -35,7 +37,7 @@ func TestSandboxClient_PayAndPixIn(t *testing.T) {
 		io.WriteString(w, `{"endToEndId":"E60701190202603021200abcdefghijk","transactionId":"42","amount":25.00,"feeAmount":0.50,"finalAmount":24.50}`)
 	}))
 	t.Cleanup(srv.Close)
-	sb := NewSandboxClient(NewClient(srv.URL, 5*time.Second), "")
+	sb := New(apiclient.NewClient(srv.URL, 5*time.Second), "")
 	ctx := context.Background()
 
 	res, err := sb.Pay(ctx, PaymentRequest{PixCode: "000201…", Amount: "25.00", Payer: &Payer{Name: "P", ISPB: "60701190"}})

@@ -12,6 +12,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 // transactionsPath is the account's transaction listing.
@@ -77,7 +79,7 @@ func withQuery(path, query string) string {
 }
 
 // listAs reads a listing (a path with its query) with token, requiring 200.
-func listAs(ctx context.Context, f *framework.Framework, token, path string) *framework.Response {
+func listAs(ctx context.Context, f *framework.Framework, token, path string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := f.Do(ctx, http.MethodGet, path, token, nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
@@ -86,7 +88,7 @@ func listAs(ctx context.Context, f *framework.Framework, token, path string) *fr
 
 // dataItems returns the data[] items of a listing response (the transaction
 // listings and GET /api/med).
-func dataItems(r *framework.Response) []map[string]any {
+func dataItems(r *apiclient.Response) []map[string]any {
 	ginkgo.GinkgoHelper()
 	v, ok := r.Field("data")
 	gomega.Expect(ok).To(gomega.BeTrue(), "data is absent in %s", r)
@@ -124,7 +126,7 @@ func listedIDs(ctx context.Context, f *framework.Framework, token, path string) 
 // itemCents returns an item's money field in centavos.
 func itemCents(it map[string]any, field string) int64 {
 	ginkgo.GinkgoHelper()
-	c, err := framework.Cents(it[field])
+	c, err := apiclient.Cents(it[field])
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s of item %v", field, it["transactionId"])
 	return c
 }
@@ -134,7 +136,7 @@ func itemCents(it map[string]any, field string) int64 {
 // with totalPages the pages of size that total fills; hasNext exactly when
 // page < totalPages, hasPrevious exactly when page > 1; and as many items as
 // the page holds. It returns metadata.total.
-func expectListingEnvelope(r *framework.Response, page, size int) int {
+func expectListingEnvelope(r *apiclient.Response, page, size int) int {
 	ginkgo.GinkgoHelper()
 	for _, p := range []string{"metadata.page", "metadata.size", "metadata.total", "metadata.totalPages"} {
 		gomega.Expect(r).To(framework.HaveJSONNumber(p))
@@ -181,7 +183,7 @@ func expectListingItem(it map[string]any) {
 	gomega.Expect(it).To(framework.HaveJSONField("processedAt", framework.BeISO8601()), "processedAt of %s item %s", it["status"], id)
 	gomega.Expect(it).To(framework.HaveJSONField("counterpart.name", str), "item %s", id)
 	gomega.Expect(it).To(framework.HaveJSONField("counterpart.document", str), "item %s", id)
-	doc, _ := framework.Lookup(it, "counterpart.document")
+	doc, _ := apiclient.Lookup(it, "counterpart.document")
 	s, _ := doc.(string)
 	digits := strings.Count(strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
@@ -259,7 +261,7 @@ func cashOutToKey(f *framework.Framework, value, keyType, key string) map[string
 }
 
 // expectListingRejected checks a listing request refused with 400.
-func expectListingRejected(ctx context.Context, f *framework.Framework, path string) *framework.Response {
+func expectListingRejected(ctx context.Context, f *framework.Framework, path string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
 	r := f.Do(ctx, http.MethodGet, path, f.Token(ctx), nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
@@ -445,7 +447,7 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		transfer.
 	*/
 	framework.SandboxIt("lists every kind of transaction with its display labels", framework.SandboxChoice, ginkgo.Serial, func(ctx ginkgo.SpecContext) {
-		payer, err := f.Sandbox.CreateAccount(ctx, framework.AccountOptions{Balance: "100.00"})
+		payer, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: "100.00"})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		payerToken := f.TokenFor(ctx, framework.IdentityOf(payer))
 		sent := f.Do(ctx, http.MethodPost, transferPath, payerToken, transferBody(evpKey(f.Account), "25.00"), transferHeaders(framework.UUIDv4(), ""))
@@ -459,7 +461,7 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		tr := transferID(acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, transferAmount), ""))
 		split := splitItem(f, "FIXED", "10.00", true)
 		paid := acceptCashIn(ctx, f, cashInRequest(f, "100.00", withSplits(split)), "")
-		pay(ctx, f, framework.PaymentRequest{PixCode: paid.pixCode})
+		pay(ctx, f, sandbox.PaymentRequest{PixCode: paid.pixCode})
 		unpaid := acceptCashIn(ctx, f, cashInRequest(f, "5.00"), "")
 		in := receivePIXAs(ctx, f, f.Account, "20.00", nil)
 		contested := receivePIXAs(ctx, f, f.Account, "15.00", nil)
@@ -470,9 +472,9 @@ var _ = ginkgo.Describe("GET /api/transactions", framework.Res("transactions"), 
 		refundID := newRefundID(f)
 		rtr := stringField(createRefund(ctx, f, fromPayer.EndToEndID, refundID, refundBody("5.00"), ""), "rtrId")
 		refundIn := stringField(createRefundIn(ctx, f, in.txID, refundInBody(f, "2.00")), "transactionId")
-		med := openMED(ctx, f, framework.MEDRequest{EndToEndID: contested.e2e})
-		medStep(ctx, f, med.ID.String(), framework.MEDAnalyze, analysis(medApproved, medApprovalDetails))
-		medRefund := medStep(ctx, f, med.ID.String(), framework.MEDRefund, nil).RefundID
+		med := openMED(ctx, f, sandbox.MEDRequest{EndToEndID: contested.e2e})
+		medStep(ctx, f, med.ID.String(), sandbox.MEDAnalyze, analysis(medApproved, medApprovalDetails))
+		medRefund := medStep(ctx, f, med.ID.String(), sandbox.MEDRefund, nil).RefundID
 		gomega.Expect(medRefund).NotTo(gomega.BeEmpty(), "refundId of the refunded MED")
 		medRtr := stringField(getRefundAs(ctx, f, f.Token(ctx), contested.e2e, medRefund), "rtrId")
 		advance(ctx, f, framework.SettlementWindow)

@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"crypto/hmac"
@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 // MalformedToken is a bearer token that is not a JWT at all.
@@ -38,7 +40,7 @@ func ParseJWT(token string) (*JWT, error) {
 		if err != nil {
 			return nil, fmt.Errorf("JWT %s is not base64url: %w", name, err)
 		}
-		v, err := DecodeJSON(b)
+		v, err := apiclient.DecodeJSON(b)
 		if err != nil {
 			return nil, fmt.Errorf("JWT %s is not JSON: %w", name, err)
 		}

@@ -1,4 +1,4 @@
-package framework
+package codec
 
 import (
 	"errors"
@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/onsi/gomega/format"
-	"github.com/onsi/gomega/types"
 )
 
 // The suite's own reader of BR Codes (the EMV QR "copia e cola" text of PIX
@@ -201,51 +198,56 @@ func ParseBRCode(s string) (*BRCode, error) {
 			}
 			f.Sub = sub
 		}
-		switch f.ID {
-		case "00":
-			c.PayloadFormat = f.Value
-		case "01":
-			c.PointOfInitiation = f.Value
-		case "26":
-			c.HasTemplate26 = true
-			for _, sf := range f.Sub {
-				switch sf.ID {
-				case "00":
-					c.GUI = sf.Value
-				case "01":
-					c.Key = sf.Value
-				case "02":
-					c.Info = sf.Value
-				case "25":
-					c.URL = sf.Value
-				}
-			}
-		case "52":
-			c.MCC = f.Value
-		case "53":
-			c.Currency = f.Value
-		case "54":
-			c.Amount = f.Value
-		case "58":
-			c.Country = f.Value
-		case "59":
-			c.MerchantName = f.Value
-		case "60":
-			c.MerchantCity = f.Value
-		case "62":
-			c.HasTemplate62 = true
-			for _, sf := range f.Sub {
-				if sf.ID == "05" {
-					c.TxID = sf.Value
-				}
-			}
-		}
+		c.set(f)
 	}
 	c.Fields = fields
 	if want := BRCodeCRC(s[:len(s)-4]); !strings.EqualFold(want, c.CRC) {
 		return c, fmt.Errorf("BR Code: %w: field 63 is %s, the CRC of the code is %s", ErrBRCodeCRC, c.CRC, want)
 	}
 	return c, nil
+}
+
+// set reads one top-level field (its template's sub-fields parsed) into c.
+func (c *BRCode) set(f *BRCodeField) {
+	switch f.ID {
+	case "00":
+		c.PayloadFormat = f.Value
+	case "01":
+		c.PointOfInitiation = f.Value
+	case "26":
+		c.HasTemplate26 = true
+		for _, sf := range f.Sub {
+			switch sf.ID {
+			case "00":
+				c.GUI = sf.Value
+			case "01":
+				c.Key = sf.Value
+			case "02":
+				c.Info = sf.Value
+			case "25":
+				c.URL = sf.Value
+			}
+		}
+	case "52":
+		c.MCC = f.Value
+	case "53":
+		c.Currency = f.Value
+	case "54":
+		c.Amount = f.Value
+	case "58":
+		c.Country = f.Value
+	case "59":
+		c.MerchantName = f.Value
+	case "60":
+		c.MerchantCity = f.Value
+	case "62":
+		c.HasTemplate62 = true
+		for _, sf := range f.Sub {
+			if sf.ID == "05" {
+				c.TxID = sf.Value
+			}
+		}
+	}
 }
 
 func isHex(s string) bool {
@@ -285,6 +287,14 @@ func BRCodeProblems(s string) []string {
 	if c.CRC != strings.ToUpper(c.CRC) {
 		p = append(p, fmt.Sprintf("CRC %q is not uppercase hex", c.CRC))
 	}
+	p = append(p, c.locationProblems()...)
+	return append(p, c.fieldProblems()...)
+}
+
+// locationProblems lists what is wrong with template 26: the GUI, the key or
+// location, and a dynamic code's location URL.
+func (c *BRCode) locationProblems() []string {
+	var p []string
 	if !c.HasTemplate26 {
 		p = append(p, "template 26 (merchant account information) is absent")
 	} else {
@@ -305,6 +315,12 @@ func BRCodeProblems(s string) []string {
 			p = append(p, fmt.Sprintf("26-25 %q is not a host followed by a path", u))
 		}
 	}
+	return p
+}
+
+// fieldProblems lists what is wrong with fields 52 to 60.
+func (c *BRCode) fieldProblems() []string {
+	var p []string
 	if len(c.MCC) != 4 || !isDigits(c.MCC) {
 		p = append(p, fmt.Sprintf("52 (merchant category code) is %q, want 4 digits", c.MCC))
 	}
@@ -324,25 +340,4 @@ func BRCodeProblems(s string) []string {
 		p = append(p, fmt.Sprintf("60 (merchant city) %q has %d characters, want 1 to %d", c.MerchantCity, n, brCodeMaxMerchantCity))
 	}
 	return p
-}
-
-// BeValidBRCode succeeds when actual is a string holding a valid PIX BR Code
-// (design/DOMAIN.md A1): printable ASCII only; starting with "000201"; a
-// well-formed TLV structure whose last field, 63, holds the
-// CRC-16/CCITT-FALSE of the rest in uppercase hex; template 26 with GUI
-// br.gov.bcb.pix and a key or a location; for a dynamic code (point of
-// initiation 12, or a location present) a location URL in 26-25 written
-// without a scheme; 52 of 4 digits; 53 = 986; 54, when present, a decimal of
-// at most 13 characters; 58 = BR; 59 of 1 to 25 characters and 60 of 1 to 15.
-func BeValidBRCode() types.GomegaMatcher {
-	return &checkMatcher{
-		desc: "be a valid PIX BR Code",
-		check: func(actual any) ([]string, error) {
-			s, ok := actual.(string)
-			if !ok {
-				return []string{fmt.Sprintf("%s is not a string", format.Object(actual, 0))}, nil
-			}
-			return BRCodeProblems(s), nil
-		},
-	}
 }

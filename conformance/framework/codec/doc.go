@@ -1,0 +1,5 @@
+// Package codec holds the conformance suite's own codecs: the BR Code parser
+// (TLV, CRC-16/CCITT-FALSE) and its rules, JWT reading and forging for the
+// negative token checks, and self-signed certificates. It never imports the
+// simulator.
+package codec
