@@ -16,8 +16,11 @@ package main
 var dependencyRules = []Rule{
 	// The binary, the transport, the core.
 	{Pkg: "cmd/pixsandbox",
-		Allow: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "github.com/google/uuid", "github.com/prometheus/client_golang"},
+		Allow: []string{"cmd/pixsandbox/internal/...", "simulator/...", "conformance/...", "scenarios", "fixtures", "github.com/google/uuid", "github.com/prometheus/client_golang"},
 		Note:  "the binary: `serve` (config, wiring, shutdown), the CLI of a running simulator, `conform`, `check-receiver`"},
+	{Pkg: "cmd/pixsandbox/internal/trigger", Allow: []string{"simulator/pix", "simulator/sandboxclient", "scenarios", "fixtures", "github.com/google/uuid"},
+		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi"},
+		Note:  "the requests `pixsandbox trigger` sends to a running simulator (through sandboxclient)"},
 	{Pkg: "simulator/httpapi",
 		Allow: []string{"simulator/pix", "simulator/wire", "simulator/clock", "simulator/metrics", "simulator/webhook", "simulator/receivercheck",
 			"simulator/qrcode", "simulator/faults", "simulator/httpapi/strictjson", "scenarios", "docs",
@@ -90,12 +93,20 @@ var dependencyRules = []Rule{
 		Note: "docs/openapi.yaml embedded for `/_sandbox/docs`, and the Postman collection generated from it"},
 
 	// The conformance suite: an independent oracle.
-	{Pkg: "conformance", Allow: []string{"conformance/framework", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+	{Pkg: "conformance", Allow: []string{"conformance/framework/...", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the Ginkgo specs (non-test files, one per resource) that check any implementation over HTTP"},
-	{Pkg: "conformance/framework", Allow: []string{"fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+	{Pkg: "conformance/framework", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "conformance/framework/sandbox",
+		"fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the suite's runner: flags, HTTP client, webhook receiver, control-plane client, labels, coverage report"},
+
+	{Pkg: "conformance/framework/apiclient", Never: []string{"simulator/...", "scenarios", "cmd/..."},
+		Note: "the suite's HTTP client of the public API: requests, responses, JSON paths, money amounts"},
+	{Pkg: "conformance/framework/codec", Allow: []string{"conformance/framework/apiclient"}, Never: []string{"simulator/...", "scenarios", "cmd/..."},
+		Note: "the suite's own BR Code parser and rules, JWT and certificates (never the simulator's)"},
+	{Pkg: "conformance/framework/sandbox", Allow: []string{"conformance/framework/apiclient"}, Never: []string{"simulator/...", "scenarios", "cmd/..."},
+		Note: "the suite's client of a `/_sandbox` control plane: accounts, clock, jobs, payments, MED, DICT, webhooks"},
 
 	// Tools.
 	{Pkg: "cmd/pixfixtures", Allow: []string{"fixtures", "simulator/pix", "github.com/brianvoe/gofakeit/v7"},
