@@ -18,8 +18,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/invariants"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -131,7 +133,7 @@ func (s *Simulator) putAccount(tx storage.Tx, a pix.Account, clientID, secret st
 		return err
 	}
 	if balance > 0 {
-		_, err := tx.Move(ledger.Entry{At: now, From: ledger.WorldPocket, To: ledger.AvailableOf(a.ID), Amount: balance, Ref: "opening-balance"})
+		_, err := tx.Move(ledger.Entry{At: now, From: ledger.WorldPocket, To: ledger.AvailableOf(a.ID), Amount: balance, Ref: refs.OpeningBalance})
 		return err
 	}
 	return nil
@@ -346,4 +348,25 @@ func parseCertPEM(b []byte) (*x509.Certificate, error) {
 		return nil, errors.New("not a PEM certificate")
 	}
 	return x509.ParseCertificate(block.Bytes)
+}
+
+// Account returns an account and its balance (control plane).
+func (s *Simulator) Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error) {
+	var a pix.Account
+	var b pix.Balance
+	now := s.clock.Now()
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		if a, err = tx.Account(id); err != nil {
+			return notFound(err, "account %d not found", id)
+		}
+		b, err = tx.Balance(id)
+		return err
+	})
+	return a, pix.BalanceReport{Balance: b, At: now}, err
+}
+
+// CheckInvariants checks the ledger and the transaction history against each
+// other in one consistent snapshot (simulator/invariants; control plane).
+func (s *Simulator) CheckInvariants(ctx context.Context) (pix.InvariantReport, error) {
+	return invariants.Check(ctx, s.store, s.clock.Now())
 }

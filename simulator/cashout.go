@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -65,13 +65,13 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 			Counterpart: pix.Counterpart{Name: in.Name, Document: in.Document},
 			CreatedAt:   now, Scenario: sc.Name,
 		}
-		if err := checkLimits(tx, st, t); err != nil {
+		if err := s.rules.checkLimits(tx, st, t); err != nil {
 			return err
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err
 		}
-		if err := countLimits(tx, t, 1); err != nil {
+		if err := s.rules.countLimits(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
@@ -88,14 +88,9 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 
 // hold reserves a pending transaction's amount plus fee: available → blocked.
 func (s *Simulator) hold(tx storage.Tx, t pix.Transaction) error {
-	amount := t.Hold()
-	if faults.On(faults.FeeNeverRefuses) {
-		if bal, err := tx.Balance(t.AccountID); err == nil && bal.Available < amount && bal.Available >= t.Amount {
-			amount = t.Amount
-		}
-	}
+	amount := s.rules.holdAmount(tx, t)
 	_, err := tx.Move(ledger.Entry{At: t.CreatedAt, From: ledger.AvailableOf(t.AccountID), To: ledger.BlockedOf(t.AccountID),
-		Amount: amount, Ref: ref(t, "hold")})
+		Amount: amount, Ref: refs.Ref(t, "hold")})
 	if errors.Is(err, ledger.ErrInsufficient) {
 		bal, berr := tx.Balance(t.AccountID)
 		if berr != nil {
@@ -115,8 +110,4 @@ func (s *Simulator) keyScenario(ctx context.Context, key string, op scenarios.Op
 		return scenarios.None
 	}
 	return scenarios.ForKey(e.Scenario, op)
-}
-
-func ref(t pix.Transaction, what string) string {
-	return string(t.Kind) + ":" + itoa(t.ID) + ":" + what
 }

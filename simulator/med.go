@@ -13,6 +13,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -80,7 +81,7 @@ func (s *Simulator) newMED(tx storage.Tx, in pix.MEDOpen, now time.Time) (pix.ME
 		Cause: in.Cause, Description: in.Description, RequestingBank: in.RequestingBank,
 		ContestedBank: pix.BankRef{ISPB: s.banks.sandbox.ISPB, Name: s.banks.sandbox.Name}, Scenario: in.Scenario, CreatedAt: now, UpdatedAt: now}
 	o, err := tx.TransactionByE2E(in.AccountID, in.EndToEndID)
-	received := err == nil && (o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed))
+	received := err == nil && isReceipt(o)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return pix.MED{}, err
 	}
@@ -216,7 +217,7 @@ func (s *Simulator) receiveMED(tx storage.Tx, m *pix.MED, now time.Time) error {
 	}
 	m.BlockedAmount = min(m.ContestedAmount, bal.Available)
 	if m.BlockedAmount > 0 {
-		_, err = tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(m.AccountID), To: ledger.BlockedOf(m.AccountID), Amount: m.BlockedAmount, Ref: "med:" + itoa(m.ID) + ":block"})
+		_, err = tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(m.AccountID), To: ledger.BlockedOf(m.AccountID), Amount: m.BlockedAmount, Ref: refs.MEDRef(m.ID, "block")})
 	}
 	return err
 }
@@ -283,7 +284,7 @@ func (s *Simulator) releaseMEDBlock(tx storage.Tx, m *pix.MED, now time.Time) er
 	if m.BlockedAmount == 0 {
 		return nil
 	}
-	_, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(m.AccountID), To: ledger.AvailableOf(m.AccountID), Amount: m.BlockedAmount, Ref: "med:" + itoa(m.ID) + ":release"})
+	_, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(m.AccountID), To: ledger.AvailableOf(m.AccountID), Amount: m.BlockedAmount, Ref: refs.MEDRef(m.ID, "release")})
 	m.BlockedAmount = 0
 	return err
 }
@@ -319,7 +320,7 @@ func (s *Simulator) refundMED(tx storage.Tx, m *pix.MED, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	refunded, err := tx.Counter(refundedCounter(o.ID))
+	refunded, err := tx.Counter(refs.RefundedCounter(o.ID))
 	if err != nil {
 		return err
 	}
@@ -337,7 +338,7 @@ func (s *Simulator) refundMED(tx storage.Tx, m *pix.MED, now time.Time) error {
 		return s.releaseMEDBlock(tx, m, now)
 	}
 	if blocked > amount {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(m.AccountID), To: ledger.AvailableOf(m.AccountID), Amount: blocked - amount, Ref: "med:" + itoa(m.ID) + ":release"}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(m.AccountID), To: ledger.AvailableOf(m.AccountID), Amount: blocked - amount, Ref: refs.MEDRef(m.ID, "release")}); err != nil {
 			return err
 		}
 		blocked = amount

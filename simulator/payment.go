@@ -14,6 +14,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -253,7 +254,7 @@ func (s *Simulator) receivePix(tx storage.Tx, to pix.AccountID, from ledger.Pock
 // credit moves a received amount into the account and takes the cash-in fee
 // (capped at the amount), returning the fee.
 func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket, now time.Time) (pix.Cents, error) {
-	if _, err := tx.Move(ledger.Entry{At: now, From: from, To: ledger.AvailableOf(t.AccountID), Amount: t.Amount, Ref: ref(t, "receive")}); err != nil {
+	if _, err := tx.Move(ledger.Entry{At: now, From: from, To: ledger.AvailableOf(t.AccountID), Amount: t.Amount, Ref: refs.Ref(t, "receive")}); err != nil {
 		return 0, err
 	}
 	a, err := tx.Account(t.AccountID)
@@ -266,7 +267,7 @@ func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket,
 	}
 	fee := min(st.CashInFee, t.Amount)
 	if fee > 0 {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(t.AccountID), To: ledger.WorldPocket, Amount: fee, Ref: ref(t, "fee")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(t.AccountID), To: ledger.WorldPocket, Amount: fee, Ref: refs.Ref(t, "fee")}); err != nil {
 			return 0, err
 		}
 	}

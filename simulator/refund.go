@@ -11,9 +11,9 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -22,12 +22,6 @@ import (
 const jobRefundSettle = "refund.settle"
 
 func refundJobID(r pix.Refund) string { return "refund-" + itoa(r.OriginalTransactionID) + "-" + r.ID }
-
-// refundedCounter is the running total refunded of a PIX. Every refund of the PIX
-// reads and writes it in its transaction; the store applies transactions one
-// after another, so each refund sees the amounts of those before it: the sum
-// rule holds under concurrency.
-func refundedCounter(original int64) string { return "refunded/" + itoa(original) }
 
 // CreateRefund refunds a received PIX, through either route: one model, one sum
 // rule and one hold (spec "PUT /pix/{e2eid}/devolucao/{id}" and "POST
@@ -62,11 +56,7 @@ func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
-		refundable := pix.Refundable(o.ProcessedAt, now)
-		if faults.On(faults.RefundWindowWholeDay) {
-			refundable = pix.Refundable(o.ProcessedAt, now.Add(-24*time.Hour+time.Second))
-		}
-		if !refundable {
+		if !s.rules.refundable(o.ProcessedAt, now) {
 			return pix.Errorf(pix.KindUnprocessable, pix.CodeRefundDeadlineExpired,
 				"the refund deadline passed: refunds are accepted up to 89 days after receipt (%s)", o.ProcessedAt.UTC().Format(timeFormat))
 		}
@@ -112,9 +102,7 @@ func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.Ref
 			return o, notFound(err, "parent transaction %s not found", quote(orig.TransactionID))
 		}
 	}
-	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed) ||
-		(faults.On(faults.RefundOfCashOut) && o.Kind == pix.TxCashOut)
-	if !received || o.EndToEndID == "" {
+	if !s.rules.refundableKind(o) || o.EndToEndID == "" {
 		return o, pix.Errorf(pix.KindNotFound, pix.CodeRefundNotAReceipt, "transaction %d is not a receipt: only received PIX can be refunded", o.ID)
 	}
 	return o, nil
@@ -123,7 +111,7 @@ func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.Ref
 // newRefund checks the sum rule and builds a refund of o in processing, with
 // its REFUND_IN transaction.
 func (s *Simulator) newRefund(tx storage.Tx, o pix.Transaction, req pix.RefundRequest, now time.Time) (pix.Refund, error) {
-	refunded, err := tx.Counter(refundedCounter(o.ID))
+	refunded, err := tx.Counter(refs.RefundedCounter(o.ID))
 	if err != nil {
 		return pix.Refund{}, err
 	}
@@ -159,12 +147,12 @@ func (s *Simulator) startRefund(tx storage.Tx, r *pix.Refund, alreadyBlocked *pi
 		need -= min(*alreadyBlocked, r.Amount)
 	}
 	if need > 0 {
-		_, err = tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(r.AccountID), To: ledger.BlockedOf(r.AccountID), Amount: need, Ref: ref(t, "hold")})
+		_, err = tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(r.AccountID), To: ledger.BlockedOf(r.AccountID), Amount: need, Ref: refs.Ref(t, "hold")})
 		if errors.Is(err, ledger.ErrInsufficient) {
 			r.Status, r.Motivo, r.SettledAt = pix.RefundStatusNaoRealizado, "Saldo insuficiente para a devolução", now
 			t.Status, t.ErrorCode, t.ErrorMessage, t.ProcessedAt = pix.TxStatusError, pix.CodeOrderRejected, r.Motivo, now
 			if alreadyBlocked != nil && *alreadyBlocked > 0 { // give back what was blocked for it
-				if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: min(*alreadyBlocked, r.Amount), Ref: ref(t, "release")}); err != nil {
+				if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: min(*alreadyBlocked, r.Amount), Ref: refs.Ref(t, "release")}); err != nil {
 					return err
 				}
 			}
@@ -180,11 +168,11 @@ func (s *Simulator) startRefund(tx storage.Tx, r *pix.Refund, alreadyBlocked *pi
 			return err
 		}
 	}
-	refunded, err := tx.Counter(refundedCounter(o.ID))
+	refunded, err := tx.Counter(refs.RefundedCounter(o.ID))
 	if err != nil {
 		return err
 	}
-	if err := tx.PutCounter(refundedCounter(o.ID), refunded+r.Amount); err != nil {
+	if err := tx.PutCounter(refs.RefundedCounter(o.ID), refunded+r.Amount); err != nil {
 		return err
 	}
 	if err := tx.PutTransaction(t); err != nil {
@@ -235,14 +223,14 @@ func (s *Simulator) finishRefund(tx storage.Tx, r pix.Refund, motivo string, now
 	if motivo != "" {
 		r.Status, r.Motivo = pix.RefundStatusNaoRealizado, motivo
 		t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, pix.CodeOrderRejected, motivo
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: r.Amount, Ref: ref(t, "release")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: r.Amount, Ref: refs.Ref(t, "release")}); err != nil {
 			return err
 		}
-		refunded, err := tx.Counter(refundedCounter(o.ID))
+		refunded, err := tx.Counter(refs.RefundedCounter(o.ID))
 		if err != nil {
 			return err
 		}
-		if err := tx.PutCounter(refundedCounter(o.ID), refunded-r.Amount); err != nil {
+		if err := tx.PutCounter(refs.RefundedCounter(o.ID), refunded-r.Amount); err != nil {
 			return err
 		}
 	} else {
@@ -251,7 +239,7 @@ func (s *Simulator) finishRefund(tx storage.Tx, r pix.Refund, motivo string, now
 		if payer := o.Counterpart.AccountID; payer != 0 {
 			to = ledger.AvailableOf(payer)
 		}
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: to, Amount: r.Amount, Ref: ref(t, "refund")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: to, Amount: r.Amount, Ref: refs.Ref(t, "refund")}); err != nil {
 			return err
 		}
 		if payer := o.Counterpart.AccountID; payer != 0 {

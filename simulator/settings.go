@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -62,13 +61,9 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 }
 
 // limitCounters names the running totals a cash-out or DICT transfer counts against.
-func limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
+func (r rules) limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
 	day = "limit/" + itoa(int64(id)) + "/day/" + pix.DayKey(t.CreatedAt)
-	nightHour := pix.IsNight(t.CreatedAt)
-	if faults.On(faults.NightEndsAt5) && t.CreatedAt.In(pix.SaoPaulo).Hour() == 5 {
-		nightHour = false
-	}
-	if nightHour {
+	if r.isNight(t.CreatedAt) {
 		night = "limit/" + itoa(int64(id)) + "/night/" + pix.NightKey(t.CreatedAt)
 	}
 	return day, night
@@ -81,8 +76,8 @@ func countsTowardLimits(k pix.TxKind) bool { return k == pix.TxCashOut || k == p
 
 // countLimits adds (or, with sign -1, removes) a cash-out's amount to the
 // running totals of its day and night.
-func countLimits(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
-	day, night := limitCounters(t.AccountID, t)
+func (r rules) countLimits(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
+	day, night := r.limitCounters(t.AccountID, t)
 	for _, name := range []string{day, night} {
 		if name == "" {
 			continue
@@ -100,12 +95,12 @@ func countLimits(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
 
 // checkLimits applies spec "Errors > Cash-out and cash-in codes": per-transaction,
 // daily accumulated and night (20:00 to 06:00 São Paulo) limits.
-func checkLimits(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
+func (r rules) checkLimits(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
 	l := st.Limits
 	if l.PerTransaction > 0 && t.Amount > l.PerTransaction {
 		return limitError(pix.CodePixTransactionLimitExceeded, "value %s is above the per-transaction limit %s", t.Amount, l.PerTransaction)
 	}
-	day, night := limitCounters(t.AccountID, t)
+	day, night := r.limitCounters(t.AccountID, t)
 	if l.Daily > 0 {
 		used, err := tx.Counter(day)
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -218,7 +218,7 @@ func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
 func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) error {
 	t.Status = pix.TxStatusConfirmed
 	if receiver := t.Counterpart.AccountID; receiver == 0 {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Amount, Ref: ref(t, "settle")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Amount, Ref: refs.Ref(t, "settle")}); err != nil {
 			return err
 		}
 	} else {
@@ -245,8 +245,8 @@ func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) erro
 			return err
 		}
 	}
-	if t.Fee > 0 && !faults.On(faults.FeeLeftBlocked) {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: ref(t, "fee")}); err != nil {
+	if t.Fee > 0 && s.rules.feeOnSettle {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: refs.Ref(t, "fee")}); err != nil {
 			return err
 		}
 	}
@@ -286,11 +286,11 @@ func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Cou
 // fail ends t in ERROR with the reason, the hold back to available.
 func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, now time.Time) error {
 	t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, f.Code, f.Message
-	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: ref(t, "release")}); err != nil {
+	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: refs.Ref(t, "release")}); err != nil {
 		return err
 	}
 	if countsTowardLimits(t.Kind) {
-		if err := countLimits(tx, t, -1); err != nil {
+		if err := s.rules.countLimits(tx, t, -1); err != nil {
 			return err
 		}
 	}

@@ -97,6 +97,7 @@ type Simulator struct {
 	caCert     *x509.Certificate
 	caKey      *ecdsa.PrivateKey
 
+	rules           rules
 	banks           banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
@@ -135,6 +136,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if cfg.Fixtures == nil {
 		return nil, errors.New("simulator: no fixtures")
 	}
+	s.rules = bendRules(productionRules())
 	s.settlementDelay = cfg.SettlementDelay
 	if s.settlementDelay <= 0 {
 		s.settlementDelay = DefaultSettlementDelay

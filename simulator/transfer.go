@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -35,7 +34,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		replayed = false
-		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && !faults.On(faults.DictNoIdempotency) {
+		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && s.rules.replayTransfers {
 			if rec.Fingerprint != fingerprint {
 				return pix.Errorf(pix.KindUnprocessable, pix.CodeIdempotencyKeyConflict,
 					"x-idempotency-key %s was already used with a different request", in.IdempotencyKey)
@@ -82,13 +81,13 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		if err != nil {
 			return err
 		}
-		if err := checkLimits(tx, st, t); err != nil {
+		if err := s.rules.checkLimits(tx, st, t); err != nil {
 			return err // the route answers 422 (routes.go overrides)
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err // insufficient balance: the route answers 422 (routes.go overrides)
 		}
-		if err := countLimits(tx, t, 1); err != nil {
+		if err := s.rules.countLimits(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
