@@ -2,22 +2,15 @@ package simulator
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/invariants"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -90,11 +83,11 @@ func (s *Simulator) seed(ctx context.Context, accounts []SeedAccount) error {
 				return fmt.Errorf("seed account %d: %w", a.Account.ID, err)
 			}
 			for i, c := range a.Certificates {
-				cert, err := parseCertPEM(c.PEM)
+				cert, err := auth.ParseCertPEM(c.PEM)
 				if err != nil {
 					return fmt.Errorf("seed account %d certificate %d: %w", a.Account.ID, i, err)
 				}
-				if err := tx.PutCertificate(registration(cert, a.Account.ID, c.Revoked)); err != nil {
+				if err := tx.PutCertificate(auth.Registration(cert, a.Account.ID, c.Revoked)); err != nil {
 					return err
 				}
 			}
@@ -159,9 +152,9 @@ func (s *Simulator) CreateAccount(ctx context.Context, in pix.NewAccount) (pix.C
 	}
 	now := s.clock.Now()
 	acct := s.fakeAccount(in)
-	secret := randomSecret()
+	secret := auth.NewClientSecret()
 	clientID := uuid.NewString()
-	issued, err := s.issueCertificate(acct.Name, now.Add(-time.Hour), now.Add(defaultCertificateLifetime))
+	issued, err := s.ca.Issue(acct.Name, now.Add(-time.Hour), now.Add(defaultCertificateLifetime))
 	if err != nil {
 		return pix.CreatedAccount{}, err
 	}
@@ -211,7 +204,7 @@ func (s *Simulator) AddCertificate(ctx context.Context, id pix.AccountID, in pix
 	}); err != nil {
 		return pix.IssuedCertificate{}, err
 	}
-	issued, err := s.issueCertificate(name, in.NotBefore, in.NotAfter)
+	issued, err := s.ca.Issue(name, in.NotBefore, in.NotAfter)
 	if err != nil {
 		return pix.IssuedCertificate{}, err
 	}
@@ -280,74 +273,6 @@ func asciiLetters(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func randomSecret() string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 40)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return string(b)
-}
-
-// issueCertificate creates an ECDSA P-256 client certificate signed by the test CA.
-func (s *Simulator) issueCertificate(cn string, notBefore, notAfter time.Time) (pix.IssuedCertificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return pix.IssuedCertificate{}, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return pix.IssuedCertificate{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn, Organization: []string{"pixsandbox sandbox client"}},
-		NotBefore:    notBefore.UTC(),
-		NotAfter:     notAfter.UTC(),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.caCert, &key.PublicKey, s.caKey)
-	if err != nil {
-		return pix.IssuedCertificate{}, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return pix.IssuedCertificate{}, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return pix.IssuedCertificate{}, err
-	}
-	return pix.IssuedCertificate{
-		CertificatePEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		PrivateKeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-		Registration:   registration(cert, 0, false),
-	}, nil
-}
-
-func registration(cert *x509.Certificate, id pix.AccountID, revoked bool) pix.Certificate {
-	return pix.Certificate{
-		Fingerprint: pix.Fingerprint(cert.Raw),
-		AccountID:   id,
-		Subject:     cert.Subject.CommonName,
-		NotBefore:   cert.NotBefore,
-		NotAfter:    cert.NotAfter,
-		Revoked:     revoked,
-	}
-}
-
-func parseCertPEM(b []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(b)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("not a PEM certificate")
-	}
-	return x509.ParseCertificate(block.Bytes)
 }
 
 // Account returns an account and its balance (control plane).

@@ -13,6 +13,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -415,8 +416,8 @@ func (s *Simulator) ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFil
 		if err != nil {
 			return err
 		}
-		if ok, wait := s.limits.allow("med/"+itoa(int64(id)), st.EffectiveMEDRateLimit(), now); !ok {
-			return rateLimited("GET /api/med", st.EffectiveMEDRateLimit(), wait)
+		if ok, wait := s.limits.Allow("med/"+itoa(int64(id)), st.EffectiveMEDRateLimit(), now); !ok {
+			return ratelimit.Refusal("GET /api/med", st.EffectiveMEDRateLimit(), wait)
 		}
 		return tx.MEDs(id, func(m pix.MED) bool {
 			if (f.Status != "" && m.Status != f.Status) || (f.IsReconciled != nil && m.IsReconciled != *f.IsReconciled) ||

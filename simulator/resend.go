@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -45,8 +46,8 @@ func eventTypeOf(t pix.Transaction) string {
 // id is the webhookLogId.
 func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error) {
 	now := s.clock.Now()
-	if ok, wait := s.limits.allow("resend/"+itoa(int64(id)), ResendRateLimit, now); !ok {
-		return webhook.Attempt{}, rateLimited("POST /api/resend-webhook", ResendRateLimit, wait)
+	if ok, wait := s.limits.Allow("resend/"+itoa(int64(id)), ResendRateLimit, now); !ok {
+		return webhook.Attempt{}, ratelimit.Refusal("POST /api/resend-webhook", ResendRateLimit, wait)
 	}
 	if url != "" {
 		if err := webhook.ValidateURL(url, false); err != nil {

@@ -42,13 +42,13 @@ func (s *Simulator) Reset(ctx context.Context) error {
 	if err := s.store.Reset(ctx); err != nil {
 		return err
 	}
-	s.tokens.reset()
-	s.limits.reset()
+	s.auth.Forget()
+	s.limits.Reset()
 	if err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.PutMeta(metaStarts, starts); err != nil {
 			return err
 		}
-		return tx.PutMeta(metaSigningKey, s.signingKey)
+		return s.auth.KeepSigningKey(tx)
 	}); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
@@ -123,5 +123,5 @@ func (s *Simulator) SandboxToken(ctx context.Context, id pix.AccountID) (pix.Tok
 	if err != nil {
 		return pix.Token{}, err
 	}
-	return s.signToken(id, clientID, now)
+	return s.auth.Sign(id, clientID, now)
 }

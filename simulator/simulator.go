@@ -2,9 +2,6 @@ package simulator
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,8 +15,10 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -93,9 +92,8 @@ type Simulator struct {
 	agenda *agenda.Agenda
 	faker  *gofakeit.Faker
 
-	signingKey []byte
-	caCert     *x509.Certificate
-	caKey      *ecdsa.PrivateKey
+	auth *auth.Service
+	ca   *auth.CA
 
 	rules           rules
 	banks           banks
@@ -104,10 +102,8 @@ type Simulator struct {
 	pool            *webhook.Pool
 	medDeadlines    pix.MEDTimeline
 	cashInWebhook   pix.CashInWebhook
-	limits          rateLimiter
+	limits          ratelimit.Limiter
 	registration    registrationSwitch
-	tokens          tokenCache
-	certs           certCache
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 
@@ -185,7 +181,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.caCert, s.caKey, err = parseCA(caCertPEM, caKeyPEM); err != nil {
+	if s.ca, err = auth.ParseCA(caCertPEM, caKeyPEM); err != nil {
 		return nil, err
 	}
 	if s.clock, err = s.restoreClock(ctx, cfg); err != nil {
@@ -195,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	if s.signingKey, err = s.loadSigningKey(ctx); err != nil {
+	if s.auth, err = auth.Open(ctx, s.store, s.clock); err != nil {
 		return nil, err
 	}
 	if err := s.reseed(ctx, cfg.Seed); err != nil {
@@ -259,30 +255,6 @@ func (s *Simulator) Stop() {
 
 // Clock returns the simulation clock, the only source of "now".
 func (s *Simulator) Clock() clock.Clock { return s.clock }
-
-func parseCA(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	if len(certPEM) == 0 || len(keyPEM) == 0 {
-		return nil, nil, errors.New("simulator: test CA certificate and key are required")
-	}
-	cb, _ := pem.Decode(certPEM)
-	kb, _ := pem.Decode(keyPEM)
-	if cb == nil || kb == nil {
-		return nil, nil, errors.New("simulator: test CA is not PEM")
-	}
-	cert, err := x509.ParseCertificate(cb.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("simulator: test CA certificate: %w", err)
-	}
-	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("simulator: test CA key: %w", err)
-	}
-	ec, ok := key.(*ecdsa.PrivateKey)
-	if !ok {
-		return nil, nil, errors.New("simulator: test CA key is not ECDSA")
-	}
-	return cert, ec, nil
-}
 
 func sortStrings(s []string) { sort.Strings(s) }
 
