@@ -45,7 +45,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		}
 		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
 			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
-				Message: "externalId " + quote(in.ExternalID) + " was already used by this account",
+				Message: "externalId " + refs.Quote(in.ExternalID) + " was already used by this account",
 				Details: map[string]any{"externalId": in.ExternalID, "existingTransactionId": prev.ID}}
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -167,7 +168,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 		}
 		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
 			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
-				Message: "transaction.externalId " + quote(in.ExternalID) + " was already used by this account",
+				Message: "transaction.externalId " + refs.Quote(in.ExternalID) + " was already used by this account",
 				Details: map[string]any{"externalId": in.ExternalID, "existingTransactionId": prev.ID}}
 		} else if !errors.Is(err, storage.ErrNotFound) {
 			return err

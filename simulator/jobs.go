@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -23,7 +24,7 @@ type markerPayload struct {
 func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobSettle, s.settleJob)
 	s.agenda.Handle(jobExpire, s.expireJob)
-	s.agenda.Handle(jobDeliver, s.deliverJob)
+	s.agenda.Handle(delivery.JobDeliver, s.deliveries.Deliver)
 	s.agenda.Handle(jobCobExpire, s.cobExpireJob)
 	s.agenda.Handle(jobCashInExpire, s.cashInExpireJob)
 	s.agenda.Handle(jobAutoPay, s.autoPayJob)

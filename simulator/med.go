@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
@@ -129,7 +130,7 @@ func (s *Simulator) newMED(tx storage.Tx, in pix.MEDOpen, now time.Time) (pix.ME
 			return pix.MED{}, err
 		}
 	}
-	return m, s.emit(tx, m.AccountID, webhook.EventMedCreated, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_created", m), now)
+	return m, delivery.Emit(tx, m.AccountID, webhook.EventMedCreated, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_created", m), now)
 }
 
 // medTimeline is the MED's deadlines: the configured ones, the analysis
@@ -252,12 +253,12 @@ func (s *Simulator) analyzeMED(tx storage.Tx, m *pix.MED, result, details string
 		if err := s.releaseMEDBlock(tx, m, now); err != nil {
 			return err
 		}
-		return s.emit(tx, m.AccountID, webhook.EventMedRejected, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_rejected", *m), now)
+		return delivery.Emit(tx, m.AccountID, webhook.EventMedRejected, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_rejected", *m), now)
 	}
 	if err := tx.PutJob(agenda.Job{ID: medJobID(jobMEDRefund, m.ID), Kind: jobMEDRefund, Due: now.Add(s.medDeadlines.Refund), Payload: []byte(itoa(m.ID))}); err != nil {
 		return err
 	}
-	return s.emit(tx, m.AccountID, webhook.EventMedAccepted, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_accepted", *m), now)
+	return delivery.Emit(tx, m.AccountID, webhook.EventMedAccepted, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_accepted", *m), now)
 }
 
 // CancelMED withdraws a MED not yet analysed (reason REFUND_CANCELLATION) and

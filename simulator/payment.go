@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
@@ -60,7 +61,7 @@ func (s *Simulator) PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		e, err := tx.DictEntry(p.Key)
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && e.AccountID == 0) {
-			return pix.Errorf(pix.KindNotFound, pix.CodeDictKeyNotFound, "key %s is not a key of a sandbox account", quote(p.Key))
+			return pix.Errorf(pix.KindNotFound, pix.CodeDictKeyNotFound, "key %s is not a key of a sandbox account", refs.Quote(p.Key))
 		} else if err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		token := code.URL[strings.LastIndexByte(code.URL, '/')+1:]
 		ref, err := tx.Location(token)
 		if errors.Is(err, storage.ErrNotFound) || code.URL == "" {
-			return ref, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "no charge of this sandbox at location %s", quote(code.URL))
+			return ref, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "no charge of this sandbox at location %s", refs.Quote(code.URL))
 		}
 		return ref, err
 	case p.TxID != "":
@@ -161,7 +162,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		case 0:
 			ch, err := tx.ChargeByTxID(p.TxID)
 			if err != nil {
-				return pix.LocationRef{}, notFound(err, "no charge with txid %s", quote(p.TxID))
+				return pix.LocationRef{}, notFound(err, "no charge with txid %s", refs.Quote(p.TxID))
 			}
 			return pix.LocationRef{Kind: pix.LocationCashIn, AccountID: ch.AccountID, TransactionID: ch.TransactionID}, nil
 		default:
@@ -248,7 +249,7 @@ func (s *Simulator) receivePix(tx storage.Tx, to pix.AccountID, from ledger.Pock
 	if err := tx.PutTransaction(t); err != nil {
 		return pix.Transaction{}, err
 	}
-	return t, s.emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
+	return t, delivery.Emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
 }
 
 // credit moves a received amount into the account and takes the cash-in fee

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
@@ -99,7 +100,7 @@ func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.Ref
 			err = storage.ErrNotFound // accounts never see each other's transactions
 		}
 		if err != nil {
-			return o, notFound(err, "parent transaction %s not found", quote(orig.TransactionID))
+			return o, notFound(err, "parent transaction %s not found", refs.Quote(orig.TransactionID))
 		}
 	}
 	if !s.rules.refundableKind(o) || o.EndToEndID == "" {
@@ -274,7 +275,7 @@ func (s *Simulator) refundReceived(tx storage.Tx, payer pix.AccountID, o pix.Tra
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
+	return delivery.Emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
 }
 
 // emitRefund notifies the refunding account's refund_in targets: a REFUND
@@ -284,7 +285,7 @@ func (s *Simulator) emitRefund(tx storage.Tx, o pix.Transaction, r pix.Refund, n
 	if err != nil {
 		return err
 	}
-	return s.emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
+	return delivery.Emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
 }
 
 // RefundOf returns a refund by the original's end-to-end id and the refund id
@@ -297,7 +298,7 @@ func (s *Simulator) RefundOf(ctx context.Context, id pix.AccountID, e2e, rid str
 			return notFound(err, "original transaction not found: no PIX of this account has endToEndId %s", e2e)
 		}
 		r, err = tx.Refund(o.ID, rid)
-		return notFound(err, "refund %s of %s not found", quote(rid), e2e)
+		return notFound(err, "refund %s of %s not found", refs.Quote(rid), e2e)
 	})
 	return r, err
 }

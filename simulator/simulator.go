@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -100,6 +100,7 @@ type Simulator struct {
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
 	pool            *webhook.Pool
+	deliveries      *delivery.Runner
 	medDeadlines    pix.MEDTimeline
 	cashInWebhook   pix.CashInWebhook
 	limits          ratelimit.Limiter
@@ -167,6 +168,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
+	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.limits}
 	banks, err := loadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
@@ -237,7 +239,7 @@ func (s *Simulator) Start(ctx context.Context) {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
 	s.runCtx = ctx
-	if err := s.recoverInFlight(ctx); err != nil {
+	if err := s.deliveries.RecoverInFlight(ctx, s.clock.Now()); err != nil {
 		s.log.Error("webhook: scheduling the attempts left in flight", "error", err)
 	}
 	s.agenda.Start(ctx)
@@ -257,14 +259,6 @@ func (s *Simulator) Stop() {
 func (s *Simulator) Clock() clock.Clock { return s.clock }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-// quote quotes a client-supplied value for a message, short and printable.
-func quote(v string) string {
-	if len(v) > 80 {
-		v = v[:80] + "..."
-	}
-	return strconv.Quote(v)
-}
 
 // notFound maps storage.ErrNotFound to a pix error of KindNotFound.
 func notFound(err error, format string, args ...any) error {

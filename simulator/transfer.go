@@ -8,6 +8,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -56,7 +57,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		}
 		entry, err := tx.DictEntry(in.PixKey)
 		if errors.Is(err, storage.ErrNotFound) {
-			return pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "key not found in DICT: %s", quote(in.PixKey))
+			return pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "key not found in DICT: %s", refs.Quote(in.PixKey))
 		} else if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@
 // find again: the cause of each journal entry (Ref, MEDRef, OpeningBalance,
 // read back by Parse) and the running total refunded of a received PIX
 // (RefundedCounter). The core writes them; simulator/invariants reads them.
+// Quote words a reference a client supplied for a message.
 //
 // It imports simulator/pix only.
 package refs
@@ -43,3 +44,12 @@ func Parse(ref string) (kind string, n int64, what string, ok bool) {
 // applies transactions one after another, so each refund sees the amounts of
 // those before it: the sum rule holds under concurrency.
 func RefundedCounter(original int64) string { return "refunded/" + strconv.FormatInt(original, 10) }
+
+// Quote quotes a reference a client supplied (an id, a key, a txid) for a
+// message: short and printable.
+func Quote(v string) string {
+	if len(v) > 80 {
+		v = v[:80] + "..."
+	}
+	return strconv.Quote(v)
+}
