@@ -200,7 +200,7 @@ func (s *Simulator) AddCertificate(ctx context.Context, id pix.AccountID, in pix
 	if err := s.store.View(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		name = a.Name
-		return notFound(err, "account %d not found", id)
+		return refs.NotFound(err, "account %d not found", id)
 	}); err != nil {
 		return pix.IssuedCertificate{}, err
 	}
@@ -220,7 +220,7 @@ func (s *Simulator) AccountBalance(ctx context.Context, id pix.AccountID) (pix.B
 	var b pix.Balance
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		b, err = tx.Balance(id)
-		return notFound(err, "account %d not found", id)
+		return refs.NotFound(err, "account %d not found", id)
 	})
 	return pix.BalanceReport{Balance: b, At: now}, err
 }
@@ -282,7 +282,7 @@ func (s *Simulator) Account(ctx context.Context, id pix.AccountID) (pix.Account,
 	now := s.clock.Now()
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		if a, err = tx.Account(id); err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		b, err = tx.Balance(id)
 		return err

@@ -41,7 +41,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
 			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,

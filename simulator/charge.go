@@ -69,7 +69,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 		}
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		if c.Key == "" {
 			c.Key = accountKey(a)
@@ -102,7 +102,7 @@ func (s *Simulator) Cob(ctx context.Context, id pix.AccountID, txid string) (pix
 	var c pix.Cob
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		c, err = tx.Cob(id, txid)
-		return notFound(err, "cob %s not found", txid)
+		return refs.NotFound(err, "cob %s not found", txid)
 	})
 	return c, err
 }
@@ -118,7 +118,7 @@ func (s *Simulator) RemoveCob(ctx context.Context, id pix.AccountID, txid string
 	var c pix.Cob
 	err := s.store.Update(ctx, func(tx storage.Tx) (err error) {
 		if c, err = tx.Cob(id, txid); err != nil {
-			return notFound(err, "cob %s not found", txid)
+			return refs.NotFound(err, "cob %s not found", txid)
 		}
 		if !c.Status.CanBecome(pix.CobStatusRemovidaPeloUsuarioRecebedor) {
 			return pix.Errorf(pix.KindConflict, pix.CodeInvalidRequest, "cob %s is %s and can no longer change", txid, c.Status)
@@ -145,7 +145,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 	if err := s.store.View(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		st, err = settingsOf(tx, a)
 		return err
@@ -209,7 +209,7 @@ func (s *Simulator) CashInCharge(ctx context.Context, id int64) (pix.Charge, err
 	var c pix.Charge
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		c, err = tx.Charge(id)
-		return notFound(err, "cash-in charge %d not found", id)
+		return refs.NotFound(err, "cash-in charge %d not found", id)
 	})
 	return c, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -90,7 +91,7 @@ func (s *Simulator) DictKey(ctx context.Context, key string) (pix.DictEntry, err
 	var e pix.DictEntry
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		e, err = tx.DictEntry(key)
-		return notFound(err, "key %q not found in DICT", key)
+		return refs.NotFound(err, "key %q not found in DICT", key)
 	})
 	return e, err
 }

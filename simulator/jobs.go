@@ -8,6 +8,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refund"
 )
 
 // Agenda job kinds, <resource>.<verb>.
@@ -29,7 +30,7 @@ func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobCashInExpire, s.cashInExpireJob)
 	s.agenda.Handle(jobAutoPay, s.autoPayJob)
 	s.agenda.Handle(jobSplitsRun, s.splitsRunJob)
-	s.agenda.Handle(jobRefundSettle, s.refundSettleJob)
+	s.agenda.Handle(refund.JobSettle, s.refunds.SettleJob(s.store))
 	s.registerMEDJobs()
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)

@@ -73,7 +73,7 @@ func medCauseNames() []string {
 
 func (s *Simulator) newMED(tx storage.Tx, in pix.MEDOpen, now time.Time) (pix.MED, error) {
 	if _, err := tx.Account(in.AccountID); err != nil {
-		return pix.MED{}, notFound(err, "account %d not found", in.AccountID)
+		return pix.MED{}, refs.NotFound(err, "account %d not found", in.AccountID)
 	}
 	id, err := tx.NextID("med")
 	if err != nil {
@@ -177,7 +177,7 @@ func (s *Simulator) medStep(ctx context.Context, id int64, fn func(tx storage.Tx
 	var m pix.MED
 	err := s.store.Update(ctx, func(tx storage.Tx) (err error) {
 		if m, err = tx.MED(id); err != nil {
-			return notFound(err, "MED %d not found", id)
+			return refs.NotFound(err, "MED %d not found", id)
 		}
 		if err := fn(tx, &m); err != nil {
 			return err
@@ -345,14 +345,14 @@ func (s *Simulator) refundMED(tx storage.Tx, m *pix.MED, now time.Time) error {
 		}
 		blocked = amount
 	}
-	r, err := s.newRefund(tx, o, pix.RefundRequest{ID: "MED" + strconv.FormatInt(m.ID, 10), Amount: amount, Nature: pix.MEDCauses[m.Cause],
+	r, err := s.refunds.New(tx, o, pix.RefundRequest{ID: "MED" + strconv.FormatInt(m.ID, 10), Amount: amount, Nature: pix.MEDCauses[m.Cause],
 		Description: "Devolução MED " + itoa(m.ID)}, now)
 	if err != nil {
 		return err
 	}
 	r.MEDID = m.ID
 	m.RefundID = r.ID
-	return s.startRefund(tx, &r, &blocked, now)
+	return s.refunds.Start(tx, &r, &blocked, now)
 }
 
 // MED jobs: each runs its step at its deadline, once.
@@ -411,7 +411,7 @@ func (s *Simulator) ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFil
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		st, err := settingsOf(tx, a)
 		if err != nil {
@@ -440,7 +440,7 @@ func (s *Simulator) GetMED(ctx context.Context, id int64) (pix.MED, error) {
 	var m pix.MED
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		m, err = tx.MED(id)
-		return notFound(err, "MED %d not found", id)
+		return refs.NotFound(err, "MED %d not found", id)
 	})
 	return m, err
 }

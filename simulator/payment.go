@@ -162,7 +162,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		case 0:
 			ch, err := tx.ChargeByTxID(p.TxID)
 			if err != nil {
-				return pix.LocationRef{}, notFound(err, "no charge with txid %s", refs.Quote(p.TxID))
+				return pix.LocationRef{}, refs.NotFound(err, "no charge with txid %s", refs.Quote(p.TxID))
 			}
 			return pix.LocationRef{Kind: pix.LocationCashIn, AccountID: ch.AccountID, TransactionID: ch.TransactionID}, nil
 		default:
@@ -175,7 +175,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		}
 		ch, err := tx.Charge(n)
 		if err != nil {
-			return pix.LocationRef{}, notFound(err, "no cash-in charge with transactionId %d", n)
+			return pix.LocationRef{}, refs.NotFound(err, "no cash-in charge with transactionId %d", n)
 		}
 		return pix.LocationRef{Kind: pix.LocationCashIn, AccountID: ch.AccountID, TransactionID: n}, nil
 	}
@@ -197,7 +197,7 @@ func errWrongAmount(want, got pix.Cents) error {
 func (s *Simulator) payCob(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
 	c, err := tx.Cob(ref.AccountID, ref.TxID)
 	if err != nil {
-		return pix.Transaction{}, notFound(err, "cob %s not found", ref.TxID)
+		return pix.Transaction{}, refs.NotFound(err, "cob %s not found", ref.TxID)
 	}
 	if c.Status != pix.CobStatusAtiva || !now.Before(c.ExpiresAt()) {
 		if c.Status == pix.CobStatusAtiva || c.Status == pix.CobStatusRemovidaPeloPSP {
@@ -281,7 +281,7 @@ func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket,
 func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
 	t, err := tx.Transaction(ref.TransactionID)
 	if err != nil {
-		return pix.Transaction{}, notFound(err, "cash-in charge %d not found", ref.TransactionID)
+		return pix.Transaction{}, refs.NotFound(err, "cash-in charge %d not found", ref.TransactionID)
 	}
 	ch, err := tx.Charge(t.ID)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -107,7 +108,7 @@ func (s *Simulator) SandboxToken(ctx context.Context, id pix.AccountID) (pix.Tok
 	var clientID string
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		if _, err := tx.Account(id); err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		creds, err := tx.Credentials()
 		if err != nil {

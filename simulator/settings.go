@@ -5,6 +5,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -23,7 +24,7 @@ func (s *Simulator) AccountSettings(ctx context.Context, id pix.AccountID) (pix.
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		st, err = settingsOf(tx, a)
 		return err
@@ -53,7 +54,7 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := tx.Account(id); err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		return tx.PutSettings(id, st)
 	})

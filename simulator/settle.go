@@ -121,7 +121,7 @@ func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transactio
 		} else {
 			err = storage.ErrNotFound
 		}
-		return notFound(err, "transaction %s not found", refs.Quote(ref))
+		return refs.NotFound(err, "transaction %s not found", refs.Quote(ref))
 	})
 	return t, err
 }

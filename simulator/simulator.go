@@ -19,6 +19,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
+	"github.com/pixsandbox/pixsandbox/simulator/refund"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -101,6 +102,7 @@ type Simulator struct {
 	dispatcher      *webhook.Dispatcher
 	pool            *webhook.Pool
 	deliveries      *delivery.Runner
+	refunds         *refund.Process
 	medDeadlines    pix.MEDTimeline
 	cashInWebhook   pix.CashInWebhook
 	limits          ratelimit.Limiter
@@ -168,6 +170,11 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
+	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
+		RtrID: func(now time.Time) string {
+			return pix.NewEndToEndID('D', s.banks.sandbox.ISPB, now, s.randomAlnum(11))
+		},
+		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
 	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.limits}
 	banks, err := loadBanks(cfg.Fixtures)
 	if err != nil {
@@ -259,11 +266,3 @@ func (s *Simulator) Stop() {
 func (s *Simulator) Clock() clock.Clock { return s.clock }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-// notFound maps storage.ErrNotFound to a pix error of KindNotFound.
-func notFound(err error, format string, args ...any) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, format, args...)
-	}
-	return err
-}

@@ -53,7 +53,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		}
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		entry, err := tx.DictEntry(in.PixKey)
 		if errors.Is(err, storage.ErrNotFound) {

@@ -8,6 +8,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -29,7 +30,7 @@ func (s *Simulator) WebhookTargets(ctx context.Context, account pix.AccountID) (
 	var out []webhook.Target
 	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
 		if _, err := tx.Account(account); err != nil {
-			return notFound(err, "account %d not found", account)
+			return refs.NotFound(err, "account %d not found", account)
 		}
 		out, err = tx.WebhookTargets(account)
 		return err
@@ -51,7 +52,7 @@ func (s *Simulator) RegisterWebhookTarget(ctx context.Context, t webhook.Target,
 	var created bool
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := tx.Account(pix.AccountID(t.AccountID)); err != nil {
-			return notFound(err, "account %d not found", t.AccountID)
+			return refs.NotFound(err, "account %d not found", t.AccountID)
 		}
 		existing, err := tx.WebhookTargets(pix.AccountID(t.AccountID))
 		if err != nil {
@@ -76,7 +77,7 @@ func (s *Simulator) DeleteWebhookTarget(ctx context.Context, id int64) error {
 	return s.store.Update(ctx, func(tx storage.Tx) error {
 		t, err := tx.WebhookTarget(id)
 		if err != nil {
-			return notFound(err, "webhook target %d not found", id)
+			return refs.NotFound(err, "webhook target %d not found", id)
 		}
 		return tx.DeleteWebhookTarget(t)
 	})

@@ -2,16 +2,19 @@
 // find again: the cause of each journal entry (Ref, MEDRef, OpeningBalance,
 // read back by Parse) and the running total refunded of a received PIX
 // (RefundedCounter). The core writes them; simulator/invariants reads them.
-// Quote words a reference a client supplied for a message.
+// Quote words a reference a client supplied for a message; NotFound answers
+// one that names no record.
 //
-// It imports simulator/pix only.
+// It imports simulator/pix and simulator/storage only.
 package refs
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // OpeningBalance is the cause of an account's opening balance.
@@ -52,4 +55,13 @@ func Quote(v string) string {
 		v = v[:80] + "..."
 	}
 	return strconv.Quote(v)
+}
+
+// NotFound maps storage.ErrNotFound, the answer when a reference names no
+// record, to a pix error of KindNotFound with the message; other errors pass.
+func NotFound(err error, format string, args ...any) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, format, args...)
+	}
+	return err
 }
