@@ -24,6 +24,12 @@ type banks struct {
 	sandbox pix.Bank
 }
 
+// lookup finds a participant by ISPB.
+func (b banks) lookup(ispb string) (pix.Bank, bool) {
+	p, ok := b.byISPB[ispb]
+	return p, ok
+}
+
 func loadBanks(set *fixtures.Set) (banks, error) {
 	b := banks{byISPB: map[string]pix.Bank{}}
 	for _, fb := range set.Banks() {

@@ -31,7 +31,9 @@ func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobAutoPay, s.autoPayJob)
 	s.agenda.Handle(jobSplitsRun, s.splitsRunJob)
 	s.agenda.Handle(refund.JobSettle, s.refunds.SettleJob(s.store))
-	s.registerMEDJobs()
+	for kind, h := range s.meds.Handlers(s.store) {
+		s.agenda.Handle(kind, h)
+	}
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)
 		return nil

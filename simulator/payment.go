@@ -14,6 +14,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
+	"github.com/pixsandbox/pixsandbox/simulator/med"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -226,7 +227,7 @@ func (s *Simulator) payCob(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents
 	if err := tx.DeleteJob(cobExpireJobID(c.AccountID, c.TxID)); err != nil {
 		return pix.Transaction{}, err
 	}
-	if err := s.openMEDForCharge(tx, c.Scenario, t, now); err != nil {
+	if err := med.ScheduleForCharge(tx, c.Scenario, t, now); err != nil {
 		return pix.Transaction{}, err
 	}
 	return t, tx.PutCob(c)
@@ -316,7 +317,7 @@ func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Ce
 	if err := s.emitCashIn(tx, t, ch, now); err != nil {
 		return pix.Transaction{}, err
 	}
-	if err := s.openMEDForCharge(tx, ch.Scenario, t, now); err != nil {
+	if err := med.ScheduleForCharge(tx, ch.Scenario, t, now); err != nil {
 		return pix.Transaction{}, err
 	}
 	return t, s.startSplits(tx, t, ch, now)

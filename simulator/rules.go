@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refund"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -37,16 +38,10 @@ func productionRules() rules {
 		isNight:         pix.IsNight,
 		replayTransfers: true,
 		refundable:      pix.Refundable,
-		refundableKind:  isReceipt,
+		refundableKind:  refund.IsReceipt,
 	}
 }
 
 // bendRules turns rules into those the simulator runs with: unchanged, except
 // in a build with the faults tag.
 var bendRules = func(r rules) rules { return r }
-
-// isReceipt reports whether t is a PIX the account received: one by key or
-// for a cob, or a cash-in charge paid.
-func isReceipt(t pix.Transaction) bool {
-	return t.Kind == pix.TxPixIn || (t.Kind == pix.TxCashIn && t.Status == pix.TxStatusConfirmed)
-}

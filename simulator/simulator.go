@@ -17,6 +17,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
+	"github.com/pixsandbox/pixsandbox/simulator/med"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/refund"
@@ -103,7 +104,7 @@ type Simulator struct {
 	pool            *webhook.Pool
 	deliveries      *delivery.Runner
 	refunds         *refund.Process
-	medDeadlines    pix.MEDTimeline
+	meds            *med.Process
 	cashInWebhook   pix.CashInWebhook
 	limits          ratelimit.Limiter
 	registration    registrationSwitch
@@ -140,16 +141,6 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if s.settlementDelay <= 0 {
 		s.settlementDelay = DefaultSettlementDelay
 	}
-	s.medDeadlines = pix.DefaultMEDTimeline
-	if cfg.MEDTimeline.Acknowledge > 0 {
-		s.medDeadlines.Acknowledge = cfg.MEDTimeline.Acknowledge
-	}
-	if cfg.MEDTimeline.Analysis > 0 {
-		s.medDeadlines.Analysis = cfg.MEDTimeline.Analysis
-	}
-	if cfg.MEDTimeline.Refund > 0 {
-		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
-	}
 	s.registration.on.Store(cfg.WebhookRegistration)
 	s.cashInWebhook = cfg.CashInWebhook
 	if !s.cashInWebhook.Valid() {
@@ -170,17 +161,16 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
-	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
-		RtrID: func(now time.Time) string {
-			return pix.NewEndToEndID('D', s.banks.sandbox.ISPB, now, s.randomAlnum(11))
-		},
-		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
 	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.limits}
 	banks, err := loadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
 	s.banks = banks
+	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
+		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.sandbox.ISPB, now, s.randomAlnum(11)) },
+		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
+	s.meds = &med.Process{Deadlines: medDeadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.sandbox, Bank: banks.lookup}
 	accounts, err := seedAccounts(cfg.Fixtures)
 	if err != nil {
 		return nil, err
@@ -215,6 +205,22 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
 	s.registerJobs()
 	return s, nil
+}
+
+// medDeadlines are the MED deadlines: the configured ones, pix.DefaultMEDTimeline's
+// where zero.
+func medDeadlines(cfg pix.MEDTimeline) pix.MEDTimeline {
+	tl := pix.DefaultMEDTimeline
+	if cfg.Acknowledge > 0 {
+		tl.Acknowledge = cfg.Acknowledge
+	}
+	if cfg.Analysis > 0 {
+		tl.Analysis = cfg.Analysis
+	}
+	if cfg.Refund > 0 {
+		tl.Refund = cfg.Refund
+	}
+	return tl
 }
 
 // metaStarts counts the starts of the simulator on its data dir.

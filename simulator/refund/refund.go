@@ -300,3 +300,9 @@ func emit(tx storage.Tx, o pix.Transaction, r pix.Refund, now time.Time) error {
 	}
 	return delivery.Emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
 }
+
+// IsReceipt reports whether t is a PIX the account received: one by key or
+// for a cob, or a cash-in charge paid. Only receipts are refunded or contested.
+func IsReceipt(t pix.Transaction) bool {
+	return t.Kind == pix.TxPixIn || (t.Kind == pix.TxCashIn && t.Status == pix.TxStatusConfirmed)
+}
