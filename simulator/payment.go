@@ -94,10 +94,10 @@ func (s *Simulator) payer(p pix.Payment) (pix.Counterpart, error) {
 	if c.ISPB == "" {
 		h := fnv.New32a()
 		h.Write([]byte(c.Document))
-		c.ISPB = s.banks.list[int(h.Sum32())%len(s.banks.list)].ISPB
+		c.ISPB = s.banks.List[int(h.Sum32())%len(s.banks.List)].ISPB
 	}
-	b, ok := s.banks.byISPB[c.ISPB]
-	if !ok || b.Code == "" || c.ISPB == s.banks.sandbox.ISPB {
+	b, ok := s.banks.ByISPB[c.ISPB]
+	if !ok || b.Code == "" || c.ISPB == s.banks.Sandbox.ISPB {
 		vs = append(vs, pix.Violation{Field: "payer.ispb", Message: "must be a participant outside the sandbox (GET /_sandbox/banks)"})
 	}
 	if len(vs) > 0 {

@@ -56,10 +56,7 @@ func (s *Simulator) Reset(ctx context.Context) error {
 	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
 		return fmt.Errorf("reset: save the clock: %w", err)
 	}
-	if err := s.seed(ctx, s.seedAccts); err != nil {
-		return fmt.Errorf("reset: %w", err)
-	}
-	if err := s.seedDict(ctx, s.fixtures); err != nil {
+	if err := s.seedStore(ctx); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
 	s.log.Info("sandbox reset: every record dropped, fixtures seeded again")

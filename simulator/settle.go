@@ -153,7 +153,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 			failure = settlementCheck(t, dest, found)
 		}
 		t.ProcessedAt = now
-		t.EndToEndID = pix.NewEndToEndID('E', s.banks.sandbox.ISPB, now, s.randomAlnum(11))
+		t.EndToEndID = pix.NewEndToEndID('E', s.banks.Sandbox.ISPB, now, s.randomAlnum(11))
 		if found {
 			t.Counterpart = dest.Counterpart() // the holder as the settling bank knows it
 		} else {
@@ -207,7 +207,7 @@ func (s *Simulator) destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry
 func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
 	h := fnv.New32a()
 	h.Write([]byte(t.PixKey))
-	b := s.banks.list[int(h.Sum32())%len(s.banks.list)]
+	b := s.banks.List[int(h.Sum32())%len(s.banks.List)]
 	return pix.Counterpart{Name: t.Counterpart.Name, Document: t.Document, ISPB: b.ISPB, BankName: b.Name, BankCode: b.Code}
 }
 
@@ -279,8 +279,8 @@ func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Cou
 	if err != nil {
 		return pix.Counterpart{}, err
 	}
-	return pix.Counterpart{Name: a.Name, Document: a.Document, ISPB: s.banks.sandbox.ISPB, BankName: s.banks.sandbox.Name,
-		BankCode: s.banks.sandbox.Code, Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}, nil
+	return pix.Counterpart{Name: a.Name, Document: a.Document, ISPB: s.banks.Sandbox.ISPB, BankName: s.banks.Sandbox.Name,
+		BankCode: s.banks.Sandbox.Code, Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}, nil
 }
 
 // fail ends t in ERROR with the reason, the hold back to available.

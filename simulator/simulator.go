@@ -21,6 +21,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
 	"github.com/pixsandbox/pixsandbox/simulator/refund"
+	"github.com/pixsandbox/pixsandbox/simulator/seed"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -70,22 +71,6 @@ type Config struct {
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
 const DefaultSettlementDelay = 2 * time.Second
 
-// SeedAccount is a fixture account seeded on first start.
-type SeedAccount struct {
-	Account      pix.Account
-	ClientID     string
-	ClientSecret string
-	Balance      pix.Cents
-	Certificates []SeedCertificate
-	Targets      []webhook.Target
-}
-
-// SeedCertificate is a certificate registered to a seeded account.
-type SeedCertificate struct {
-	PEM     []byte
-	Revoked bool
-}
-
 // Simulator is the application core.
 type Simulator struct {
 	store  storage.Store
@@ -98,7 +83,7 @@ type Simulator struct {
 	ca   *auth.CA
 
 	rules           rules
-	banks           banks
+	banks           seed.Banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
 	pool            *webhook.Pool
@@ -112,7 +97,7 @@ type Simulator struct {
 	clockMu sync.Mutex // serialises clock moves and their persistence
 
 	// What Reset seeds again, and the runner's context to restart it with.
-	seedAccts []SeedAccount
+	seedAccts []seed.Account
 	fixtures  *fixtures.Set
 	lifeMu    sync.Mutex
 	runCtx    context.Context
@@ -162,16 +147,16 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
 	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.limits}
-	banks, err := loadBanks(cfg.Fixtures)
+	banks, err := seed.LoadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
 	s.banks = banks
 	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
-		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.sandbox.ISPB, now, s.randomAlnum(11)) },
+		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.Sandbox.ISPB, now, s.randomAlnum(11)) },
 		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
-	s.meds = &med.Process{Deadlines: medDeadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.sandbox, Bank: banks.lookup}
-	accounts, err := seedAccounts(cfg.Fixtures)
+	s.meds = &med.Process{Deadlines: medDeadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
+	accounts, err := seed.FromFixtures(cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +181,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err := s.reseed(ctx, cfg.Seed); err != nil {
 		return nil, err
 	}
-	if err := s.seed(ctx, accounts); err != nil {
-		return nil, err
-	}
-	if err := s.seedDict(ctx, cfg.Fixtures); err != nil {
+	if err := s.seedStore(ctx); err != nil {
 		return nil, err
 	}
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
@@ -221,6 +203,16 @@ func medDeadlines(cfg pix.MEDTimeline) pix.MEDTimeline {
 		tl.Refund = cfg.Refund
 	}
 	return tl
+}
+
+// seedStore writes the fixture accounts, then the DICT directory, into a new
+// data dir, once (simulator/seed).
+func (s *Simulator) seedStore(ctx context.Context) error {
+	now := s.clock.Now()
+	if err := s.store.Update(ctx, func(tx storage.Tx) error { return seed.Accounts(tx, s.seedAccts, now) }); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx storage.Tx) error { return seed.Dict(tx, s.fixtures, s.banks) })
 }
 
 // metaStarts counts the starts of the simulator on its data dir.
