@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,17 +108,6 @@ func (s *Simulator) AddCertificate(ctx context.Context, id pix.AccountID, in pix
 	return issued, err
 }
 
-// AccountBalance returns an account's balance at the simulation clock's now.
-func (s *Simulator) AccountBalance(ctx context.Context, id pix.AccountID) (pix.BalanceReport, error) {
-	now := s.clock.Now()
-	var b pix.Balance
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		b, err = tx.Balance(id)
-		return refs.NotFound(err, "account %d not found", id)
-	})
-	return pix.BalanceReport{Balance: b, At: now}, err
-}
-
 // Account returns an account and its balance (control plane).
 func (s *Simulator) Account(ctx context.Context, id pix.AccountID) (pix.Account, pix.BalanceReport, error) {
 	var a pix.Account
@@ -137,4 +127,37 @@ func (s *Simulator) Account(ctx context.Context, id pix.AccountID) (pix.Account,
 // other in one consistent snapshot (simulator/invariants; control plane).
 func (s *Simulator) CheckInvariants(ctx context.Context) (pix.InvariantReport, error) {
 	return invariants.Check(ctx, s.store, s.clock.Now())
+}
+
+// Accounts lists every account with its balance and client ids, for the
+// control plane.
+func (s *Simulator) Accounts(ctx context.Context) ([]pix.AccountOverview, error) {
+	now := s.clock.Now()
+	var out []pix.AccountOverview
+	err := s.store.View(ctx, func(tx storage.Tx) error {
+		accts, err := tx.Accounts()
+		if err != nil {
+			return err
+		}
+		creds, err := tx.Credentials()
+		if err != nil {
+			return err
+		}
+		for _, a := range accts {
+			b, err := tx.Balance(a.ID)
+			if err != nil {
+				return err
+			}
+			o := pix.AccountOverview{Account: a, Balance: pix.BalanceReport{Balance: b, At: now}}
+			for _, c := range creds {
+				if c.AccountID == a.ID {
+					o.ClientIDs = append(o.ClientIDs, c.ClientID)
+				}
+			}
+			slices.Sort(o.ClientIDs)
+			out = append(out, o)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -65,13 +65,13 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 			Counterpart: pix.Counterpart{Name: in.Name, Document: in.Document},
 			CreatedAt:   now, Scenario: sc.Name,
 		}
-		if err := s.rules.checkLimits(tx, st, t); err != nil {
+		if err := s.totals.Check(tx, st, t); err != nil {
 			return err
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err
 		}
-		if err := s.rules.countLimits(tx, t, 1); err != nil {
+		if err := s.totals.Count(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
-	"github.com/pixsandbox/pixsandbox/simulator/med"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -23,6 +23,15 @@ import (
 
 // webhookEventCashIn is the registration event type of PIX received.
 const webhookEventCashIn = webhook.EventCashIn
+
+// jobAutoPay is the payer of the AUTO_PAYMENT and LATE_PAYMENT scenarios.
+const jobAutoPay = "charge.autopay"
+
+// LocationHost is the host of every BR Code location URL the sandbox issues.
+const LocationHost = "qr.pixsandbox.example"
+
+// merchantCity is field 60 of every BR Code.
+const merchantCity = "SAO PAULO"
 
 // Pay pays a charge as the payer's bank would (control plane, POST
 // /_sandbox/payments): the charge named by its BR Code, its txid or its
@@ -193,46 +202,6 @@ func errWrongAmount(want, got pix.Cents) error {
 	return pix.Errorf(pix.KindUnprocessable, pix.CodeInvalidRequest, "amount %s differs from the charge's %s", got, want)
 }
 
-// payCob pays an ATIVA cob: a PIX_IN transaction with the cob's txid, CONCLUIDA,
-// and a RECEIVE webhook (spec "Events > Envelope V2").
-func (s *Simulator) payCob(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
-	c, err := tx.Cob(ref.AccountID, ref.TxID)
-	if err != nil {
-		return pix.Transaction{}, refs.NotFound(err, "cob %s not found", ref.TxID)
-	}
-	if c.Status != pix.CobStatusAtiva || !now.Before(c.ExpiresAt()) {
-		if c.Status == pix.CobStatusAtiva || c.Status == pix.CobStatusRemovidaPeloPSP {
-			c.RefusedAt = now
-			if err := tx.PutCob(c); err != nil {
-				return pix.Transaction{}, err
-			}
-		}
-		if c.Status == pix.CobStatusAtiva {
-			return pix.Transaction{}, errChargeEnded("cob " + c.TxID + " expired at " + c.ExpiresAt().UTC().Format(timeFormat))
-		}
-		return pix.Transaction{}, errChargeEnded("cob " + c.TxID + " is " + string(c.Status) + ": it accepts no payment")
-	}
-	paid := c.Amount
-	if amount != nil {
-		if c.ChangeMode == pix.CobModalidadeFixed && *amount != c.Amount {
-			return pix.Transaction{}, errWrongAmount(c.Amount, *amount)
-		}
-		paid = *amount
-	}
-	t, err := s.receivePix(tx, c.AccountID, from, paid, payer, e2e, c.TxID, c.Key, c.PayerRequest, now)
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	c.Status, c.TransactionID, c.EndToEndID, c.PaidAmount, c.PaidAt, c.EndedAt = pix.CobStatusConcluida, t.ID, e2e, paid, now, now
-	if err := tx.DeleteJob(cobExpireJobID(c.AccountID, c.TxID)); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := med.ScheduleForCharge(tx, c.Scenario, t, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	return t, tx.PutCob(c)
-}
-
 // receivePix credits a PIX received (by key, for a cob, or from another sandbox
 // account): a PIX_IN transaction, the amount less the account's cash-in fee, and
 // a RECEIVE webhook to its cash_in targets.
@@ -276,53 +245,6 @@ func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket,
 	return fee, nil
 }
 
-// payCashIn confirms a PENDING cash-in charge: CONFIRMED with the payer as
-// counterpart, the fee, a cash_in webhook, and its splits (spec "States and
-// transitions > Cash-in charge": webhook sent; splits executed if present).
-func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
-	t, err := tx.Transaction(ref.TransactionID)
-	if err != nil {
-		return pix.Transaction{}, refs.NotFound(err, "cash-in charge %d not found", ref.TransactionID)
-	}
-	ch, err := tx.Charge(t.ID)
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	if t.Status != pix.TxStatusPending || !now.Before(ch.ExpiresAt) {
-		if t.Status != pix.TxStatusConfirmed {
-			ch.RefusedAt = now
-			if err := tx.PutCharge(ch); err != nil {
-				return pix.Transaction{}, err
-			}
-		}
-		if t.Status == pix.TxStatusPending {
-			return pix.Transaction{}, errChargeEnded("cash-in charge " + itoa(t.ID) + " expired at " + ch.ExpiresAt.UTC().Format(timeFormat))
-		}
-		return pix.Transaction{}, errChargeEnded("cash-in charge " + itoa(t.ID) + " is " + string(t.Status) + ": it accepts no payment")
-	}
-	if amount != nil && *amount != t.Amount {
-		return pix.Transaction{}, errWrongAmount(t.Amount, *amount)
-	}
-	t.Status, t.EndToEndID, t.ProcessedAt = pix.TxStatusConfirmed, e2e, now
-	t.Counterpart = payer
-	if t.Fee, err = s.credit(tx, t, from, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := tx.PutTransaction(t); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := tx.DeleteJob(cashInExpireJobID(t.ID)); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := s.emitCashIn(tx, t, ch, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := med.ScheduleForCharge(tx, ch.Scenario, t, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	return t, s.startSplits(tx, t, ch, now)
-}
-
 // autoPayJob is the payer of the AUTO_PAYMENT and LATE_PAYMENT scenarios. A
 // refused payment (an ended charge) is recorded on the charge (RefusedAt, set by
 // payCob/payCashIn in this same transaction) and not retried.
@@ -346,3 +268,36 @@ func (s *Simulator) autoPayJob(ctx context.Context, now time.Time, j agenda.Job)
 }
 
 func encodePayment(p pix.Payment) ([]byte, error) { return json.Marshal(p) }
+
+// newLocation issues a BR Code location for a charge: a loc id, a URL without
+// scheme ending in a random token, and the dynamic BR Code pointing at it.
+func (s *Simulator) newLocation(tx storage.Tx, holder string, ref pix.LocationRef) (locID int64, location, code string, err error) {
+	if locID, err = tx.NextID("location"); err != nil {
+		return 0, "", "", err
+	}
+	token := strings.ReplaceAll(uuid.NewString(), "-", "")
+	location = LocationHost + "/qr/v2/" + token
+	if code, err = pix.NewDynamicBRCode(location, holder, merchantCity).Encode(); err != nil {
+		return 0, "", "", err
+	}
+	return locID, location, code, tx.PutLocation(token, ref)
+}
+
+// scheduleAutoPay schedules the payer of a Payer scenario: AUTO_PAYMENT pays
+// Delay after creation; LATE_PAYMENT pays Delay after expiry (and is refused).
+func (s *Simulator) scheduleAutoPay(tx storage.Tx, sc scenarios.Scenario, ref string, now, expiresAt time.Time, p pix.Payment) error {
+	if sc.Phase != scenarios.Payer {
+		return nil
+	}
+	due := now.Add(sc.Delay)
+	if sc.AfterExpiry {
+		due = expiresAt.Add(sc.Delay)
+	}
+	payload, err := encodePayment(p)
+	if err != nil {
+		return err
+	}
+	return tx.PutJob(agenda.Job{ID: autoPayJobID(ref), Kind: jobAutoPay, Due: due, Payload: payload})
+}
+
+func autoPayJobID(ref string) string { return "autopay-" + ref }

@@ -3,10 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/pixsandbox/pixsandbox/simulator/pix"
-	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -61,65 +58,4 @@ func (s *Simulator) Reset(ctx context.Context) error {
 	}
 	s.log.Info("sandbox reset: every record dropped, fixtures seeded again")
 	return nil
-}
-
-// Accounts lists every account with its balance and client ids, for the
-// control plane.
-func (s *Simulator) Accounts(ctx context.Context) ([]pix.AccountOverview, error) {
-	now := s.clock.Now()
-	var out []pix.AccountOverview
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		accts, err := tx.Accounts()
-		if err != nil {
-			return err
-		}
-		creds, err := tx.Credentials()
-		if err != nil {
-			return err
-		}
-		for _, a := range accts {
-			b, err := tx.Balance(a.ID)
-			if err != nil {
-				return err
-			}
-			o := pix.AccountOverview{Account: a, Balance: pix.BalanceReport{Balance: b, At: now}}
-			for _, c := range creds {
-				if c.AccountID == a.ID {
-					o.ClientIDs = append(o.ClientIDs, c.ClientID)
-				}
-			}
-			slices.Sort(o.ClientIDs)
-			out = append(out, o)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// SandboxToken issues an access token for an account without its credentials
-// or certificate: the control plane's shortcut for consoles and scripts. The
-// token is the same as POST /api/auth/token issues (its clientId claim is the
-// account's first client id).
-func (s *Simulator) SandboxToken(ctx context.Context, id pix.AccountID) (pix.Token, error) {
-	now := s.clock.Now()
-	var clientID string
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		if _, err := tx.Account(id); err != nil {
-			return refs.NotFound(err, "account %d not found", id)
-		}
-		creds, err := tx.Credentials()
-		if err != nil {
-			return err
-		}
-		for _, c := range creds {
-			if c.AccountID == id && (clientID == "" || c.ClientID < clientID) {
-				clientID = c.ClientID
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return pix.Token{}, err
-	}
-	return s.auth.Sign(id, clientID, now)
 }

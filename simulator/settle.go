@@ -7,11 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
+	"github.com/pixsandbox/pixsandbox/simulator/limits"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -108,22 +107,6 @@ func (s *Simulator) force(ctx context.Context, ref string, o outcome) (pix.Trans
 	}
 	s.agenda.Wake()
 	return s.Transaction(ctx, ref)
-}
-
-// Transaction returns a transaction by numeric id or UUID (control plane).
-func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transaction, error) {
-	var t pix.Transaction
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
-			t, err = tx.Transaction(n)
-		} else if _, perr := uuid.Parse(ref); perr == nil {
-			t, err = tx.TransactionByUUID(ref)
-		} else {
-			err = storage.ErrNotFound
-		}
-		return refs.NotFound(err, "transaction %s not found", refs.Quote(ref))
-	})
-	return t, err
 }
 
 // finish moves a pending transaction to CONFIRMED or ERROR, once: the status
@@ -289,8 +272,8 @@ func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, 
 	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: refs.Ref(t, "release")}); err != nil {
 		return err
 	}
-	if countsTowardLimits(t.Kind) {
-		if err := s.rules.countLimits(tx, t, -1); err != nil {
+	if limits.Counted(t.Kind) {
+		if err := s.totals.Count(tx, t, -1); err != nil {
 			return err
 		}
 	}
@@ -299,14 +282,3 @@ func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, 
 	}
 	return s.emitPixOut(tx, t, now)
 }
-
-// randomAlnum returns n characters of pix.Alphanumerics from the seeded faker.
-func (s *Simulator) randomAlnum(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = pix.Alphanumerics[s.faker.IntN(len(pix.Alphanumerics))]
-	}
-	return string(b)
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/delivery"
+	"github.com/pixsandbox/pixsandbox/simulator/limits"
 	"github.com/pixsandbox/pixsandbox/simulator/med"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
@@ -83,6 +83,7 @@ type Simulator struct {
 	ca   *auth.CA
 
 	rules           rules
+	totals          limits.Totals
 	banks           seed.Banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
@@ -122,6 +123,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		return nil, errors.New("simulator: no fixtures")
 	}
 	s.rules = bendRules(productionRules())
+	s.totals = limits.Totals{IsNight: s.rules.isNight}
 	s.settlementDelay = cfg.SettlementDelay
 	if s.settlementDelay <= 0 {
 		s.settlementDelay = DefaultSettlementDelay
@@ -262,5 +264,3 @@ func (s *Simulator) Stop() {
 
 // Clock returns the simulation clock, the only source of "now".
 func (s *Simulator) Clock() clock.Clock { return s.clock }
-
-func sortStrings(s []string) { sort.Strings(s) }

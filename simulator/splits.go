@@ -14,6 +14,9 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
+// jobSplitsRun pays the splits queued for an account, on its split schedule.
+const jobSplitsRun = "splits.run"
+
 func splitsRunJobID(a pix.AccountID) string { return "splits-" + itoa(int64(a)) }
 
 // startSplits pays out a confirmed charge's splits (spec "POST /api/pix/cash-in",

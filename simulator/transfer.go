@@ -82,13 +82,13 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		if err != nil {
 			return err
 		}
-		if err := s.rules.checkLimits(tx, st, t); err != nil {
+		if err := s.totals.Check(tx, st, t); err != nil {
 			return err // the route answers 422 (routes.go overrides)
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err // insufficient balance: the route answers 422 (routes.go overrides)
 		}
-		if err := s.rules.countLimits(tx, t, 1); err != nil {
+		if err := s.totals.Count(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
