@@ -55,11 +55,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 		if err != nil {
 			return err
 		}
-		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
-			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
-				Message: "transaction.externalId " + refs.Quote(in.ExternalID) + " was already used by this account",
-				Details: map[string]any{"externalId": in.ExternalID, "existingTransactionId": prev.ID}}
-		} else if !errors.Is(err, storage.ErrNotFound) {
+		if err := unusedExternalID(tx, id, "transaction.externalId", in.ExternalID); err != nil {
 			return err
 		}
 		txID, err := tx.NextID("transaction")
@@ -95,12 +91,10 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 
 // CashInCharge returns a cash-in charge by its transaction (control plane).
 func (s *Simulator) CashInCharge(ctx context.Context, id int64) (pix.Charge, error) {
-	var c pix.Charge
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		c, err = tx.Charge(id)
-		return refs.NotFound(err, "cash-in charge %d not found", id)
+	return view(ctx, s.store, func(tx storage.Tx) (pix.Charge, error) {
+		c, err := tx.Charge(id)
+		return c, refs.NotFound(err, "cash-in charge %d not found", id)
 	})
-	return c, err
 }
 
 // cashInExpireJob ends a cash-in charge still PENDING at its expirationDate:

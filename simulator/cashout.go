@@ -43,11 +43,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		if err != nil {
 			return refs.NotFound(err, "account %d not found", id)
 		}
-		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
-			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
-				Message: "externalId " + refs.Quote(in.ExternalID) + " was already used by this account",
-				Details: map[string]any{"externalId": in.ExternalID, "existingTransactionId": prev.ID}}
-		} else if !errors.Is(err, storage.ErrNotFound) {
+		if err := unusedExternalID(tx, id, "externalId", in.ExternalID); err != nil {
 			return err
 		}
 		st, err := settingsOf(tx, a)
@@ -110,4 +106,19 @@ func (s *Simulator) keyScenario(ctx context.Context, key string, op scenarios.Op
 		return scenarios.None
 	}
 	return scenarios.ForKey(e.Scenario, op)
+}
+
+// unusedExternalID refuses an externalId the account already used
+// (CodePixDuplicateExternalID, naming the request's field).
+func unusedExternalID(tx storage.Tx, id pix.AccountID, field, externalID string) error {
+	prev, err := tx.TransactionByExternalID(id, externalID)
+	if err == nil {
+		return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
+			Message: field + " " + refs.Quote(externalID) + " was already used by this account",
+			Details: map[string]any{"externalId": externalID, "existingTransactionId": prev.ID}}
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
 }

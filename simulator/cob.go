@@ -73,12 +73,10 @@ func (s *Simulator) Cob(ctx context.Context, id pix.AccountID, txid string) (pix
 	if !pix.ValidTxID(txid) {
 		return pix.Cob{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "txid", Message: "must be 26 to 35 characters of [a-zA-Z0-9]"})
 	}
-	var c pix.Cob
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		c, err = tx.Cob(id, txid)
-		return refs.NotFound(err, "cob %s not found", txid)
+	return view(ctx, s.store, func(tx storage.Tx) (pix.Cob, error) {
+		c, err := tx.Cob(id, txid)
+		return c, refs.NotFound(err, "cob %s not found", txid)
 	})
-	return c, err
 }
 
 // RemoveCob moves an ATIVA cob to REMOVIDA_PELO_USUARIO_RECEBEDOR (PATCH

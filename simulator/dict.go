@@ -15,12 +15,10 @@ import (
 
 // DictKey looks a key up in the DICT directory (control plane).
 func (s *Simulator) DictKey(ctx context.Context, key string) (pix.DictEntry, error) {
-	var e pix.DictEntry
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		e, err = tx.DictEntry(key)
-		return refs.NotFound(err, "key %q not found in DICT", key)
+	return view(ctx, s.store, func(tx storage.Tx) (pix.DictEntry, error) {
+		e, err := tx.DictEntry(key)
+		return e, refs.NotFound(err, "key %q not found in DICT", key)
 	})
-	return e, err
 }
 
 // RegisterDictKey adds or replaces a key held outside the sandbox (control plane).

@@ -115,10 +115,8 @@ func (s *Simulator) ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFil
 
 // GetMED returns a MED (control plane).
 func (s *Simulator) GetMED(ctx context.Context, id int64) (pix.MED, error) {
-	var m pix.MED
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		m, err = tx.MED(id)
-		return refs.NotFound(err, "MED %d not found", id)
+	return view(ctx, s.store, func(tx storage.Tx) (pix.MED, error) {
+		m, err := tx.MED(id)
+		return m, refs.NotFound(err, "MED %d not found", id)
 	})
-	return m, err
 }

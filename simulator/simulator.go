@@ -264,3 +264,13 @@ func (s *Simulator) Stop() {
 
 // Clock returns the simulation clock, the only source of "now".
 func (s *Simulator) Clock() clock.Clock { return s.clock }
+
+// view runs read in a read-only store transaction and returns what it read.
+func view[T any](ctx context.Context, store storage.Store, read func(tx storage.Tx) (T, error)) (T, error) {
+	var v T
+	err := store.View(ctx, func(tx storage.Tx) (err error) {
+		v, err = read(tx)
+		return err
+	})
+	return v, err
+}

@@ -86,24 +86,18 @@ func (s *Simulator) DeleteWebhookTarget(ctx context.Context, id int64) error {
 // WebhookDeliveries lists deliveries with their attempts, newest first,
 // filtered by account and transaction when not zero (control plane).
 func (s *Simulator) WebhookDeliveries(ctx context.Context, account pix.AccountID, txID int64, limit int) ([]webhook.Delivery, error) {
-	var out []webhook.Delivery
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		out, err = tx.Deliveries(account, txID, limit)
-		return err
+	return view(ctx, s.store, func(tx storage.Tx) ([]webhook.Delivery, error) {
+		return tx.Deliveries(account, txID, limit)
 	})
-	return out, err
 }
 
 // WebhookDeliveriesAfterAttempt lists the deliveries with an attempt newer
 // than the attempt (webhookLogId) after, oldest such attempt first: a cursor
 // for following deliveries as they happen, retries of old ones included.
 func (s *Simulator) WebhookDeliveriesAfterAttempt(ctx context.Context, account pix.AccountID, after int64, limit int) ([]webhook.Delivery, error) {
-	var out []webhook.Delivery
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		out, err = tx.DeliveriesAfterAttempt(account, after, limit)
-		return err
+	return view(ctx, s.store, func(tx storage.Tx) ([]webhook.Delivery, error) {
+		return tx.DeliveriesAfterAttempt(account, after, limit)
 	})
-	return out, err
 }
 
 // emitCashIn sends the outcome webhook of a cash-in charge (paid or expired)
