@@ -69,7 +69,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 		ch = pix.Charge{TransactionID: txID, AccountID: id, CorrelationID: uuid.NewString(), TxID: chargeTxID,
 			ExpiresAt: now.Add(in.Expiration), GenerateQrCode: in.GenerateQrCode, PayerName: in.PayerName,
 			PayerDocument: in.PayerDocument, AdditionalInfo: in.AdditionalInfo, Splits: in.Splits, Scenario: sc.Name}
-		if ch.LocID, ch.Location, ch.PixCode, err = s.newLocation(tx, a.Name, pix.LocationRef{Kind: pix.LocationCashIn, AccountID: id, TransactionID: txID}); err != nil {
+		if ch.LocID, ch.Location, ch.PixCode, err = newLocation(tx, a.Name, pix.LocationRef{Kind: pix.LocationCashIn, AccountID: id, TransactionID: txID}); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
@@ -81,7 +81,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 		if err := tx.PutJob(agenda.Job{ID: cashInExpireJobID(txID), Kind: jobCashInExpire, Due: ch.ExpiresAt, Payload: []byte(itoa(txID))}); err != nil {
 			return err
 		}
-		return s.scheduleAutoPay(tx, sc, "cashin-"+itoa(txID), now, ch.ExpiresAt, pix.Payment{TransactionID: itoa(txID)})
+		return scheduleAutoPay(tx, sc, "cashin-"+itoa(txID), now, ch.ExpiresAt, pix.Payment{TransactionID: itoa(txID)})
 	})
 	if err != nil {
 		return pix.Transaction{}, pix.Charge{}, err

@@ -51,7 +51,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 			return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "chave", Message: "must be a key of this account"})
 		}
 		c.AccountID, c.CreatedAt, c.Scenario = id, now, sc.Name
-		if c.LocID, c.Location, c.PixCode, err = s.newLocation(tx, a.Name, pix.LocationRef{Kind: pix.LocationCob, AccountID: id, TxID: c.TxID}); err != nil {
+		if c.LocID, c.Location, c.PixCode, err = newLocation(tx, a.Name, pix.LocationRef{Kind: pix.LocationCob, AccountID: id, TxID: c.TxID}); err != nil {
 			return err
 		}
 		if err := tx.PutCob(c); err != nil {
@@ -60,7 +60,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 		if err := tx.PutJob(agenda.Job{ID: cobExpireJobID(id, c.TxID), Kind: jobCobExpire, Due: c.ExpiresAt(), Payload: chargeRef(id, c.TxID)}); err != nil {
 			return err
 		}
-		return s.scheduleAutoPay(tx, sc, "cob-"+itoa(int64(id))+"-"+c.TxID, now, c.ExpiresAt(), pix.Payment{TxID: c.TxID})
+		return scheduleAutoPay(tx, sc, "cob-"+itoa(int64(id))+"-"+c.TxID, now, c.ExpiresAt(), pix.Payment{TxID: c.TxID})
 	})
 	if err != nil {
 		return pix.Cob{}, err

@@ -119,7 +119,7 @@ func (s *Simulator) payer(p pix.Payment) (pix.Counterpart, error) {
 // payCharge pays the charge p names with money from `from` (the world for an
 // external payer). The end-to-end id is the payer's PSP's.
 func (s *Simulator) payCharge(tx storage.Tx, p pix.Payment, payer pix.Counterpart, from ledger.Pocket, now time.Time) (pix.PaymentResult, error) {
-	ref, err := s.resolveCharge(tx, p)
+	ref, err := resolveCharge(tx, p)
 	if err != nil {
 		return pix.PaymentResult{}, err
 	}
@@ -148,7 +148,7 @@ func (s *Simulator) payResolved(tx storage.Tx, ref pix.LocationRef, amount *pix.
 }
 
 // resolveCharge finds the charge a payment names.
-func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef, error) {
+func resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef, error) {
 	switch {
 	case p.PixCode != "":
 		code, err := pix.ParseBRCode(strings.TrimSpace(p.PixCode))
@@ -271,7 +271,7 @@ func encodePayment(p pix.Payment) ([]byte, error) { return json.Marshal(p) }
 
 // newLocation issues a BR Code location for a charge: a loc id, a URL without
 // scheme ending in a random token, and the dynamic BR Code pointing at it.
-func (s *Simulator) newLocation(tx storage.Tx, holder string, ref pix.LocationRef) (locID int64, location, code string, err error) {
+func newLocation(tx storage.Tx, holder string, ref pix.LocationRef) (locID int64, location, code string, err error) {
 	if locID, err = tx.NextID("location"); err != nil {
 		return 0, "", "", err
 	}
@@ -285,7 +285,7 @@ func (s *Simulator) newLocation(tx storage.Tx, holder string, ref pix.LocationRe
 
 // scheduleAutoPay schedules the payer of a Payer scenario: AUTO_PAYMENT pays
 // Delay after creation; LATE_PAYMENT pays Delay after expiry (and is refused).
-func (s *Simulator) scheduleAutoPay(tx storage.Tx, sc scenarios.Scenario, ref string, now, expiresAt time.Time, p pix.Payment) error {
+func scheduleAutoPay(tx storage.Tx, sc scenarios.Scenario, ref string, now, expiresAt time.Time, p pix.Payment) error {
 	if sc.Phase != scenarios.Payer {
 		return nil
 	}

@@ -127,7 +127,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 		if err != nil || t.Final() {
 			return err
 		}
-		dest, found, err := s.destination(tx, t)
+		dest, found, err := destination(tx, t)
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func settlementCheck(t pix.Transaction, dest pix.DictEntry, found bool) *pix.Fai
 }
 
 // destination finds the key's holder in the DICT directory.
-func (s *Simulator) destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) {
+func destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) {
 	e, err := tx.DictEntry(t.PixKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		return pix.DictEntry{}, false, nil
@@ -236,7 +236,7 @@ func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) erro
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emitPixOut(tx, t, now)
+	return emitPixOut(tx, t, now)
 }
 
 // payChargeOf pays, with a settling transfer, the charge of the receiving
@@ -280,5 +280,5 @@ func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, 
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emitPixOut(tx, t, now)
+	return emitPixOut(tx, t, now)
 }

@@ -135,7 +135,7 @@ func (s *Simulator) createSplit(tx storage.Tx, charge pix.Transaction, ch pix.Ch
 		if err := tx.PutTransaction(t); err != nil {
 			return err
 		}
-		return s.emitPixOut(tx, t, now)
+		return emitPixOut(tx, t, now)
 	}
 	if err != nil {
 		return err

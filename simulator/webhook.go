@@ -125,7 +125,7 @@ func (s *Simulator) emitCashIn(tx storage.Tx, t pix.Transaction, ch pix.Charge, 
 
 // emitPixOut sends the outcome webhook of a PIX out to the account's cash_out
 // targets: TRANSFER (V2) for a DICT transfer, CashOut for a cash-out or a split.
-func (s *Simulator) emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
+func emitPixOut(tx storage.Tx, t pix.Transaction, now time.Time) error {
 	if t.Kind == pix.TxTransfer {
 		return delivery.Emit(tx, t.AccountID, webhook.EventCashOut, "TRANSFER", t.ID, webhook.TransferPayload(t), now)
 	}

@@ -18,7 +18,8 @@ func (e effect) String() string {
 
 // expectedEffect is what a transaction of the account must have done to its
 // balance, by kind and status (the movements of the core's cashout.go,
-// transfer.go, splits.go, settle.go, payment.go and refund.go):
+// transfer.go, splits.go, settle.go, payment.go, cob.go and cashin.go, and of
+// simulator/refund):
 //
 //   - a PIX out (cash-out, DICT transfer, split) holds amount + fee while
 //     PENDING (available → blocked), takes it out of the account when CONFIRMED,
