@@ -95,7 +95,7 @@ func (s *Simulator) ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFil
 		if err != nil {
 			return err
 		}
-		if ok, wait := s.limits.Allow("med/"+itoa(int64(id)), st.EffectiveMEDRateLimit(), now); !ok {
+		if ok, wait := s.rateLimits.Allow("med/"+itoa(int64(id)), st.EffectiveMEDRateLimit(), now); !ok {
 			return ratelimit.Refusal("GET /api/med", st.EffectiveMEDRateLimit(), wait)
 		}
 		return tx.MEDs(id, func(m pix.MED) bool {

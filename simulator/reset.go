@@ -41,7 +41,7 @@ func (s *Simulator) Reset(ctx context.Context) error {
 		return err
 	}
 	s.auth.Forget()
-	s.limits.Reset()
+	s.rateLimits.Reset()
 	if err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.PutMeta(metaStarts, starts); err != nil {
 			return err

@@ -92,7 +92,7 @@ type Simulator struct {
 	refunds         *refund.Process
 	meds            *med.Process
 	cashInWebhook   pix.CashInWebhook
-	limits          ratelimit.Limiter
+	rateLimits      ratelimit.Limiter
 	registration    registrationSwitch
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
@@ -148,7 +148,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
-	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.limits}
+	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.rateLimits}
 	banks, err := seed.LoadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
