@@ -6,5 +6,5 @@
 // one-off resend of a transaction's webhook.
 //
 // It imports simulator/pix, simulator/agenda, simulator/storage,
-// simulator/webhook and simulator/ratelimit, never the core.
+// simulator/webhook, simulator/ratelimit and simulator/refs, never the core.
 package delivery
