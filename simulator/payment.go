@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -101,9 +100,7 @@ func (s *Simulator) payer(p pix.Payment) (pix.Counterpart, error) {
 		vs = append(vs, pix.Violation{Field: "payer.document", Message: "must be a CPF or CNPJ with valid check digits"})
 	}
 	if c.ISPB == "" {
-		h := fnv.New32a()
-		h.Write([]byte(c.Document))
-		c.ISPB = s.banks.List[int(h.Sum32())%len(s.banks.List)].ISPB
+		c.ISPB = s.banks.ForKey(c.Document).ISPB
 	}
 	b, ok := s.banks.ByISPB[c.ISPB]
 	if !ok || b.Code == "" || c.ISPB == s.banks.Sandbox.ISPB {

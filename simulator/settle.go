@@ -3,7 +3,6 @@ package simulator
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/limits"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
+	"github.com/pixsandbox/pixsandbox/simulator/seed"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -188,9 +188,7 @@ func destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) 
 // does not know: the holder the payer named, at a participant chosen from the
 // key (the same key always lands at the same bank).
 func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
-	h := fnv.New32a()
-	h.Write([]byte(t.PixKey))
-	b := s.banks.List[int(h.Sum32())%len(s.banks.List)]
+	b := s.banks.ForKey(t.PixKey)
 	return pix.Counterpart{Name: t.Counterpart.Name, Document: t.Document, ISPB: b.ISPB, BankName: b.Name, BankCode: b.Code}
 }
 
@@ -259,11 +257,7 @@ func (s *Simulator) payChargeOf(tx storage.Tx, receiver pix.AccountID, t pix.Tra
 // sandboxCounterpart is a sandbox account as the other side of a PIX.
 func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Counterpart, error) {
 	a, err := tx.Account(id)
-	if err != nil {
-		return pix.Counterpart{}, err
-	}
-	return pix.Counterpart{Name: a.Name, Document: a.Document, ISPB: s.banks.Sandbox.ISPB, BankName: s.banks.Sandbox.Name,
-		BankCode: s.banks.Sandbox.Code, Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}, nil
+	return seed.AccountEntry(a, s.banks.Sandbox).Counterpart(), err
 }
 
 // fail ends t in ERROR with the reason, the hold back to available.

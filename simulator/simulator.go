@@ -157,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
 		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.Sandbox.ISPB, now, s.randomAlnum(11)) },
 		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
-	s.meds = &med.Process{Deadlines: medDeadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
+	s.meds = &med.Process{Deadlines: med.Deadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
 	accounts, err := seed.FromFixtures(cfg.Fixtures)
 	if err != nil {
 		return nil, err
@@ -189,22 +189,6 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
 	s.registerJobs()
 	return s, nil
-}
-
-// medDeadlines are the MED deadlines: the configured ones, pix.DefaultMEDTimeline's
-// where zero.
-func medDeadlines(cfg pix.MEDTimeline) pix.MEDTimeline {
-	tl := pix.DefaultMEDTimeline
-	if cfg.Acknowledge > 0 {
-		tl.Acknowledge = cfg.Acknowledge
-	}
-	if cfg.Analysis > 0 {
-		tl.Analysis = cfg.Analysis
-	}
-	if cfg.Refund > 0 {
-		tl.Refund = cfg.Refund
-	}
-	return tl
 }
 
 // seedStore writes the fixture accounts, then the DICT directory, into a new

@@ -35,6 +35,22 @@ type Process struct {
 	Refunds *refund.Process
 }
 
+// Deadlines are the MED deadlines configured in cfg, pix.DefaultMEDTimeline's
+// where zero.
+func Deadlines(cfg pix.MEDTimeline) pix.MEDTimeline {
+	tl := pix.DefaultMEDTimeline
+	if cfg.Acknowledge > 0 {
+		tl.Acknowledge = cfg.Acknowledge
+	}
+	if cfg.Analysis > 0 {
+		tl.Analysis = cfg.Analysis
+	}
+	if cfg.Refund > 0 {
+		tl.Refund = cfg.Refund
+	}
+	return tl
+}
+
 // MED job kinds.
 const (
 	jobMEDOpen        = "med.open"        // a charge scenario's MED opens

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 
@@ -153,6 +154,14 @@ func (b Banks) Lookup(ispb string) (pix.Bank, bool) {
 	return p, ok
 }
 
+// ForKey is the participant outside the sandbox that a value (a key, a
+// document) always lands at.
+func (b Banks) ForKey(v string) pix.Bank {
+	h := fnv.New32a()
+	h.Write([]byte(v))
+	return b.List[int(h.Sum32())%len(b.List)]
+}
+
 // LoadBanks reads the participants of the fixtures.
 func LoadBanks(set *fixtures.Set) (Banks, error) {
 	b := Banks{ByISPB: map[string]pix.Bank{}}
@@ -204,9 +213,8 @@ func Dict(tx storage.Tx, set *fixtures.Set, banks Banks) error {
 // PIX to them settles into the account.
 func AccountKeys(tx storage.Tx, a pix.Account, sandbox pix.Bank) error {
 	for _, k := range a.PixKeys {
-		e := pix.DictEntry{Key: k.Key, Type: k.Type, Name: a.Name, Document: a.Document, ISPB: sandbox.ISPB,
-			BankName: sandbox.Name, BankCode: sandbox.Code, Branch: a.Branch,
-			AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}
+		e := AccountEntry(a, sandbox)
+		e.Key, e.Type = k.Key, k.Type
 		if err := tx.PutDictEntry(e); err != nil {
 			return err
 		}
@@ -263,4 +271,12 @@ func asciiLetters(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// AccountEntry is sandbox account a as the DICT directory knows it, without
+// a key: its holder at the sandbox's institution. Its Counterpart is the
+// account as the other side of a PIX.
+func AccountEntry(a pix.Account, sandbox pix.Bank) pix.DictEntry {
+	return pix.DictEntry{Name: a.Name, Document: a.Document, ISPB: sandbox.ISPB, BankName: sandbox.Name, BankCode: sandbox.Code,
+		Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}
 }
