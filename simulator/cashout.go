@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -41,13 +41,9 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
-		if prev, err := tx.TransactionByExternalID(id, in.ExternalID); err == nil {
-			return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
-				Message: "externalId " + quote(in.ExternalID) + " was already used by this account",
-				Details: map[string]any{"externalId": in.ExternalID, "existingTransactionId": prev.ID}}
-		} else if !errors.Is(err, storage.ErrNotFound) {
+		if err := unusedExternalID(tx, id, "externalId", in.ExternalID); err != nil {
 			return err
 		}
 		st, err := settingsOf(tx, a)
@@ -65,13 +61,13 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 			Counterpart: pix.Counterpart{Name: in.Name, Document: in.Document},
 			CreatedAt:   now, Scenario: sc.Name,
 		}
-		if err := checkLimits(tx, st, t); err != nil {
+		if err := s.totals.Check(tx, st, t); err != nil {
 			return err
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err
 		}
-		if err := countLimits(tx, t, 1); err != nil {
+		if err := s.totals.Count(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {
@@ -88,14 +84,9 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 
 // hold reserves a pending transaction's amount plus fee: available → blocked.
 func (s *Simulator) hold(tx storage.Tx, t pix.Transaction) error {
-	amount := t.Hold()
-	if faults.On(faults.FeeNeverRefuses) {
-		if bal, err := tx.Balance(t.AccountID); err == nil && bal.Available < amount && bal.Available >= t.Amount {
-			amount = t.Amount
-		}
-	}
+	amount := s.rules.holdAmount(tx, t)
 	_, err := tx.Move(ledger.Entry{At: t.CreatedAt, From: ledger.AvailableOf(t.AccountID), To: ledger.BlockedOf(t.AccountID),
-		Amount: amount, Ref: ref(t, "hold")})
+		Amount: amount, Ref: refs.Ref(t, "hold")})
 	if errors.Is(err, ledger.ErrInsufficient) {
 		bal, berr := tx.Balance(t.AccountID)
 		if berr != nil {
@@ -117,6 +108,17 @@ func (s *Simulator) keyScenario(ctx context.Context, key string, op scenarios.Op
 	return scenarios.ForKey(e.Scenario, op)
 }
 
-func ref(t pix.Transaction, what string) string {
-	return string(t.Kind) + ":" + itoa(t.ID) + ":" + what
+// unusedExternalID refuses an externalId the account already used
+// (CodePixDuplicateExternalID, naming the request's field).
+func unusedExternalID(tx storage.Tx, id pix.AccountID, field, externalID string) error {
+	prev, err := tx.TransactionByExternalID(id, externalID)
+	if err == nil {
+		return &pix.Error{Kind: pix.KindInvalid, Code: pix.CodePixDuplicateExternalID,
+			Message: field + " " + refs.Quote(externalID) + " was already used by this account",
+			Details: map[string]any{"externalId": externalID, "existingTransactionId": prev.ID}}
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	return err
 }

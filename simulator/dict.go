@@ -7,92 +7,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
-const metaDictSeeded = "dict-seeded"
-
-// banks is the participant list by ISPB, from the fixtures; sandbox is the
-// institution of every sandbox account.
-type banks struct {
-	byISPB  map[string]pix.Bank
-	list    []pix.Bank // real banks (not the sandbox), in fixture order
-	sandbox pix.Bank
-}
-
-func loadBanks(set *fixtures.Set) (banks, error) {
-	b := banks{byISPB: map[string]pix.Bank{}}
-	for _, fb := range set.Banks() {
-		pb := pix.Bank{ISPB: fb.ISPB, Name: fb.Name, Code: fb.Code}
-		b.byISPB[pb.ISPB] = pb
-		switch {
-		case fb.Sandbox:
-			b.sandbox = pb
-		case fb.Code != "": // the Central Bank (no bank code) holds no customer accounts
-			b.list = append(b.list, pb)
-		}
-	}
-	if b.sandbox.ISPB == "" || len(b.list) == 0 {
-		return b, errors.New("simulator: fixtures need banks and one sandbox bank")
-	}
-	return b, nil
-}
-
-// seedDict writes the fixture DICT directory once, and the keys of every
-// sandbox account present (fixture accounts are seeded before it).
-func (s *Simulator) seedDict(ctx context.Context, set *fixtures.Set) error {
-	return s.store.Update(ctx, func(tx storage.Tx) error {
-		var done bool
-		if ok, err := tx.Meta(metaDictSeeded, &done); err != nil || ok {
-			return err
-		}
-		for _, k := range set.DICT() {
-			bank := s.banks.byISPB[k.ISPB]
-			e := pix.DictEntry{Key: k.Key, Type: pix.KeyType(k.Type), Name: k.Name, Document: k.Document, ISPB: k.ISPB,
-				BankName: bank.Name, BankCode: bank.Code, Branch: k.Branch, AccountNumber: k.AccountNumber,
-				AccountType: k.AccountType, Scenario: k.Scenario}
-			if err := tx.PutDictEntry(e); err != nil {
-				return err
-			}
-		}
-		accounts, err := tx.Accounts()
-		if err != nil {
-			return err
-		}
-		for _, a := range accounts {
-			if err := s.putAccountKeys(tx, a); err != nil {
-				return err
-			}
-		}
-		return tx.PutMeta(metaDictSeeded, true)
-	})
-}
-
-// putAccountKeys registers a sandbox account's keys in the DICT directory, so a
-// PIX to them settles into the account.
-func (s *Simulator) putAccountKeys(tx storage.Tx, a pix.Account) error {
-	for _, k := range a.PixKeys {
-		e := pix.DictEntry{Key: k.Key, Type: k.Type, Name: a.Name, Document: a.Document, ISPB: s.banks.sandbox.ISPB,
-			BankName: s.banks.sandbox.Name, BankCode: s.banks.sandbox.Code, Branch: a.Branch,
-			AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}
-		if err := tx.PutDictEntry(e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // DictKey looks a key up in the DICT directory (control plane).
 func (s *Simulator) DictKey(ctx context.Context, key string) (pix.DictEntry, error) {
-	var e pix.DictEntry
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		e, err = tx.DictEntry(key)
-		return notFound(err, "key %q not found in DICT", key)
+	return view(ctx, s.store, func(tx storage.Tx) (pix.DictEntry, error) {
+		e, err := tx.DictEntry(key)
+		return e, refs.NotFound(err, "key %q not found in DICT", key)
 	})
-	return e, err
 }
 
 // RegisterDictKey adds or replaces a key held outside the sandbox (control plane).
@@ -114,8 +40,8 @@ func (s *Simulator) RegisterDictKey(ctx context.Context, e pix.DictEntry) (pix.D
 	if !pix.ValidDocument(e.Document) {
 		vs = append(vs, pix.Violation{Field: "document", Message: "must be a CPF (11 digits) or CNPJ (14 digits) with valid check digits"})
 	}
-	bank, known := s.banks.byISPB[e.ISPB]
-	if !known || bank.Code == "" || e.ISPB == s.banks.sandbox.ISPB {
+	bank, known := s.banks.ByISPB[e.ISPB]
+	if !known || bank.Code == "" || e.ISPB == s.banks.Sandbox.ISPB {
 		vs = append(vs, pix.Violation{Field: "ispb", Message: "must be the ISPB of a participant outside the sandbox (GET /_sandbox/banks)"})
 	}
 	if e.Scenario != "" && scenarios.ForKey(e.Scenario, scenarios.OpTransfer).IsNone() {
@@ -141,5 +67,5 @@ func (s *Simulator) RegisterDictKey(ctx context.Context, e pix.DictEntry) (pix.D
 
 // Banks lists the participants the sandbox knows, its own institution first.
 func (s *Simulator) Banks() []pix.Bank {
-	return append([]pix.Bank{s.banks.sandbox}, s.banks.list...)
+	return append([]pix.Bank{s.banks.Sandbox}, s.banks.List...)
 }

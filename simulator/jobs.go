@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refund"
 )
 
 // Agenda job kinds, <resource>.<verb>.
@@ -23,13 +25,15 @@ type markerPayload struct {
 func (s *Simulator) registerJobs() {
 	s.agenda.Handle(jobSettle, s.settleJob)
 	s.agenda.Handle(jobExpire, s.expireJob)
-	s.agenda.Handle(jobDeliver, s.deliverJob)
+	s.agenda.Handle(delivery.JobDeliver, s.deliveries.Deliver)
 	s.agenda.Handle(jobCobExpire, s.cobExpireJob)
 	s.agenda.Handle(jobCashInExpire, s.cashInExpireJob)
 	s.agenda.Handle(jobAutoPay, s.autoPayJob)
 	s.agenda.Handle(jobSplitsRun, s.splitsRunJob)
-	s.agenda.Handle(jobRefundSettle, s.refundSettleJob)
-	s.registerMEDJobs()
+	s.agenda.Handle(refund.JobSettle, s.refunds.SettleJob(s.store))
+	for kind, h := range s.meds.Handlers(s.store) {
+		s.agenda.Handle(kind, h)
+	}
 	s.agenda.Handle(jobMarker, func(_ context.Context, now time.Time, j agenda.Job) error {
 		s.log.Info("marker job ran", "job", j.ID, "due", j.Due, "now", now)
 		return nil

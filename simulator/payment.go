@@ -4,23 +4,34 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/brcode"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // webhookEventCashIn is the registration event type of PIX received.
 const webhookEventCashIn = webhook.EventCashIn
+
+// jobAutoPay is the payer of the AUTO_PAYMENT and LATE_PAYMENT scenarios.
+const jobAutoPay = "charge.autopay"
+
+// LocationHost is the host of every BR Code location URL the sandbox issues.
+const LocationHost = "qr.pixsandbox.example"
+
+// merchantCity is field 60 of every BR Code.
+const merchantCity = "SAO PAULO"
 
 // Pay pays a charge as the payer's bank would (control plane, POST
 // /_sandbox/payments): the charge named by its BR Code, its txid or its
@@ -60,7 +71,7 @@ func (s *Simulator) PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		e, err := tx.DictEntry(p.Key)
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && e.AccountID == 0) {
-			return pix.Errorf(pix.KindNotFound, pix.CodeDictKeyNotFound, "key %s is not a key of a sandbox account", quote(p.Key))
+			return pix.Errorf(pix.KindNotFound, pix.CodeDictKeyNotFound, "key %s is not a key of a sandbox account", refs.Quote(p.Key))
 		} else if err != nil {
 			return err
 		}
@@ -90,12 +101,10 @@ func (s *Simulator) payer(p pix.Payment) (pix.Counterpart, error) {
 		vs = append(vs, pix.Violation{Field: "payer.document", Message: "must be a CPF or CNPJ with valid check digits"})
 	}
 	if c.ISPB == "" {
-		h := fnv.New32a()
-		h.Write([]byte(c.Document))
-		c.ISPB = s.banks.list[int(h.Sum32())%len(s.banks.list)].ISPB
+		c.ISPB = s.banks.ForKey(c.Document).ISPB
 	}
-	b, ok := s.banks.byISPB[c.ISPB]
-	if !ok || b.Code == "" || c.ISPB == s.banks.sandbox.ISPB {
+	b, ok := s.banks.ByISPB[c.ISPB]
+	if !ok || b.Code == "" || c.ISPB == s.banks.Sandbox.ISPB {
 		vs = append(vs, pix.Violation{Field: "payer.ispb", Message: "must be a participant outside the sandbox (GET /_sandbox/banks)"})
 	}
 	if len(vs) > 0 {
@@ -108,7 +117,7 @@ func (s *Simulator) payer(p pix.Payment) (pix.Counterpart, error) {
 // payCharge pays the charge p names with money from `from` (the world for an
 // external payer). The end-to-end id is the payer's PSP's.
 func (s *Simulator) payCharge(tx storage.Tx, p pix.Payment, payer pix.Counterpart, from ledger.Pocket, now time.Time) (pix.PaymentResult, error) {
-	ref, err := s.resolveCharge(tx, p)
+	ref, err := resolveCharge(tx, p)
 	if err != nil {
 		return pix.PaymentResult{}, err
 	}
@@ -137,7 +146,7 @@ func (s *Simulator) payResolved(tx storage.Tx, ref pix.LocationRef, amount *pix.
 }
 
 // resolveCharge finds the charge a payment names.
-func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef, error) {
+func resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef, error) {
 	switch {
 	case p.PixCode != "":
 		code, err := brcode.Parse(strings.TrimSpace(p.PixCode))
@@ -147,7 +156,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		token := code.URL[strings.LastIndexByte(code.URL, '/')+1:]
 		ref, err := tx.Location(token)
 		if errors.Is(err, storage.ErrNotFound) || code.URL == "" {
-			return ref, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "no charge of this sandbox at location %s", quote(code.URL))
+			return ref, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "no charge of this sandbox at location %s", refs.Quote(code.URL))
 		}
 		return ref, err
 	case p.TxID != "":
@@ -161,7 +170,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		case 0:
 			ch, err := tx.ChargeByTxID(p.TxID)
 			if err != nil {
-				return pix.LocationRef{}, notFound(err, "no charge with txid %s", quote(p.TxID))
+				return pix.LocationRef{}, refs.NotFound(err, "no charge with txid %s", refs.Quote(p.TxID))
 			}
 			return pix.LocationRef{Kind: pix.LocationCashIn, AccountID: ch.AccountID, TransactionID: ch.TransactionID}, nil
 		default:
@@ -174,7 +183,7 @@ func (s *Simulator) resolveCharge(tx storage.Tx, p pix.Payment) (pix.LocationRef
 		}
 		ch, err := tx.Charge(n)
 		if err != nil {
-			return pix.LocationRef{}, notFound(err, "no cash-in charge with transactionId %d", n)
+			return pix.LocationRef{}, refs.NotFound(err, "no cash-in charge with transactionId %d", n)
 		}
 		return pix.LocationRef{Kind: pix.LocationCashIn, AccountID: ch.AccountID, TransactionID: n}, nil
 	}
@@ -189,46 +198,6 @@ func errChargeEnded(what string) error {
 // errWrongAmount refuses a payment of the wrong amount (422).
 func errWrongAmount(want, got pix.Cents) error {
 	return pix.Errorf(pix.KindUnprocessable, pix.CodeInvalidRequest, "amount %s differs from the charge's %s", got, want)
-}
-
-// payCob pays an ATIVA cob: a PIX_IN transaction with the cob's txid, CONCLUIDA,
-// and a RECEIVE webhook (spec "Events > Envelope V2").
-func (s *Simulator) payCob(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
-	c, err := tx.Cob(ref.AccountID, ref.TxID)
-	if err != nil {
-		return pix.Transaction{}, notFound(err, "cob %s not found", ref.TxID)
-	}
-	if c.Status != pix.CobStatusAtiva || !now.Before(c.ExpiresAt()) {
-		if c.Status == pix.CobStatusAtiva || c.Status == pix.CobStatusRemovidaPeloPSP {
-			c.RefusedAt = now
-			if err := tx.PutCob(c); err != nil {
-				return pix.Transaction{}, err
-			}
-		}
-		if c.Status == pix.CobStatusAtiva {
-			return pix.Transaction{}, errChargeEnded("cob " + c.TxID + " expired at " + c.ExpiresAt().UTC().Format(timeFormat))
-		}
-		return pix.Transaction{}, errChargeEnded("cob " + c.TxID + " is " + string(c.Status) + ": it accepts no payment")
-	}
-	paid := c.Amount
-	if amount != nil {
-		if c.ChangeMode == pix.CobModalidadeFixed && *amount != c.Amount {
-			return pix.Transaction{}, errWrongAmount(c.Amount, *amount)
-		}
-		paid = *amount
-	}
-	t, err := s.receivePix(tx, c.AccountID, from, paid, payer, e2e, c.TxID, c.Key, c.PayerRequest, now)
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	c.Status, c.TransactionID, c.EndToEndID, c.PaidAmount, c.PaidAt, c.EndedAt = pix.CobStatusConcluida, t.ID, e2e, paid, now, now
-	if err := tx.DeleteJob(cobExpireJobID(c.AccountID, c.TxID)); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := s.openMEDForCharge(tx, c.Scenario, t, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	return t, tx.PutCob(c)
 }
 
 // receivePix credits a PIX received (by key, for a cob, or from another sandbox
@@ -248,13 +217,13 @@ func (s *Simulator) receivePix(tx storage.Tx, to pix.AccountID, from ledger.Pock
 	if err := tx.PutTransaction(t); err != nil {
 		return pix.Transaction{}, err
 	}
-	return t, s.emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
+	return t, delivery.Emit(tx, to, webhookEventCashIn, "RECEIVE", t.ID, webhook.ReceivePayload(t), now)
 }
 
 // credit moves a received amount into the account and takes the cash-in fee
 // (capped at the amount), returning the fee.
 func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket, now time.Time) (pix.Cents, error) {
-	if _, err := tx.Move(ledger.Entry{At: now, From: from, To: ledger.AvailableOf(t.AccountID), Amount: t.Amount, Ref: ref(t, "receive")}); err != nil {
+	if _, err := tx.Move(ledger.Entry{At: now, From: from, To: ledger.AvailableOf(t.AccountID), Amount: t.Amount, Ref: refs.Ref(t, "receive")}); err != nil {
 		return 0, err
 	}
 	a, err := tx.Account(t.AccountID)
@@ -267,58 +236,11 @@ func (s *Simulator) credit(tx storage.Tx, t pix.Transaction, from ledger.Pocket,
 	}
 	fee := min(st.CashInFee, t.Amount)
 	if fee > 0 {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(t.AccountID), To: ledger.WorldPocket, Amount: fee, Ref: ref(t, "fee")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(t.AccountID), To: ledger.WorldPocket, Amount: fee, Ref: refs.Ref(t, "fee")}); err != nil {
 			return 0, err
 		}
 	}
 	return fee, nil
-}
-
-// payCashIn confirms a PENDING cash-in charge: CONFIRMED with the payer as
-// counterpart, the fee, a cash_in webhook, and its splits (spec "States and
-// transitions > Cash-in charge": webhook sent; splits executed if present).
-func (s *Simulator) payCashIn(tx storage.Tx, ref pix.LocationRef, amount *pix.Cents, payer pix.Counterpart, from ledger.Pocket, e2e string, now time.Time) (pix.Transaction, error) {
-	t, err := tx.Transaction(ref.TransactionID)
-	if err != nil {
-		return pix.Transaction{}, notFound(err, "cash-in charge %d not found", ref.TransactionID)
-	}
-	ch, err := tx.Charge(t.ID)
-	if err != nil {
-		return pix.Transaction{}, err
-	}
-	if t.Status != pix.TxStatusPending || !now.Before(ch.ExpiresAt) {
-		if t.Status != pix.TxStatusConfirmed {
-			ch.RefusedAt = now
-			if err := tx.PutCharge(ch); err != nil {
-				return pix.Transaction{}, err
-			}
-		}
-		if t.Status == pix.TxStatusPending {
-			return pix.Transaction{}, errChargeEnded("cash-in charge " + itoa(t.ID) + " expired at " + ch.ExpiresAt.UTC().Format(timeFormat))
-		}
-		return pix.Transaction{}, errChargeEnded("cash-in charge " + itoa(t.ID) + " is " + string(t.Status) + ": it accepts no payment")
-	}
-	if amount != nil && *amount != t.Amount {
-		return pix.Transaction{}, errWrongAmount(t.Amount, *amount)
-	}
-	t.Status, t.EndToEndID, t.ProcessedAt = pix.TxStatusConfirmed, e2e, now
-	t.Counterpart = payer
-	if t.Fee, err = s.credit(tx, t, from, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := tx.PutTransaction(t); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := tx.DeleteJob(cashInExpireJobID(t.ID)); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := s.emitCashIn(tx, t, ch, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	if err := s.openMEDForCharge(tx, ch.Scenario, t, now); err != nil {
-		return pix.Transaction{}, err
-	}
-	return t, s.startSplits(tx, t, ch, now)
 }
 
 // autoPayJob is the payer of the AUTO_PAYMENT and LATE_PAYMENT scenarios. A
@@ -344,3 +266,36 @@ func (s *Simulator) autoPayJob(ctx context.Context, now time.Time, j agenda.Job)
 }
 
 func encodePayment(p pix.Payment) ([]byte, error) { return json.Marshal(p) }
+
+// newLocation issues a BR Code location for a charge: a loc id, a URL without
+// scheme ending in a random token, and the dynamic BR Code pointing at it.
+func newLocation(tx storage.Tx, holder string, ref pix.LocationRef) (locID int64, location, code string, err error) {
+	if locID, err = tx.NextID("location"); err != nil {
+		return 0, "", "", err
+	}
+	token := strings.ReplaceAll(uuid.NewString(), "-", "")
+	location = LocationHost + "/qr/v2/" + token
+	if code, err = brcode.NewDynamic(location, holder, merchantCity).Encode(); err != nil {
+		return 0, "", "", err
+	}
+	return locID, location, code, tx.PutLocation(token, ref)
+}
+
+// scheduleAutoPay schedules the payer of a Payer scenario: AUTO_PAYMENT pays
+// Delay after creation; LATE_PAYMENT pays Delay after expiry (and is refused).
+func scheduleAutoPay(tx storage.Tx, sc scenarios.Scenario, ref string, now, expiresAt time.Time, p pix.Payment) error {
+	if sc.Phase != scenarios.Payer {
+		return nil
+	}
+	due := now.Add(sc.Delay)
+	if sc.AfterExpiry {
+		due = expiresAt.Add(sc.Delay)
+	}
+	payload, err := encodePayment(p)
+	if err != nil {
+		return err
+	}
+	return tx.PutJob(agenda.Job{ID: autoPayJobID(ref), Kind: jobAutoPay, Due: due, Payload: payload})
+}
+
+func autoPayJobID(ref string) string { return "autopay-" + ref }

@@ -2,32 +2,15 @@ package simulator
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
-	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
-	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
-
-// jobRefundSettle settles a refund in processing.
-const jobRefundSettle = "refund.settle"
-
-func refundJobID(r pix.Refund) string { return "refund-" + itoa(r.OriginalTransactionID) + "-" + r.ID }
-
-// refundedCounter is the running total refunded of a PIX. Every refund of the PIX
-// reads and writes it in its transaction; the store applies transactions one
-// after another, so each refund sees the amounts of those before it: the sum
-// rule holds under concurrency.
-func refundedCounter(original int64) string { return "refunded/" + itoa(original) }
 
 // CreateRefund refunds a received PIX, through either route: one model, one sum
 // rule and one hold (spec "PUT /pix/{e2eid}/devolucao/{id}" and "POST
@@ -37,7 +20,7 @@ func refundedCounter(original int64) string { return "refunded/" + itoa(original
 // Returns KindNotFound (original not found, or CodeRefundNotAReceipt),
 // CodeRefundDeadlineExpired (more than 89 days, KindUnprocessable),
 // CodeRefundExceedsBalance. A refund the account cannot cover is created
-// NAO_REALIZADO at once (Gap G-44), not refused.
+// NAO_REALIZADO at once (Gap G-44), not refused (simulator/refund).
 func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario) (r pix.Refund, replayed bool, err error) {
 	now := s.clock.Now()
 	if req.ID == "" {
@@ -46,257 +29,15 @@ func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix
 	if !pix.ValidRefundID(req.ID) {
 		return pix.Refund{}, false, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "id", Message: "must be 1 to 35 characters of [a-zA-Z0-9]"})
 	}
-	err = s.store.Update(ctx, func(tx storage.Tx) error {
-		replayed = false
-		o, err := s.refundOriginal(tx, id, orig)
-		if err != nil {
-			return err
-		}
-		if prev, err := tx.Refund(o.ID, req.ID); err == nil {
-			if prev.Amount != req.Amount {
-				return pix.Errorf(pix.KindInvalid, pix.CodeRefundIDConflict,
-					"refund id %s was already used for %s; a different valor needs a new id", req.ID, prev.Amount)
-			}
-			r, replayed = prev, true
-			return nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		refundable := pix.Refundable(o.ProcessedAt, now)
-		if faults.On(faults.RefundWindowWholeDay) {
-			refundable = pix.Refundable(o.ProcessedAt, now.Add(-24*time.Hour+time.Second))
-		}
-		if !refundable {
-			return pix.Errorf(pix.KindUnprocessable, pix.CodeRefundDeadlineExpired,
-				"the refund deadline passed: refunds are accepted up to 89 days after receipt (%s)", o.ProcessedAt.UTC().Format(timeFormat))
-		}
-		if err := sc.RejectAtRequest(scenarios.OpRefund); err != nil {
-			return err
-		}
-		r, err = s.newRefund(tx, o, req, now)
-		if err != nil {
-			return err
-		}
-		r.Scenario = sc.Name
-		return s.startRefund(tx, &r, nil, now)
+	err = s.store.Update(ctx, func(tx storage.Tx) (err error) {
+		r, replayed, err = s.refunds.Create(tx, id, orig, req, sc, now)
+		return err
 	})
 	if err != nil {
 		return pix.Refund{}, false, err
 	}
 	s.agenda.Wake()
 	return r, replayed, nil
-}
-
-// refundOriginal finds the PIX a refund names, and checks it is a receipt.
-func (s *Simulator) refundOriginal(tx storage.Tx, id pix.AccountID, orig pix.RefundOriginal) (pix.Transaction, error) {
-	var o pix.Transaction
-	var err error
-	switch {
-	case orig.EndToEndID != "":
-		o, err = tx.TransactionByE2E(id, orig.EndToEndID)
-		if err != nil {
-			return o, notFound(err, "original transaction not found: no PIX of this account has endToEndId %s", orig.EndToEndID)
-		}
-	default:
-		if n, perr := strconv.ParseInt(orig.TransactionID, 10, 64); perr == nil {
-			o, err = tx.Transaction(n)
-		} else if _, perr := uuid.Parse(orig.TransactionID); perr == nil {
-			o, err = tx.TransactionByUUID(orig.TransactionID)
-		} else {
-			err = storage.ErrNotFound
-		}
-		if err == nil && o.AccountID != id {
-			err = storage.ErrNotFound // accounts never see each other's transactions
-		}
-		if err != nil {
-			return o, notFound(err, "parent transaction %s not found", quote(orig.TransactionID))
-		}
-	}
-	received := o.Kind == pix.TxPixIn || (o.Kind == pix.TxCashIn && o.Status == pix.TxStatusConfirmed) ||
-		(faults.On(faults.RefundOfCashOut) && o.Kind == pix.TxCashOut)
-	if !received || o.EndToEndID == "" {
-		return o, pix.Errorf(pix.KindNotFound, pix.CodeRefundNotAReceipt, "transaction %d is not a receipt: only received PIX can be refunded", o.ID)
-	}
-	return o, nil
-}
-
-// newRefund checks the sum rule and builds a refund of o in processing, with
-// its REFUND_IN transaction.
-func (s *Simulator) newRefund(tx storage.Tx, o pix.Transaction, req pix.RefundRequest, now time.Time) (pix.Refund, error) {
-	refunded, err := tx.Counter(refundedCounter(o.ID))
-	if err != nil {
-		return pix.Refund{}, err
-	}
-	if refunded+req.Amount > o.Amount {
-		return pix.Refund{}, pix.Errorf(pix.KindInvalid, pix.CodeRefundExceedsBalance,
-			"value exceeds the refundable balance: %s of %s already refunded, %s left", refunded, o.Amount, o.Amount-refunded)
-	}
-	txID, err := tx.NextID("transaction")
-	if err != nil {
-		return pix.Refund{}, err
-	}
-	r := pix.Refund{ID: req.ID, AccountID: o.AccountID, OriginalTransactionID: o.ID, OriginalEndToEndID: o.EndToEndID,
-		TransactionID: txID, RtrID: pix.NewEndToEndID('D', s.banks.sandbox.ISPB, now, s.randomAlnum(11)),
-		Amount: req.Amount, Nature: req.Nature, Description: req.Description, Reason: req.Reason,
-		Status: pix.RefundStatusEmProcessamento, RequestedAt: now}
-	return r, nil
-}
-
-// startRefund takes the hold (available → blocked; from, when given, is an
-// amount already blocked, e.g. by a MED), writes the refund, its transaction and
-// its settlement job, and counts it against the PIX. If the account cannot
-// cover it, the refund ends NAO_REALIZADO at once and nothing moves.
-func (s *Simulator) startRefund(tx storage.Tx, r *pix.Refund, alreadyBlocked *pix.Cents, now time.Time) error {
-	o, err := tx.Transaction(r.OriginalTransactionID)
-	if err != nil {
-		return err
-	}
-	t := pix.Transaction{ID: r.TransactionID, UUID: uuid.NewString(), AccountID: r.AccountID, Kind: pix.TxRefundIn, Status: pix.TxStatusPending,
-		Amount: r.Amount, EndToEndID: r.RtrID, ExternalID: r.ID, Description: r.Description, Counterpart: o.Counterpart, CreatedAt: now,
-		RelatedID: o.ID, TxID: o.TxID, Scenario: r.Scenario}
-	need := r.Amount
-	if alreadyBlocked != nil {
-		need -= min(*alreadyBlocked, r.Amount)
-	}
-	if need > 0 {
-		_, err = tx.Move(ledger.Entry{At: now, From: ledger.AvailableOf(r.AccountID), To: ledger.BlockedOf(r.AccountID), Amount: need, Ref: ref(t, "hold")})
-		if errors.Is(err, ledger.ErrInsufficient) {
-			r.Status, r.Motivo, r.SettledAt = pix.RefundStatusNaoRealizado, "Saldo insuficiente para a devolução", now
-			t.Status, t.ErrorCode, t.ErrorMessage, t.ProcessedAt = pix.TxStatusError, pix.CodeOrderRejected, r.Motivo, now
-			if alreadyBlocked != nil && *alreadyBlocked > 0 { // give back what was blocked for it
-				if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: min(*alreadyBlocked, r.Amount), Ref: ref(t, "release")}); err != nil {
-					return err
-				}
-			}
-			if err := tx.PutTransaction(t); err != nil {
-				return err
-			}
-			if err := tx.PutRefund(*r); err != nil {
-				return err
-			}
-			return s.emitRefund(tx, o, *r, now)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	refunded, err := tx.Counter(refundedCounter(o.ID))
-	if err != nil {
-		return err
-	}
-	if err := tx.PutCounter(refundedCounter(o.ID), refunded+r.Amount); err != nil {
-		return err
-	}
-	if err := tx.PutTransaction(t); err != nil {
-		return err
-	}
-	if err := tx.PutRefund(*r); err != nil {
-		return err
-	}
-	return tx.PutJob(agenda.Job{ID: refundJobID(*r), Kind: jobRefundSettle, Due: now.Add(s.settlementDelay),
-		Payload: []byte(itoa(r.OriginalTransactionID) + "/" + r.ID)})
-}
-
-// refundSettleJob ends a refund in processing: DEVOLVIDO (the hold leaves the
-// account, back to the payer) or NAO_REALIZADO (the hold returns; by scenario).
-func (s *Simulator) refundSettleJob(ctx context.Context, now time.Time, j agenda.Job) error {
-	origS, rid, ok := strings.Cut(string(j.Payload), "/")
-	orig, err := strconv.ParseInt(origS, 10, 64)
-	if !ok || err != nil {
-		return nil
-	}
-	return s.store.Update(ctx, func(tx storage.Tx) error {
-		r, err := tx.Refund(orig, rid)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		if err != nil || r.Status != pix.RefundStatusEmProcessamento {
-			return err
-		}
-		fail := ""
-		if sc, ok := scenarios.Lookup(r.Scenario); ok && sc.Phase == scenarios.AtSettlement && sc.Honours(scenarios.OpRefund) {
-			fail = "Devolução recusada pelo participante recebedor (" + sc.Name + ")"
-		}
-		return s.finishRefund(tx, r, fail, now)
-	})
-}
-
-// finishRefund moves a refund to DEVOLVIDO, or to NAO_REALIZADO with motivo.
-func (s *Simulator) finishRefund(tx storage.Tx, r pix.Refund, motivo string, now time.Time) error {
-	o, err := tx.Transaction(r.OriginalTransactionID)
-	if err != nil {
-		return err
-	}
-	t, err := tx.Transaction(r.TransactionID)
-	if err != nil {
-		return err
-	}
-	r.SettledAt, t.ProcessedAt = now, now
-	if motivo != "" {
-		r.Status, r.Motivo = pix.RefundStatusNaoRealizado, motivo
-		t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, pix.CodeOrderRejected, motivo
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: r.Amount, Ref: ref(t, "release")}); err != nil {
-			return err
-		}
-		refunded, err := tx.Counter(refundedCounter(o.ID))
-		if err != nil {
-			return err
-		}
-		if err := tx.PutCounter(refundedCounter(o.ID), refunded-r.Amount); err != nil {
-			return err
-		}
-	} else {
-		r.Status, t.Status = pix.RefundStatusDevolvido, pix.TxStatusConfirmed
-		to := ledger.WorldPocket
-		if payer := o.Counterpart.AccountID; payer != 0 {
-			to = ledger.AvailableOf(payer)
-		}
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: to, Amount: r.Amount, Ref: ref(t, "refund")}); err != nil {
-			return err
-		}
-		if payer := o.Counterpart.AccountID; payer != 0 {
-			if err := s.refundReceived(tx, payer, o, r, now); err != nil {
-				return err
-			}
-		}
-	}
-	if err := tx.PutTransaction(t); err != nil {
-		return err
-	}
-	if err := tx.PutRefund(r); err != nil {
-		return err
-	}
-	return s.emitRefund(tx, o, r, now)
-}
-
-// refundReceived records, for a payer that is a sandbox account, the refund it
-// received (REFUND_OUT, a credit) and notifies its refund_out targets.
-func (s *Simulator) refundReceived(tx storage.Tx, payer pix.AccountID, o pix.Transaction, r pix.Refund, now time.Time) error {
-	id, err := tx.NextID("transaction")
-	if err != nil {
-		return err
-	}
-	receiver, err := s.sandboxCounterpart(tx, o.AccountID)
-	if err != nil {
-		return err
-	}
-	t := pix.Transaction{ID: id, UUID: uuid.NewString(), AccountID: payer, Kind: pix.TxRefundOut, Status: pix.TxStatusConfirmed,
-		Amount: r.Amount, EndToEndID: r.RtrID, Description: r.Description, Counterpart: receiver, CreatedAt: now, ProcessedAt: now,
-		RelatedID: o.RelatedID, TxID: o.TxID}
-	if err := tx.PutTransaction(t); err != nil {
-		return err
-	}
-	return s.emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
-}
-
-// emitRefund notifies the refunding account's refund_in targets: a REFUND
-// envelope with every settled refund of the PIX.
-func (s *Simulator) emitRefund(tx storage.Tx, o pix.Transaction, r pix.Refund, now time.Time) error {
-	all, err := tx.Refunds(o.ID)
-	if err != nil {
-		return err
-	}
-	return s.emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
 }
 
 // RefundOf returns a refund by the original's end-to-end id and the refund id
@@ -306,10 +47,10 @@ func (s *Simulator) RefundOf(ctx context.Context, id pix.AccountID, e2e, rid str
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		o, err := tx.TransactionByE2E(id, e2e)
 		if err != nil {
-			return notFound(err, "original transaction not found: no PIX of this account has endToEndId %s", e2e)
+			return refs.NotFound(err, "original transaction not found: no PIX of this account has endToEndId %s", e2e)
 		}
 		r, err = tx.Refund(o.ID, rid)
-		return notFound(err, "refund %s of %s not found", quote(rid), e2e)
+		return refs.NotFound(err, "refund %s of %s not found", refs.Quote(rid), e2e)
 	})
 	return r, err
 }

@@ -3,9 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -42,86 +40,22 @@ func (s *Simulator) Reset(ctx context.Context) error {
 	if err := s.store.Reset(ctx); err != nil {
 		return err
 	}
-	s.tokens.reset()
-	s.limits.reset()
+	s.auth.Forget()
+	s.rateLimits.Reset()
 	if err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.PutMeta(metaStarts, starts); err != nil {
 			return err
 		}
-		return tx.PutMeta(metaSigningKey, s.signingKey)
+		return s.auth.KeepSigningKey(tx)
 	}); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
 	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
 		return fmt.Errorf("reset: save the clock: %w", err)
 	}
-	if err := s.seed(ctx, s.seedAccts); err != nil {
-		return fmt.Errorf("reset: %w", err)
-	}
-	if err := s.seedDict(ctx, s.fixtures); err != nil {
+	if err := s.seedStore(ctx); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
 	s.log.Info("sandbox reset: every record dropped, fixtures seeded again")
 	return nil
-}
-
-// Accounts lists every account with its balance and client ids, for the
-// control plane.
-func (s *Simulator) Accounts(ctx context.Context) ([]pix.AccountOverview, error) {
-	now := s.clock.Now()
-	var out []pix.AccountOverview
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		accts, err := tx.Accounts()
-		if err != nil {
-			return err
-		}
-		creds, err := tx.Credentials()
-		if err != nil {
-			return err
-		}
-		for _, a := range accts {
-			b, err := tx.Balance(a.ID)
-			if err != nil {
-				return err
-			}
-			o := pix.AccountOverview{Account: a, Balance: pix.BalanceReport{Balance: b, At: now}}
-			for _, c := range creds {
-				if c.AccountID == a.ID {
-					o.ClientIDs = append(o.ClientIDs, c.ClientID)
-				}
-			}
-			slices.Sort(o.ClientIDs)
-			out = append(out, o)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// SandboxToken issues an access token for an account without its credentials
-// or certificate: the control plane's shortcut for consoles and scripts. The
-// token is the same as POST /api/auth/token issues (its clientId claim is the
-// account's first client id).
-func (s *Simulator) SandboxToken(ctx context.Context, id pix.AccountID) (pix.Token, error) {
-	now := s.clock.Now()
-	var clientID string
-	err := s.store.View(ctx, func(tx storage.Tx) error {
-		if _, err := tx.Account(id); err != nil {
-			return notFound(err, "account %d not found", id)
-		}
-		creds, err := tx.Credentials()
-		if err != nil {
-			return err
-		}
-		for _, c := range creds {
-			if c.AccountID == id && (clientID == "" || c.ClientID < clientID) {
-				clientID = c.ClientID
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return pix.Token{}, err
-	}
-	return s.signToken(id, clientID, now)
 }

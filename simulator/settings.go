@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -24,7 +24,7 @@ func (s *Simulator) AccountSettings(ctx context.Context, id pix.AccountID) (pix.
 	err := s.store.View(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		st, err = settingsOf(tx, a)
 		return err
@@ -54,79 +54,9 @@ func (s *Simulator) SetAccountSettings(ctx context.Context, id pix.AccountID, st
 	}
 	err := s.store.Update(ctx, func(tx storage.Tx) error {
 		if _, err := tx.Account(id); err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		return tx.PutSettings(id, st)
 	})
 	return st, err
-}
-
-// limitCounters names the running totals a cash-out or DICT transfer counts against.
-func limitCounters(id pix.AccountID, t pix.Transaction) (day, night string) {
-	day = "limit/" + itoa(int64(id)) + "/day/" + pix.DayKey(t.CreatedAt)
-	nightHour := pix.IsNight(t.CreatedAt)
-	if faults.On(faults.NightEndsAt5) && t.CreatedAt.In(pix.SaoPaulo).Hour() == 5 {
-		nightHour = false
-	}
-	if nightHour {
-		night = "limit/" + itoa(int64(id)) + "/night/" + pix.NightKey(t.CreatedAt)
-	}
-	return day, night
-}
-
-// countsTowardLimits reports whether a PIX out of kind k counts in the limit
-// totals: the client's own payments, cash-out and DICT transfer (a failed one
-// gives its amount back). Splits, paid by the account's schedule, do not.
-func countsTowardLimits(k pix.TxKind) bool { return k == pix.TxCashOut || k == pix.TxTransfer }
-
-// countLimits adds (or, with sign -1, removes) a cash-out's amount to the
-// running totals of its day and night.
-func countLimits(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
-	day, night := limitCounters(t.AccountID, t)
-	for _, name := range []string{day, night} {
-		if name == "" {
-			continue
-		}
-		v, err := tx.Counter(name)
-		if err != nil {
-			return err
-		}
-		if err := tx.PutCounter(name, v+sign*t.Amount); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkLimits applies spec "Errors > Cash-out and cash-in codes": per-transaction,
-// daily accumulated and night (20:00 to 06:00 São Paulo) limits.
-func checkLimits(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
-	l := st.Limits
-	if l.PerTransaction > 0 && t.Amount > l.PerTransaction {
-		return limitError(pix.CodePixTransactionLimitExceeded, "value %s is above the per-transaction limit %s", t.Amount, l.PerTransaction)
-	}
-	day, night := limitCounters(t.AccountID, t)
-	if l.Daily > 0 {
-		used, err := tx.Counter(day)
-		if err != nil {
-			return err
-		}
-		if used+t.Amount > l.Daily {
-			return limitError(pix.CodePixDailyLimitExceeded, "value %s would take today's total to %s, above the daily limit %s", t.Amount, used+t.Amount, l.Daily)
-		}
-	}
-	if l.Night > 0 && night != "" {
-		used, err := tx.Counter(night)
-		if err != nil {
-			return err
-		}
-		if used+t.Amount > l.Night {
-			return limitError(pix.CodePixNightLimitExceeded, "value %s would take tonight's total to %s, above the night limit %s (20:00 to 06:00 America/Sao_Paulo)", t.Amount, used+t.Amount, l.Night)
-		}
-	}
-	return nil
-}
-
-func limitError(c pix.Code, format string, args ...any) error {
-	return pix.Errorf(pix.KindInvalid, c, format, args...)
 }

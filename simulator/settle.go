@@ -3,17 +3,16 @@ package simulator
 import (
 	"context"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
+	"github.com/pixsandbox/pixsandbox/simulator/limits"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
+	"github.com/pixsandbox/pixsandbox/simulator/seed"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -110,22 +109,6 @@ func (s *Simulator) force(ctx context.Context, ref string, o outcome) (pix.Trans
 	return s.Transaction(ctx, ref)
 }
 
-// Transaction returns a transaction by numeric id or UUID (control plane).
-func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transaction, error) {
-	var t pix.Transaction
-	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
-		if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
-			t, err = tx.Transaction(n)
-		} else if _, perr := uuid.Parse(ref); perr == nil {
-			t, err = tx.TransactionByUUID(ref)
-		} else {
-			err = storage.ErrNotFound
-		}
-		return notFound(err, "transaction %s not found", quote(ref))
-	})
-	return t, err
-}
-
 // finish moves a pending transaction to CONFIRMED or ERROR, once: the status
 // change, the ledger movements, the other side of a PIX between sandbox accounts
 // and the webhooks are one store transaction, and a transaction already final
@@ -144,7 +127,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 		if err != nil || t.Final() {
 			return err
 		}
-		dest, found, err := s.destination(tx, t)
+		dest, found, err := destination(tx, t)
 		if err != nil {
 			return err
 		}
@@ -153,7 +136,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 			failure = settlementCheck(t, dest, found)
 		}
 		t.ProcessedAt = now
-		t.EndToEndID = pix.NewEndToEndID('E', s.banks.sandbox.ISPB, now, s.randomAlnum(11))
+		t.EndToEndID = pix.NewEndToEndID('E', s.banks.Sandbox.ISPB, now, s.randomAlnum(11))
 		if found {
 			t.Counterpart = dest.Counterpart() // the holder as the settling bank knows it
 		} else {
@@ -193,7 +176,7 @@ func settlementCheck(t pix.Transaction, dest pix.DictEntry, found bool) *pix.Fai
 }
 
 // destination finds the key's holder in the DICT directory.
-func (s *Simulator) destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) {
+func destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry, bool, error) {
 	e, err := tx.DictEntry(t.PixKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		return pix.DictEntry{}, false, nil
@@ -205,9 +188,7 @@ func (s *Simulator) destination(tx storage.Tx, t pix.Transaction) (pix.DictEntry
 // does not know: the holder the payer named, at a participant chosen from the
 // key (the same key always lands at the same bank).
 func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
-	h := fnv.New32a()
-	h.Write([]byte(t.PixKey))
-	b := s.banks.list[int(h.Sum32())%len(s.banks.list)]
+	b := s.banks.ForKey(t.PixKey)
 	return pix.Counterpart{Name: t.Counterpart.Name, Document: t.Document, ISPB: b.ISPB, BankName: b.Name, BankCode: b.Code}
 }
 
@@ -218,7 +199,7 @@ func (s *Simulator) externalCounterpart(t pix.Transaction) pix.Counterpart {
 func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) error {
 	t.Status = pix.TxStatusConfirmed
 	if receiver := t.Counterpart.AccountID; receiver == 0 {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Amount, Ref: ref(t, "settle")}); err != nil {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Amount, Ref: refs.Ref(t, "settle")}); err != nil {
 			return err
 		}
 	} else {
@@ -245,15 +226,15 @@ func (s *Simulator) settle(tx storage.Tx, t pix.Transaction, now time.Time) erro
 			return err
 		}
 	}
-	if t.Fee > 0 && !faults.On(faults.FeeLeftBlocked) {
-		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: ref(t, "fee")}); err != nil {
+	if t.Fee > 0 && s.rules.feeOnSettle {
+		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.WorldPocket, Amount: t.Fee, Ref: refs.Ref(t, "fee")}); err != nil {
 			return err
 		}
 	}
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emitPixOut(tx, t, now)
+	return emitPixOut(tx, t, now)
 }
 
 // payChargeOf pays, with a settling transfer, the charge of the receiving
@@ -276,37 +257,22 @@ func (s *Simulator) payChargeOf(tx storage.Tx, receiver pix.AccountID, t pix.Tra
 // sandboxCounterpart is a sandbox account as the other side of a PIX.
 func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Counterpart, error) {
 	a, err := tx.Account(id)
-	if err != nil {
-		return pix.Counterpart{}, err
-	}
-	return pix.Counterpart{Name: a.Name, Document: a.Document, ISPB: s.banks.sandbox.ISPB, BankName: s.banks.sandbox.Name,
-		BankCode: s.banks.sandbox.Code, Branch: a.Branch, AccountNumber: a.AccountNumber, AccountType: "CACC", AccountID: a.ID}, nil
+	return seed.AccountEntry(a, s.banks.Sandbox).Counterpart(), err
 }
 
 // fail ends t in ERROR with the reason, the hold back to available.
 func (s *Simulator) fail(tx storage.Tx, t pix.Transaction, f pix.FailureReason, now time.Time) error {
 	t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, f.Code, f.Message
-	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: ref(t, "release")}); err != nil {
+	if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(t.AccountID), To: ledger.AvailableOf(t.AccountID), Amount: t.Hold(), Ref: refs.Ref(t, "release")}); err != nil {
 		return err
 	}
-	if countsTowardLimits(t.Kind) {
-		if err := countLimits(tx, t, -1); err != nil {
+	if limits.Counted(t.Kind) {
+		if err := s.totals.Count(tx, t, -1); err != nil {
 			return err
 		}
 	}
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return s.emitPixOut(tx, t, now)
+	return emitPixOut(tx, t, now)
 }
-
-// randomAlnum returns n characters of pix.Alphanumerics from the seeded faker.
-func (s *Simulator) randomAlnum(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = pix.Alphanumerics[s.faker.IntN(len(pix.Alphanumerics))]
-	}
-	return string(b)
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -2,15 +2,10 @@ package simulator
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -18,8 +13,15 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/auth"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
+	"github.com/pixsandbox/pixsandbox/simulator/delivery"
+	"github.com/pixsandbox/pixsandbox/simulator/limits"
+	"github.com/pixsandbox/pixsandbox/simulator/med"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
+	"github.com/pixsandbox/pixsandbox/simulator/refund"
+	"github.com/pixsandbox/pixsandbox/simulator/seed"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -69,22 +71,6 @@ type Config struct {
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
 const DefaultSettlementDelay = 2 * time.Second
 
-// SeedAccount is a fixture account seeded on first start.
-type SeedAccount struct {
-	Account      pix.Account
-	ClientID     string
-	ClientSecret string
-	Balance      pix.Cents
-	Certificates []SeedCertificate
-	Targets      []webhook.Target
-}
-
-// SeedCertificate is a certificate registered to a seeded account.
-type SeedCertificate struct {
-	PEM     []byte
-	Revoked bool
-}
-
 // Simulator is the application core.
 type Simulator struct {
 	store  storage.Store
@@ -93,25 +79,26 @@ type Simulator struct {
 	agenda *agenda.Agenda
 	faker  *gofakeit.Faker
 
-	signingKey []byte
-	caCert     *x509.Certificate
-	caKey      *ecdsa.PrivateKey
+	auth *auth.Service
+	ca   *auth.CA
 
-	banks           banks
+	rules           rules
+	totals          limits.Totals
+	banks           seed.Banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
 	pool            *webhook.Pool
-	medDeadlines    pix.MEDTimeline
+	deliveries      *delivery.Runner
+	refunds         *refund.Process
+	meds            *med.Process
 	cashInWebhook   pix.CashInWebhook
-	limits          rateLimiter
+	rateLimits      ratelimit.Limiter
 	registration    registrationSwitch
-	tokens          tokenCache
-	certs           certCache
 
 	clockMu sync.Mutex // serialises clock moves and their persistence
 
 	// What Reset seeds again, and the runner's context to restart it with.
-	seedAccts []SeedAccount
+	seedAccts []seed.Account
 	fixtures  *fixtures.Set
 	lifeMu    sync.Mutex
 	runCtx    context.Context
@@ -135,19 +122,11 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if cfg.Fixtures == nil {
 		return nil, errors.New("simulator: no fixtures")
 	}
+	s.rules = bendRules(productionRules())
+	s.totals = limits.Totals{IsNight: s.rules.isNight}
 	s.settlementDelay = cfg.SettlementDelay
 	if s.settlementDelay <= 0 {
 		s.settlementDelay = DefaultSettlementDelay
-	}
-	s.medDeadlines = pix.DefaultMEDTimeline
-	if cfg.MEDTimeline.Acknowledge > 0 {
-		s.medDeadlines.Acknowledge = cfg.MEDTimeline.Acknowledge
-	}
-	if cfg.MEDTimeline.Analysis > 0 {
-		s.medDeadlines.Analysis = cfg.MEDTimeline.Analysis
-	}
-	if cfg.MEDTimeline.Refund > 0 {
-		s.medDeadlines.Refund = cfg.MEDTimeline.Refund
 	}
 	s.registration.on.Store(cfg.WebhookRegistration)
 	s.cashInWebhook = cfg.CashInWebhook
@@ -169,12 +148,17 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		s.dispatcher = &dp
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
-	banks, err := loadBanks(cfg.Fixtures)
+	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.rateLimits}
+	banks, err := seed.LoadBanks(cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
 	s.banks = banks
-	accounts, err := seedAccounts(cfg.Fixtures)
+	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
+		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.Sandbox.ISPB, now, s.randomAlnum(11)) },
+		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
+	s.meds = &med.Process{Deadlines: med.Deadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
+	accounts, err := seed.FromFixtures(cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +167,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.caCert, s.caKey, err = parseCA(caCertPEM, caKeyPEM); err != nil {
+	if s.ca, err = auth.ParseCA(caCertPEM, caKeyPEM); err != nil {
 		return nil, err
 	}
 	if s.clock, err = s.restoreClock(ctx, cfg); err != nil {
@@ -193,21 +177,28 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	if s.signingKey, err = s.loadSigningKey(ctx); err != nil {
+	if s.auth, err = auth.Open(ctx, s.store, s.clock); err != nil {
 		return nil, err
 	}
 	if err := s.reseed(ctx, cfg.Seed); err != nil {
 		return nil, err
 	}
-	if err := s.seed(ctx, accounts); err != nil {
-		return nil, err
-	}
-	if err := s.seedDict(ctx, cfg.Fixtures); err != nil {
+	if err := s.seedStore(ctx); err != nil {
 		return nil, err
 	}
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
 	s.registerJobs()
 	return s, nil
+}
+
+// seedStore writes the fixture accounts, then the DICT directory, into a new
+// data dir, once (simulator/seed).
+func (s *Simulator) seedStore(ctx context.Context) error {
+	now := s.clock.Now()
+	if err := s.store.Update(ctx, func(tx storage.Tx) error { return seed.Accounts(tx, s.seedAccts, now) }); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx storage.Tx) error { return seed.Dict(tx, s.fixtures, s.banks) })
 }
 
 // metaStarts counts the starts of the simulator on its data dir.
@@ -239,7 +230,7 @@ func (s *Simulator) Start(ctx context.Context) {
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
 	s.runCtx = ctx
-	if err := s.recoverInFlight(ctx); err != nil {
+	if err := s.deliveries.RecoverInFlight(ctx, s.clock.Now()); err != nil {
 		s.log.Error("webhook: scheduling the attempts left in flight", "error", err)
 	}
 	s.agenda.Start(ctx)
@@ -258,44 +249,12 @@ func (s *Simulator) Stop() {
 // Clock returns the simulation clock, the only source of "now".
 func (s *Simulator) Clock() clock.Clock { return s.clock }
 
-func parseCA(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	if len(certPEM) == 0 || len(keyPEM) == 0 {
-		return nil, nil, errors.New("simulator: test CA certificate and key are required")
-	}
-	cb, _ := pem.Decode(certPEM)
-	kb, _ := pem.Decode(keyPEM)
-	if cb == nil || kb == nil {
-		return nil, nil, errors.New("simulator: test CA is not PEM")
-	}
-	cert, err := x509.ParseCertificate(cb.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("simulator: test CA certificate: %w", err)
-	}
-	key, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("simulator: test CA key: %w", err)
-	}
-	ec, ok := key.(*ecdsa.PrivateKey)
-	if !ok {
-		return nil, nil, errors.New("simulator: test CA key is not ECDSA")
-	}
-	return cert, ec, nil
-}
-
-func sortStrings(s []string) { sort.Strings(s) }
-
-// quote quotes a client-supplied value for a message, short and printable.
-func quote(v string) string {
-	if len(v) > 80 {
-		v = v[:80] + "..."
-	}
-	return strconv.Quote(v)
-}
-
-// notFound maps storage.ErrNotFound to a pix error of KindNotFound.
-func notFound(err error, format string, args ...any) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, format, args...)
-	}
-	return err
+// view runs read in a read-only store transaction and returns what it read.
+func view[T any](ctx context.Context, store storage.Store, read func(tx storage.Tx) (T, error)) (T, error) {
+	var v T
+	err := store.View(ctx, func(tx storage.Tx) (err error) {
+		v, err = read(tx)
+		return err
+	})
+	return v, err
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
+// jobSplitsRun pays the splits queued for an account, on its split schedule.
+const jobSplitsRun = "splits.run"
+
 func splitsRunJobID(a pix.AccountID) string { return "splits-" + itoa(int64(a)) }
 
 // startSplits pays out a confirmed charge's splits (spec "POST /api/pix/cash-in",
@@ -132,7 +135,7 @@ func (s *Simulator) createSplit(tx storage.Tx, charge pix.Transaction, ch pix.Ch
 		if err := tx.PutTransaction(t); err != nil {
 			return err
 		}
-		return s.emitPixOut(tx, t, now)
+		return emitPixOut(tx, t, now)
 	}
 	if err != nil {
 		return err

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -35,7 +35,7 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 	}
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		replayed = false
-		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && !faults.On(faults.DictNoIdempotency) {
+		if rec, err := tx.Idempotency(id, in.IdempotencyKey); err == nil && s.rules.replayTransfers {
 			if rec.Fingerprint != fingerprint {
 				return pix.Errorf(pix.KindUnprocessable, pix.CodeIdempotencyKeyConflict,
 					"x-idempotency-key %s was already used with a different request", in.IdempotencyKey)
@@ -53,11 +53,11 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		}
 		a, err := tx.Account(id)
 		if err != nil {
-			return notFound(err, "account %d not found", id)
+			return refs.NotFound(err, "account %d not found", id)
 		}
 		entry, err := tx.DictEntry(in.PixKey)
 		if errors.Is(err, storage.ErrNotFound) {
-			return pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "key not found in DICT: %s", quote(in.PixKey))
+			return pix.Errorf(pix.KindUnprocessable, pix.CodeDictKeyNotFound, "key not found in DICT: %s", refs.Quote(in.PixKey))
 		} else if err != nil {
 			return err
 		}
@@ -82,13 +82,13 @@ func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pi
 		if err != nil {
 			return err
 		}
-		if err := checkLimits(tx, st, t); err != nil {
+		if err := s.totals.Check(tx, st, t); err != nil {
 			return err // the route answers 422 (routes.go overrides)
 		}
 		if err := s.hold(tx, t); err != nil {
 			return err // insufficient balance: the route answers 422 (routes.go overrides)
 		}
-		if err := countLimits(tx, t, 1); err != nil {
+		if err := s.totals.Count(tx, t, 1); err != nil {
 			return err
 		}
 		if err := tx.PutTransaction(t); err != nil {

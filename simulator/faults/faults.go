@@ -1,8 +1,14 @@
-// Package faults holds deliberately broken behaviours, used only to prove that
-// the conformance suite catches a wrong implementation (the self-check in
+// Package faults names deliberately broken behaviours, used only to prove
+// that the conformance suite catches a wrong implementation (the self-check in
 // cmd/pixsandbox/selfcheck_test.go). Built without the "faults" tag, On is a
-// constant false and every fault point compiles away; with it, the faults
-// named in PIXSANDBOX_FAULTS (comma-separated) are on.
+// constant false; with it, the faults named in PIXSANDBOX_FAULTS
+// (comma-separated) are on.
+//
+// In the core and simulator/webhook the production code does not ask On:
+// each rule a fault bends is a value the code reads (the core's rules,
+// simulator/rules.go; simulator/webhook's attemptEventID and payment
+// amounts), and a file built only with the tag (simulator/rules_faults.go,
+// simulator/webhook/faults.go) replaces it when its fault is on.
 package faults
 
 // The faults, each a small wrong behaviour a real implementation could have.

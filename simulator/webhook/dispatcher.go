@@ -15,7 +15,6 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -70,6 +69,12 @@ type Dispatcher struct {
 	Wall func() time.Time
 }
 
+// attemptEventID is the webhook-id of attempt number of the event eventID:
+// the event's id on every attempt (Standard Webhooks: a retry keeps its id, so
+// a receiver can drop duplicates). A build with the faults tag replaces it
+// (faults.go).
+var attemptEventID = func(eventID string, number int) string { return eventID }
+
 // SimulationTimeHeader carries the simulation time of an attempt (ISO 8601,
 // UTC, milliseconds): webhook-timestamp holds the wall-clock time instead,
 // since a receiver checks it against its own clock.
@@ -102,9 +107,7 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	if eventID == "" {
 		eventID = d.EventID
 	}
-	if faults.On(faults.WebhookNewIDOnRetry) && number > 1 {
-		eventID = fmt.Sprintf("%s-%d", eventID, number)
-	}
+	eventID = attemptEventID(eventID, number)
 	a = Attempt{ID: attemptID, Number: number, SentAt: now, URL: d.URL, RequestBody: string(body)}
 	defer func() {
 		if r := recover(); r != nil {

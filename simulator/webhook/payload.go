@@ -2,9 +2,7 @@ package webhook
 
 import (
 	"strconv"
-	"strings"
 
-	"github.com/pixsandbox/pixsandbox/simulator/faults"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
@@ -134,7 +132,7 @@ func CashOutPayload(t pix.Transaction) CashOut {
 func TransferPayload(t pix.Transaction) Envelope {
 	d := transferData{
 		ID: t.ID, TxID: wire.Optional(t.TxID), PixKey: t.PixKey, Status: "LIQUIDATED",
-		Payment: v2Payment{Amount: v2Amount(t.Amount, faults.TransferAmountTrimmed), Currency: "BRL"}, EndToEndID: t.EndToEndID,
+		Payment: v2Payment{Amount: transferAmount(t.Amount), Currency: "BRL"}, EndToEndID: t.EndToEndID,
 		CreditDebitType: "DEBIT", IdempotencyKey: t.IdempotencyKey,
 		CreditorAccount:       v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document), ISPB: t.Counterpart.ISPB},
 		RemittanceInformation: wire.Optional(t.Description),
@@ -145,21 +143,16 @@ func TransferPayload(t pix.Transaction) Envelope {
 	return Envelope{Type: "TRANSFER", Data: d}
 }
 
-// v2Amount is a V2 payment.amount: the amount with 2 decimals, or with its
-// trailing zeros dropped while fault trimmed is on.
-func v2Amount(amount pix.Cents, trimmed string) string {
-	s := amount.Decimal2()
-	if faults.On(trimmed) {
-		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+// transferAmount and receiveAmount write the payment.amount of a TRANSFER
+// and a RECEIVE envelope: the amount with 2 decimals. A build with the faults
+// tag replaces them (faults.go).
+var transferAmount, receiveAmount = pix.Cents.Decimal2, pix.Cents.Decimal2
 
 // ReceivePayload builds the RECEIVE envelope of a PIX received (a cob paid,
 // a cash-in charge paid or expired, a PIX by key).
 func ReceivePayload(t pix.Transaction) Envelope {
 	d := receiveData{
-		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: v2Amount(t.Amount, faults.ReceiveAmountTrimmed), Currency: "BRL"},
+		ID: t.ID, TxID: wire.Optional(t.TxID), Status: "LIQUIDATED", Payment: v2Payment{Amount: receiveAmount(t.Amount), Currency: "BRL"},
 		EndToEndID: wire.Optional(t.EndToEndID), DebtorAccount: v2Party{Name: t.Counterpart.Name, Document: pix.MaskDocument(t.Counterpart.Document)},
 	}
 	if t.Status == pix.TxStatusError {

@@ -1,17 +1,22 @@
-package simulator
+// Package ratelimit counts requests per key in fixed one-minute windows of
+// simulation time, and words the 429 that refuses one above its limit.
+//
+// It imports simulator/pix only.
+package ratelimit
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
-// rateLimiter counts requests per account in fixed one-minute windows of
+// Limiter counts requests per account in fixed one-minute windows of
 // simulation time (STYLE: rate-limit windows come from the simulation clock, so
 // they are testable by advancing it). Counts are kept in memory: a restart
 // starts every window afresh.
-type rateLimiter struct {
+type Limiter struct {
 	mu      sync.Mutex
 	windows map[string]rateWindow
 }
@@ -21,9 +26,9 @@ type rateWindow struct {
 	count int
 }
 
-// allow records a request of key at now and reports whether it is within limit
+// Allow records a request of key at now and reports whether it is within limit
 // per minute; when it is not, retryAfter is the wait until the window ends.
-func (r *rateLimiter) allow(key string, limit int, now time.Time) (ok bool, retryAfter time.Duration) {
+func (r *Limiter) Allow(key string, limit int, now time.Time) (ok bool, retryAfter time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.windows == nil {
@@ -42,17 +47,17 @@ func (r *rateLimiter) allow(key string, limit int, now time.Time) (ok bool, retr
 	return true, 0
 }
 
-// rateLimited is the 429 of a rate limit. The wait is rounded up to whole
+// Refusal is the 429 of a rate limit. The wait is rounded up to whole
 // seconds, so a client that waits Retry-After is in the next window.
-func rateLimited(what string, limit int, retryAfter time.Duration) error {
+func Refusal(what string, limit int, retryAfter time.Duration) error {
 	secs := int((retryAfter + time.Second - 1) / time.Second)
 	return &pix.Error{Kind: pix.KindRateLimited, Code: pix.CodeRateLimited,
-		Message: what + " is limited to " + itoa(int64(limit)) + " requests per minute; retry in " + itoa(int64(secs)) + "s",
+		Message: what + " is limited to " + strconv.Itoa(limit) + " requests per minute; retry in " + strconv.Itoa(secs) + "s",
 		Details: map[string]any{"retryAfterSeconds": secs}}
 }
 
-// reset forgets every window.
-func (r *rateLimiter) reset() {
+// Reset forgets every window.
+func (r *Limiter) Reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.windows = nil

@@ -1,4 +1,4 @@
-package simulator
+package delivery
 
 import (
 	"context"
@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/ratelimit"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -33,7 +35,7 @@ func eventTypeOf(t pix.Transaction) string {
 	return webhook.EventCashOut
 }
 
-// ResendWebhook sends a transaction's webhook again (spec "POST
+// Resend sends a transaction's webhook again (spec "POST
 // /api/resend-webhook/{transactionIdentifier}"): the latest event of the
 // transaction's own type, with the same event id, to the body url when given
 // (a one-off target, not stored), else to the account's registered target for
@@ -43,10 +45,9 @@ func eventTypeOf(t pix.Transaction) string {
 // another account is 404, one that has sent no webhook yet 400. 60 requests per minute of simulation
 // time per account, then 429. The attempt is recorded in the delivery log; its
 // id is the webhookLogId.
-func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error) {
-	now := s.clock.Now()
-	if ok, wait := s.limits.allow("resend/"+itoa(int64(id)), ResendRateLimit, now); !ok {
-		return webhook.Attempt{}, rateLimited("POST /api/resend-webhook", ResendRateLimit, wait)
+func (r *Runner) Resend(ctx context.Context, id pix.AccountID, ident, url string, now time.Time) (webhook.Attempt, error) {
+	if ok, wait := r.Limits.Allow("resend/"+strconv.FormatInt(int64(id), 10), ResendRateLimit, now); !ok {
+		return webhook.Attempt{}, ratelimit.Refusal("POST /api/resend-webhook", ResendRateLimit, wait)
 	}
 	if url != "" {
 		if err := webhook.ValidateURL(url, false); err != nil {
@@ -56,8 +57,8 @@ func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, 
 	var d webhook.Delivery
 	var ev webhook.Event
 	var attemptID int64
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		t, err := s.findForResend(tx, id, ident)
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		t, err := findForResend(tx, id, ident)
 		if err != nil {
 			return err
 		}
@@ -96,13 +97,13 @@ func (s *Simulator) ResendWebhook(ctx context.Context, id pix.AccountID, ident, 
 	if err != nil {
 		return webhook.Attempt{}, err
 	}
-	a := s.dispatcher.Send(ctx, d, ev.ID, ev.Body, attemptID, 1, now)
+	a := r.Dispatcher.Send(ctx, d, ev.ID, ev.Body, attemptID, 1, now)
 	d = d.Record(a, webhook.Schedule{}) // one attempt: a resend is not retried
-	err = s.store.Update(ctx, func(tx storage.Tx) error { return tx.PutDelivery(d) })
+	err = r.Store.Update(ctx, func(tx storage.Tx) error { return tx.PutDelivery(d) })
 	return a, err
 }
 
-func (s *Simulator) findForResend(tx storage.Tx, id pix.AccountID, ident string) (pix.Transaction, error) {
+func findForResend(tx storage.Tx, id pix.AccountID, ident string) (pix.Transaction, error) {
 	var t pix.Transaction
 	var err error
 	if n, perr := strconv.ParseInt(ident, 10, 64); perr == nil {
@@ -125,18 +126,7 @@ func (s *Simulator) findForResend(tx storage.Tx, id pix.AccountID, ident string)
 		t, err = tx.TransactionByExternalID(id, ident)
 	}
 	if errors.Is(err, storage.ErrNotFound) {
-		return t, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "transaction %s not found", quote(ident))
+		return t, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "transaction %s not found", refs.Quote(ident))
 	}
 	return t, err
 }
-
-// registrationEnabled is whether the public webhook registration routes act
-// (--webhook-registration; switchable through the control plane).
-type registrationSwitch struct{ on atomic.Bool }
-
-// WebhookRegistration reports whether POST/GET /api/webhooks act (true) or answer
-// as disabled, as the spec says they currently do (false, the default).
-func (s *Simulator) WebhookRegistration() bool { return s.registration.on.Load() }
-
-// SetWebhookRegistration switches the public registration routes (control plane).
-func (s *Simulator) SetWebhookRegistration(enabled bool) { s.registration.on.Store(enabled) }

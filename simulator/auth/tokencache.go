@@ -1,4 +1,4 @@
-package simulator
+package auth
 
 import (
 	"sync"
@@ -15,7 +15,7 @@ const tokenCacheMax = 8192
 // algorithm, subject, and that the account exists), so a request with a known
 // token checks only its time window against the simulation clock. Accounts are
 // never deleted and the signing key never changes while the process runs, so a
-// token once valid stays valid until it expires — until a reset (Simulator.Reset)
+// token once valid stays valid until it expires — until a reset (Service.Forget, called by the core's Reset)
 // drops the accounts: reset empties the cache and bumps gen, and a verification
 // that began before it does not add its token afterwards (putIf).
 type tokenCache struct {

@@ -2,8 +2,11 @@ package simulator
 
 import (
 	"context"
+	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -20,4 +23,20 @@ func (s *Simulator) ListTransactions(ctx context.Context, id pix.AccountID, f pi
 		return err
 	})
 	return page, total, err
+}
+
+// Transaction returns a transaction by numeric id or UUID (control plane).
+func (s *Simulator) Transaction(ctx context.Context, ref string) (pix.Transaction, error) {
+	var t pix.Transaction
+	err := s.store.View(ctx, func(tx storage.Tx) (err error) {
+		if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+			t, err = tx.Transaction(n)
+		} else if _, perr := uuid.Parse(ref); perr == nil {
+			t, err = tx.TransactionByUUID(ref)
+		} else {
+			err = storage.ErrNotFound
+		}
+		return refs.NotFound(err, "transaction %s not found", refs.Quote(ref))
+	})
+	return t, err
 }

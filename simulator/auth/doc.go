@@ -1,0 +1,10 @@
+// Package auth is the sandbox's authentication: access tokens issued after
+// the spec's checks in their documented order (Service.IssueToken) and
+// verified on every protected request (Service.Authenticate), both on the
+// simulation clock; the signing key kept in the store; the caches of verified
+// tokens and decoded certificate headers; and the test CA that issues client
+// certificates to the accounts the control plane creates.
+//
+// It imports simulator/pix, simulator/clock, simulator/storage and scenarios,
+// never the core.
+package auth

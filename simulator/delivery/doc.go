@@ -1,0 +1,10 @@
+// Package delivery delivers webhooks: the outbox (Emit writes an event and
+// one delivery and deliver job per active target inside the store
+// transaction of the state change), the deliver job that hands each attempt
+// to the worker pool, the recording of attempts and their retries, the
+// recovery of attempts a stop cut short, waiting for attempts due, and the
+// one-off resend of a transaction's webhook.
+//
+// It imports simulator/pix, simulator/agenda, simulator/storage,
+// simulator/webhook, simulator/ratelimit and simulator/refs, never the core.
+package delivery

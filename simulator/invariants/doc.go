@@ -1,0 +1,11 @@
+// Package invariants checks a store's ledger and transaction history against
+// each other (GET /_sandbox/invariants, and the tests after every scenario):
+// balances against their journal, conservation of money, every account's
+// balance against what its transactions and MEDs say, every journal entry
+// against the transaction that caused it, end-to-end ids, and the refunds of
+// each received PIX. Each check is a function named for what it checks.
+//
+// It reads through simulator/storage and the causes of simulator/refs; it
+// imports simulator/pix, simulator/ledger, simulator/storage and
+// simulator/refs, never the core.
+package invariants

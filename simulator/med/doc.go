@@ -1,0 +1,10 @@
+// Package med runs the MED (Mecanismo Especial de Devolução) inside store
+// transactions: opening one against a received PIX (reconciled or recorded
+// only), its timeline (acknowledge and block, analysis, refund) as agenda
+// jobs and as control-plane steps, the release of its block, its refund
+// through simulator/refund, and its webhooks.
+//
+// It imports simulator/pix, simulator/ledger, simulator/agenda,
+// simulator/storage, simulator/webhook, simulator/delivery, simulator/refs,
+// simulator/refund and scenarios, never the core.
+package med
