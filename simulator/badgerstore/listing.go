@@ -100,6 +100,29 @@ func typeIndex(t pix.TxType) int {
 // count adds delta to the day, hour and minute buckets of t's creation, at t's
 // status and type.
 func (t *Tx) count(tx pix.Transaction, delta int64) error {
+	return t.countEach(tx, func(c *bucketCounts) {
+		c[statusIndex(tx.Status)][typeIndex(tx.Kind.ListingType())] += delta
+	})
+}
+
+// recount moves a transaction whose status changed from prev's cell of its
+// counters to next's, reading and writing each counter once. The buckets are
+// those of prev: a transaction keeps its account and its creation instant.
+func (t *Tx) recount(prev, next pix.Transaction) error {
+	if prev.AccountID != next.AccountID || !prev.CreatedAt.Equal(next.CreatedAt) {
+		if err := t.count(prev, -1); err != nil {
+			return err
+		}
+		return t.count(next, 1)
+	}
+	return t.countEach(prev, func(c *bucketCounts) {
+		c[statusIndex(prev.Status)][typeIndex(prev.Kind.ListingType())]--
+		c[statusIndex(next.Status)][typeIndex(next.Kind.ListingType())]++
+	})
+}
+
+// countEach applies change to each of tx's counter buckets.
+func (t *Tx) countEach(tx pix.Transaction, change func(*bucketCounts)) error {
 	for _, u := range countUnits {
 		key := countKey(tx.AccountID, u, tx.CreatedAt.UnixNano()/int64(u))
 		var c bucketCounts
@@ -113,7 +136,7 @@ func (t *Tx) count(tx pix.Transaction, delta int64) error {
 		if err != nil {
 			return err
 		}
-		c[statusIndex(tx.Status)][typeIndex(tx.Kind.ListingType())] += delta
+		change(&c)
 		if err := t.set(key, c.encode()); err != nil {
 			return err
 		}

@@ -49,6 +49,33 @@ func TestListTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Status changes in later transactions, read first as a settlement does
+	// (the version PutTransaction replaces comes from that read) or written
+	// blind (it reads the version itself).
+	err = s.Update(ctx, func(tx storage.Tx) error {
+		for i := range all {
+			if all[i].Status != pix.TxStatusPending || rng.IntN(2) == 0 {
+				continue
+			}
+			next := all[i]
+			if rng.IntN(2) == 0 {
+				read, err := tx.Transaction(next.ID)
+				if err != nil {
+					return err
+				}
+				next = read
+			}
+			next.Status = pix.TxStatuses[1+rng.IntN(2)]
+			if err := tx.PutTransaction(next); err != nil {
+				return err
+			}
+			all[i] = next
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func(d int) { deepOffset = d }(deepOffset)
 	for trial := 0; trial < 240; trial++ {
 		deepOffset = []int{500, 1}[trial%2] // every other trial seeks deep pages through the buckets

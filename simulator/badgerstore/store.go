@@ -12,6 +12,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -139,6 +140,8 @@ type Tx struct {
 	// newIterator). nil in a read-only Tx.
 	base    *badger.Txn
 	written [][]byte
+	// txs holds the transactions this Tx read or wrote, decoded (remember).
+	txs map[int64]pix.Transaction
 }
 
 // newIterator opens an iterator for opt. In a batch, a Badger read-write

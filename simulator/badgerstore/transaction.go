@@ -82,8 +82,28 @@ func (t *Tx) NextID(sequence string) (int64, error) { return t.store.seqs.next(s
 
 // Transaction returns a transaction by id.
 func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
+	if tx, ok := t.txs[id]; ok {
+		return tx, nil
+	}
 	var tx pix.Transaction
-	return tx, t.mustGet(txKey(id), &tx)
+	if err := t.mustGet(txKey(id), &tx); err != nil {
+		return tx, err
+	}
+	t.remember(tx)
+	return tx, nil
+}
+
+// remember keeps tx decoded for the rest of the transaction: an operation
+// that reads a transaction and then writes it (a settlement) decodes it once,
+// and PutTransaction finds the version it replaces without reading it again.
+// pix.Transaction holds no references, so a copy is never shared. Every write
+// of a transaction record goes through PutTransaction, which remembers what it
+// wrote; a Tx that is discarded takes its memory with it.
+func (t *Tx) remember(tx pix.Transaction) {
+	if t.txs == nil {
+		t.txs = make(map[int64]pix.Transaction)
+	}
+	t.txs[tx.ID] = tx
 }
 
 func (t *Tx) transactionByIndex(key []byte) (pix.Transaction, error) {
@@ -109,14 +129,17 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 	if tx.ID <= 0 || tx.AccountID <= 0 {
 		return fmt.Errorf("store: transaction needs an id and an account (%d, %d)", tx.ID, tx.AccountID)
 	}
-	var prev pix.Transaction
-	existed, err := t.get(txKey(tx.ID), &prev)
-	if err != nil {
-		return err
+	prev, existed := t.txs[tx.ID]
+	if !existed {
+		var err error
+		if existed, err = t.get(txKey(tx.ID), &prev); err != nil {
+			return err
+		}
 	}
 	if err := t.put(txKey(tx.ID), tx); err != nil {
 		return err
 	}
+	t.remember(tx)
 	id := []byte(strconv.FormatInt(tx.ID, 10))
 	if !existed {
 		if err := t.indexTransaction(tx); err != nil {
@@ -134,10 +157,7 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 		}
 	}
 	if existed && prev.Status != tx.Status {
-		if err := t.count(prev, -1); err != nil {
-			return err
-		}
-		if err := t.count(tx, 1); err != nil {
+		if err := t.recount(prev, tx); err != nil {
 			return err
 		}
 	}
