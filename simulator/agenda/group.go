@@ -53,6 +53,20 @@ type member struct {
 
 type memberKey struct{}
 
+// jobKey marks the context of a job's handler run alone (a group of one).
+type jobKey struct{}
+
+// IsJob reports whether ctx is the context of a job's handler, as the agenda
+// gives it (alone or in a group), or one derived from it; WithJob marks one
+// for a store's tests. A store that batches writes uses it to keep a burst
+// of due jobs from crowding out the writes of clients (badgerstore's writer).
+func IsJob(ctx context.Context) bool {
+	return ctx.Value(jobKey{}) != nil || ctx.Value(memberKey{}) != nil
+}
+
+// WithJob returns ctx marked as a job handler's context (IsJob).
+func WithJob(ctx context.Context) context.Context { return context.WithValue(ctx, jobKey{}, true) }
+
 // InTurn runs submit, the hand-over of a write to a store's writer, in the due
 // order of the jobs of a group: the first write of a job of a group is handed
 // over after the first writes of the jobs due before it in the group. Any

@@ -77,3 +77,42 @@ func TestGroup_FirstWritesInDueOrder(t *testing.T) {
 		t.Fatalf("jobs of one instant ran one at a time (peak %d running)", peak)
 	}
 }
+
+// A handler's context says it is a job's, whether the job runs alone or in a
+// group; a context of the agenda's caller does not.
+func TestIsJob(t *testing.T) {
+	a, _, _, _ := newVirtual(t)
+	var (
+		mu   sync.Mutex
+		seen = map[string]bool{}
+	)
+	a.Handle("k", func(ctx context.Context, _ time.Time, j agenda.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[j.ID] = agenda.IsJob(ctx)
+		return nil
+	})
+	mustSchedule(t, a, agenda.Job{ID: "alone", Kind: "k", Due: epoch.Add(time.Millisecond)})
+	for i := range 3 {
+		mustSchedule(t, a, agenda.Job{ID: "g" + strconv.Itoa(i), Kind: "k", Due: epoch.Add(time.Second)})
+	}
+	if _, err := a.Advance(context.Background(), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 4 {
+		t.Fatalf("%d jobs ran, want 4", len(seen))
+	}
+	for id, job := range seen {
+		if !job {
+			t.Errorf("job %s: handler context not marked as a job's", id)
+		}
+	}
+	if agenda.IsJob(context.Background()) {
+		t.Error("a plain context is marked as a job's")
+	}
+	if !agenda.IsJob(agenda.WithJob(context.Background())) {
+		t.Error("WithJob does not mark the context")
+	}
+}

@@ -23,7 +23,7 @@ import (
 // ctx was cancelled while the handler ran, the job is left pending and runs
 // again later. run returns only store errors. The caller must hold a.runMu.
 func (a *Agenda) run(ctx context.Context, j Job, handled func()) error {
-	return a.runIn(ctx, ctx, j, handled)
+	return a.runIn(ctx, WithJob(ctx), j, handled)
 }
 
 // runIn is run with the handler given hctx, a context of ctx that may carry

@@ -33,7 +33,9 @@ var ErrClosed = errors.New("store: closed")
 // waiting, runs them one after another in one Badger transaction (each sees
 // the writes of those before it) and commits them together: one sync for the
 // whole batch, then every caller of the batch is answered. Since nothing else
-// writes records, operations never conflict, and nothing needs to lock.
+// writes records, operations never conflict, and nothing needs to lock. The
+// writes of the agenda's jobs wait in a line of their own, and a batch that
+// takes client writes takes a bounded share of them (collect).
 //
 // An operation that fails contributes no writes and does not affect the others
 // of its batch. Most failures (business refusals) happen before an operation
@@ -44,7 +46,8 @@ var ErrClosed = errors.New("store: closed")
 // effects outside their Tx (the contract of storage.Store.Update), so running
 // one again is safe.
 type writer struct {
-	ops  chan *op
+	ops  chan *op // client writes
+	jobs chan *op // writes of the agenda's jobs (agenda.IsJob)
 	quit chan struct{}
 	done chan struct{}
 
@@ -61,6 +64,7 @@ type op struct {
 	// exclusive, when set, runs alone between batches instead of fn (Reset).
 	exclusive func() error
 	ran       bool // fn succeeded once: a replay runs it regardless of ctx
+	job       bool // submitted by a job's handler (agenda.IsJob)
 	err       error
 	answered  chan struct{}
 }
@@ -71,7 +75,7 @@ func (o *op) answer(err error) {
 }
 
 func newWriter() *writer {
-	return &writer{ops: make(chan *op, maxBatchOps), quit: make(chan struct{}), done: make(chan struct{})}
+	return &writer{ops: make(chan *op, maxBatchOps), jobs: make(chan *op, maxBatchOps), quit: make(chan struct{}), done: make(chan struct{})}
 }
 
 // submit hands o to the writer, in turn when o is the first write of a job
@@ -80,6 +84,7 @@ func newWriter() *writer {
 // ends meanwhile: an operation that committed is never reported as failed.
 func (w *writer) submit(o *op) error {
 	o.answered = make(chan struct{})
+	o.job = o.exclusive == nil && agenda.IsJob(o.ctx)
 	var err error
 	agenda.InTurn(o.ctx, func() { err = w.enqueue(o) })
 	if err != nil {
@@ -95,8 +100,12 @@ func (w *writer) enqueue(o *op) error {
 	if w.closed {
 		return ErrClosed
 	}
+	ch := w.ops
+	if o.job {
+		ch = w.jobs
+	}
 	select {
-	case w.ops <- o:
+	case ch <- o:
 		return nil
 	case <-o.ctx.Done():
 		return o.ctx.Err()
@@ -127,18 +136,16 @@ func (s *Store) runWriter() {
 		var first *op
 		select {
 		case first = <-w.ops:
+		case first = <-w.jobs:
 		case <-w.quit:
 			// Submissions stopped before quit closed: drain what was sent.
-			for {
-				select {
-				case o := <-w.ops:
-					s.applyBatch(append(batch[:0], o))
-				default:
-					return
+			for _, ch := range []chan *op{w.jobs, w.ops} {
+				for len(ch) > 0 {
+					s.applyBatch(append(batch[:0], <-ch))
 				}
 			}
+			return
 		}
-		batch = append(batch[:0], first)
 		// Let the callers answered by the last batch submit before
 		// collecting. On one processor the first of them to submit again
 		// hands its operation straight to this goroutine, which the
@@ -147,18 +154,67 @@ func (s *Store) runWriter() {
 		// batches would alternate between full and almost empty
 		// (TestBatching_CashOutsShareCommitsOnOneProcessor).
 		runtime.Gosched()
-	collect:
-		for len(batch) < maxBatchOps {
-			select {
-			case o := <-w.ops:
-				batch = append(batch, o)
-			default:
-				break collect
-			}
-		}
+		batch = w.collect(append(batch[:0], first))
 		s.applyBatch(batch)
 		clear(batch)
 	}
+}
+
+// Job writes per batch. A batch takes every client write waiting and, when
+// there are any, at most jobsPerClientWrite job writes for each of them (at
+// least minJobWrites); with no client write waiting, jobs fill the batch. A
+// burst of due jobs (a settlement backlog: hundreds due at once) then
+// stretches each batch by a bounded share instead of holding the clients of
+// that batch behind all of its jobs, and still drains faster than clients
+// add to it.
+const (
+	jobsPerClientWrite = 2
+	minJobWrites       = 64
+)
+
+// collect fills batch, which holds the operation that woke the writer, with
+// the operations waiting: client writes first in line, then job writes in
+// the order they were submitted, within the job share. A batch holding an
+// exclusive operation (Reset) takes every job write waiting, so that
+// operations submitted before it still commit before it.
+func (w *writer) collect(batch []*op) []*op {
+	clients, exclusive := 0, false
+	count := func(o *op) {
+		if !o.job {
+			clients++
+		}
+		exclusive = exclusive || o.exclusive != nil
+	}
+	count(batch[0])
+	jobs := batch[:0:0]
+	if batch[0].job {
+		jobs, batch = append(jobs, batch[0]), batch[:0]
+	}
+clients:
+	for len(batch)+len(jobs) < maxBatchOps {
+		select {
+		case o := <-w.ops:
+			count(o)
+			batch = append(batch, o)
+		default:
+			break clients
+		}
+	}
+	quota := maxBatchOps
+	if clients > 0 && !exclusive {
+		quota = max(minJobWrites, jobsPerClientWrite*clients)
+	}
+jobs:
+	for len(jobs) < quota && len(batch)+len(jobs) < maxBatchOps {
+		select {
+		case o := <-w.jobs:
+			jobs = append(jobs, o)
+		default:
+			break jobs
+		}
+	}
+	// Jobs first: they were due before the clients of this batch wrote.
+	return append(jobs, batch...)
 }
 
 // applyBatch runs the operations of a batch in order, exclusive ones alone.

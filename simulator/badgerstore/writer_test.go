@@ -3,12 +3,14 @@ package badgerstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -92,6 +94,92 @@ func TestWriter_GroupCommit(t *testing.T) {
 	// The holding operation's batch and the batch of the 64.
 	if commits := s.snaps.commits.Load() - before; commits != 2 {
 		t.Fatalf("%d commits for the held batch and 64 queued operations, want 2", commits)
+	}
+}
+
+// A burst of due jobs does not hold the client writes waiting with it behind
+// all of its writes: the batch that takes the clients carries at most
+// jobsPerClientWrite job writes each (at least minJobWrites), and the jobs
+// left over fill the batches after it, in the order they were submitted.
+func TestWriter_JobsShareBatchesWithClients(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	release := holdWriter(t, s)
+
+	const jobs, clients = 300, 10
+	type ran struct {
+		tx  *Tx
+		job bool
+		i   int
+	}
+	var (
+		mu    sync.Mutex
+		order []ran
+		wg    sync.WaitGroup
+	)
+	submit := func(ctx context.Context, job bool, i int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.update(ctx, func(tx *Tx) error {
+				mu.Lock()
+				order = append(order, ran{tx, job, i})
+				mu.Unlock()
+				return tx.PutMeta(fmt.Sprint("w", job, i), i)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	// Jobs one at a time, so the channel holds them in submission order.
+	for i := range jobs {
+		submit(agenda.WithJob(context.Background()), true, i)
+		for len(s.writer.jobs) < i+1 {
+			runtime.Gosched()
+		}
+	}
+	for i := range clients {
+		submit(context.Background(), false, i)
+	}
+	waitQueued(s, clients)
+	release()
+	wg.Wait()
+
+	var batches [][]ran
+	for i, r := range order {
+		if i == 0 || r.tx != order[i-1].tx {
+			batches = append(batches, nil)
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], r)
+	}
+	count := func(b []ran) (j, c int) {
+		for _, r := range b {
+			if r.job {
+				j++
+			} else {
+				c++
+			}
+		}
+		return j, c
+	}
+	j0, c0 := count(batches[0])
+	if want := max(minJobWrites, jobsPerClientWrite*clients); c0 != clients || j0 != want {
+		t.Fatalf("first batch: %d job and %d client writes, want %d and %d", j0, c0, want, clients)
+	}
+	next := 0
+	for _, b := range batches {
+		for _, r := range b {
+			if r.job {
+				if r.i != next {
+					t.Fatalf("job write %d ran in place of %d: jobs out of submission order", r.i, next)
+				}
+				next++
+			}
+		}
+	}
+	if len(batches) != 2 {
+		t.Fatalf("%d batches after the held one, want 2 (the clients with their share of jobs, then the other jobs)", len(batches))
 	}
 }
 
