@@ -5,6 +5,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // balanceRecord is an account's stored balance and the sequence of the last
@@ -18,7 +19,11 @@ type balanceRecord struct {
 // Account returns an account.
 func (t *Tx) Account(id pix.AccountID) (pix.Account, error) {
 	var a pix.Account
-	return a, t.mustGet(accountKey(id), &a)
+	found, err := getCached(t, accountKey(id), &a, cloneAccount)
+	if err == nil && !found {
+		err = storage.ErrNotFound
+	}
+	return a, err
 }
 
 // PutAccount creates or replaces an account; a new account gets a zero balance.

@@ -276,5 +276,5 @@ func (s *Store) view(ctx context.Context, fn func(*Tx) error) error {
 	}
 	sn := s.snaps.acquire(s.db)
 	defer s.snaps.release(sn)
-	return fn(&Tx{txn: sn.txn, store: s})
+	return fn(&Tx{txn: sn.txn, store: s, at: sn.commits})
 }

@@ -13,6 +13,7 @@ import (
 //	acct/<id>                 pix.Account
 //	bal/<id>                  balanceRecord (available, blocked in centavos; journal sequence)
 //	set/<id>                  pix.Settings (limits, fee)
+//	dict/<key>                pix.DictEntry
 //	jrnl/<id>/<seq>           ledger.Entry, per account touched, in application order
 //	cred/<clientId>           pix.Credential (clientId lowercased)
 //	cert/<fingerprint>        pix.Certificate
@@ -24,6 +25,7 @@ const (
 	prefixAccount  = "acct/"
 	prefixBalance  = "bal/"
 	prefixSettings = "set/"
+	prefixDict     = "dict/"
 	prefixJournal  = "jrnl/"
 	prefixCred     = "cred/"
 	prefixCert     = "cert/"
@@ -38,6 +40,7 @@ const (
 func accountKey(id pix.AccountID) []byte  { return []byte(prefixAccount + num(int64(id))) }
 func balanceKey(id pix.AccountID) []byte  { return []byte(prefixBalance + num(int64(id))) }
 func settingsKey(id pix.AccountID) []byte { return []byte(prefixSettings + num(int64(id))) }
+func dictKey(key string) []byte           { return []byte(prefixDict + key) }
 func journalPrefix(id pix.AccountID) []byte {
 	return []byte(prefixJournal + num(int64(id)) + "/")
 }

@@ -34,6 +34,7 @@ type Store struct {
 	seqs   *sequences
 	floor  jobFloor
 	snaps  snapshots
+	cache  recordCache
 	writer *writer
 	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
 }
@@ -97,6 +98,7 @@ func (s *Store) reset() error {
 		return fmt.Errorf("store: drop all: %w", err)
 	}
 	s.floor.lower(0)
+	s.cache.reset(s.snaps.commits.Load() + 1)
 	err := s.writeSchemaVersion()
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
@@ -126,6 +128,7 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 type Tx struct {
 	txn   *badger.Txn
 	store *Store
+	at    uint64 // the commit count of the store this Tx reads (snapshots)
 	// putJobs and minJobDue record the jobs this transaction scheduled, for
 	// the store's jobFloor once it commits.
 	putJobs   bool
@@ -204,6 +207,7 @@ func (t *Tx) set(key, val []byte) error {
 		t.written = append(t.written, key)
 	}
 	t.bytes += len(key) + len(val)
+	t.mark(key)
 	return t.txn.Set(key, val)
 }
 
@@ -213,7 +217,15 @@ func (t *Tx) del(key []byte) error {
 		t.written = append(t.written, key)
 	}
 	t.bytes += len(key)
+	t.mark(key)
 	return t.txn.Delete(key)
+}
+
+// mark tells the record cache that this batch's commit writes key.
+func (t *Tx) mark(key []byte) {
+	if cachedKind(key) {
+		t.store.cache.wrote(key, t.at+1)
+	}
 }
 
 func ignoreNotFound(err error) error {

@@ -199,16 +199,20 @@ func idemKey(a pix.AccountID, key string) []byte {
 // DictEntry returns the DICT entry of a key.
 func (t *Tx) DictEntry(key string) (pix.DictEntry, error) {
 	var e pix.DictEntry
-	return e, t.mustGet([]byte("dict/"+key), &e)
+	found, err := getCached(t, dictKey(key), &e, same)
+	if err == nil && !found {
+		err = storage.ErrNotFound
+	}
+	return e, err
 }
 
 // PutDictEntry creates or replaces a DICT entry.
-func (t *Tx) PutDictEntry(e pix.DictEntry) error { return t.put([]byte("dict/"+e.Key), e) }
+func (t *Tx) PutDictEntry(e pix.DictEntry) error { return t.put(dictKey(e.Key), e) }
 
 // Settings returns an account's settings.
 func (t *Tx) Settings(a pix.AccountID) (pix.Settings, bool, error) {
 	var s pix.Settings
-	ok, err := t.get(settingsKey(a), &s)
+	ok, err := getCached(t, settingsKey(a), &s, same)
 	return s, ok, err
 }
 

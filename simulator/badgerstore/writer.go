@@ -250,7 +250,7 @@ func (s *Store) round(ops []*op) []*op {
 	// operations iterate).
 	sn := s.snaps.acquire(s.db)
 	defer s.snaps.release(sn)
-	t := &Tx{txn: txn, store: s, base: sn.txn}
+	t := &Tx{txn: txn, store: s, base: sn.txn, at: sn.commits}
 	ok := make([]*op, 0, len(ops))
 	for i, o := range ops {
 		if !o.ran && o.ctx.Err() != nil {

@@ -1,0 +1,211 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+func cacheAccount(name string) pix.Account {
+	return pix.Account{ID: 7, Name: name, Document: "52998224725", PixKeys: []pix.PixKey{{Type: "EMAIL", Key: "a@example.org"}}}
+}
+
+func update(t *testing.T, s *Store, fn func(tx *Tx) error) {
+	t.Helper()
+	if err := s.update(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func accountName(t *testing.T, s *Store) string {
+	t.Helper()
+	var name string
+	err := s.view(context.Background(), func(tx *Tx) error {
+		a, err := tx.Account(7)
+		name = a.Name
+		return err
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return "<none>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// Cached accounts, settings and DICT entries follow every write: in later
+// batches, later in the same batch, and not at all when the batch that wrote
+// them was discarded.
+func TestRecordCache_ReadsFollowWrites(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
+	for range 2 { // the second read is a hit
+		if got := accountName(t, s); got != "one" {
+			t.Fatalf("account %q, want one", got)
+		}
+	}
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("two")) })
+	if got := accountName(t, s); got != "two" {
+		t.Fatalf("after a later batch: %q, want two", got)
+	}
+	update(t, s, func(tx *Tx) error {
+		if a, err := tx.Account(7); err != nil || a.Name != "two" {
+			t.Errorf("in the batch before its write: %q, %v", a.Name, err)
+		}
+		if err := tx.PutAccount(cacheAccount("three")); err != nil {
+			return err
+		}
+		if a, err := tx.Account(7); err != nil || a.Name != "three" {
+			t.Errorf("in the batch after its write: %q, %v", a.Name, err)
+		}
+		return nil
+	})
+	if got := accountName(t, s); got != "three" {
+		t.Fatalf("after the batch: %q, want three", got)
+	}
+	// A write in a batch discarded by a failing operation leaves no trace.
+	release := holdWriter(t, s)
+	failed := make(chan error, 1)
+	go func() {
+		failed <- s.update(context.Background(), func(tx *Tx) error {
+			if err := tx.PutAccount(cacheAccount("discarded")); err != nil {
+				return err
+			}
+			if _, err := tx.Account(7); err != nil {
+				return err
+			}
+			return errors.New("refused after writing")
+		})
+	}()
+	waitQueued(s, 1)
+	release()
+	if err := <-failed; err == nil {
+		t.Fatal("the failing operation succeeded")
+	}
+	if got := accountName(t, s); got != "three" {
+		t.Fatalf("after a discarded write: %q, want three", got)
+	}
+
+	// Settings (absent, then present) and DICT entries the same way.
+	var st pix.Settings
+	var ok bool
+	read := func() {
+		t.Helper()
+		if err := s.view(context.Background(), func(tx *Tx) (err error) { st, ok, err = tx.Settings(7); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	read()
+	if ok {
+		t.Fatal("settings found before any were written")
+	}
+	update(t, s, func(tx *Tx) error { return tx.PutSettings(7, pix.Settings{Fee: 5}) })
+	if read(); !ok || st.Fee != 5 {
+		t.Fatalf("settings %+v %v after writing a fee of 5", st, ok)
+	}
+	for _, bank := range []string{"A", "B"} {
+		update(t, s, func(tx *Tx) error { return tx.PutDictEntry(pix.DictEntry{Key: "k@example.org", BankName: bank}) })
+		for range 2 {
+			var e pix.DictEntry
+			if err := s.view(context.Background(), func(tx *Tx) (err error) { e, err = tx.DictEntry("k@example.org"); return err }); err != nil || e.BankName != bank {
+				t.Fatalf("DICT entry %+v, %v, want bank %s", e, err, bank)
+			}
+		}
+	}
+}
+
+// A read-only transaction reads the store as of its snapshot, even after a
+// newer version of the record is cached.
+func TestRecordCache_OlderSnapshotReadsItsOwnVersion(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("old")) })
+	accountName(t, s) // cached as of the first commit
+	inView, resume, done := make(chan struct{}), make(chan struct{}), make(chan string)
+	go func() {
+		_ = s.view(context.Background(), func(tx *Tx) error {
+			close(inView)
+			<-resume
+			a, err := tx.Account(7)
+			if err != nil {
+				done <- err.Error()
+				return nil
+			}
+			done <- a.Name
+			return nil
+		})
+	}()
+	<-inView
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("new")) })
+	if got := accountName(t, s); got != "new" {
+		t.Fatalf("a new read: %q, want new", got)
+	}
+	close(resume)
+	if got := <-done; got != "old" {
+		t.Fatalf("the older snapshot read %q, want old", got)
+	}
+}
+
+// After Reset the records are gone, cached or not.
+func TestRecordCache_Reset(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
+	accountName(t, s)
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := accountName(t, s); got != "<none>" {
+		t.Fatalf("after reset: %q", got)
+	}
+}
+
+// In tests every hit is checked against the store, so the suites that use the
+// store check the cache too: a wrong entry is an error, not a wrong answer.
+func TestRecordCache_VerifiedInTests(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
+	accountName(t, s)
+	s.cache.mu.Lock()
+	e := s.cache.entries[string(accountKey(7))]
+	a := e.val.(pix.Account)
+	a.Name = "wrong"
+	e.val = a
+	s.cache.entries[string(accountKey(7))] = e
+	s.cache.mu.Unlock()
+	err := s.view(context.Background(), func(tx *Tx) error { _, err := tx.Account(7); return err })
+	if err == nil || !strings.Contains(err.Error(), "differs from the store") {
+		t.Fatalf("a wrong cached account read as %v", err)
+	}
+}
+
+// A caller that changes the account it read does not change the cache.
+func TestRecordCache_ReadsAreCopies(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
+	for range 2 {
+		err := s.view(context.Background(), func(tx *Tx) error {
+			a, err := tx.Account(7)
+			if err != nil {
+				return err
+			}
+			if len(a.PixKeys) != 1 || a.PixKeys[0].Key != "a@example.org" {
+				t.Fatalf("keys %+v", a.PixKeys)
+			}
+			a.PixKeys[0].Key = "changed@example.org"
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
