@@ -348,7 +348,7 @@ func engineTable(rs []engineResult, ceil result) string {
 			if r.Target != "—" {
 				pass = passFail(ok)
 			}
-			fmt.Fprintf(&b, "| %s | %.0f req/s, p99 %s, %d errors, %s server CPU/req | %.2f | %.0f%% | %s | %s |\n", r.Label, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq), ratio, 100*r.wrk.OtherCPU, r.Target, pass)
+			fmt.Fprintf(&b, "| %s | %.0f req/s, p90 %s, p99 %s, %d errors, %s server CPU/req | %.2f | %.0f%% | %s | %s |\n", r.Label, r.wrk.ReqPerSec, fmtDur(r.wrk.P90), fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq), ratio, 100*r.wrk.OtherCPU, r.Target, pass)
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %s | — | — | %s | %s |\n", r.Label, r.Value, r.Target, passFail(r.Pass))

@@ -142,7 +142,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s other processes' CPU %.0f%%\n", cr.Name, cr.ReqPerSec, fmtDur(cr.P50), fmtDur(cr.P99), cr.Errors, fmtDur(cr.CPUPerReq), 100*cr.OtherCPU)
+	fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p90 %-9s p99 %-9s max %-9s errors %d  server CPU/req %-8s other processes' CPU %.0f%%\n", cr.Name, cr.ReqPerSec, fmtDur(cr.P50), fmtDur(cr.P90), fmtDur(cr.P99), fmtDur(cr.Max), cr.Errors, fmtDur(cr.CPUPerReq), 100*cr.OtherCPU)
 
 	report := table(m, o, startup, idleRSS, peak, inv, results, cr) + engineTable(engine, cr)
 	fmt.Println()
@@ -202,7 +202,7 @@ func runRoutes(o options, m machine, tmp, base string, f *fixtureSet, pid int) (
 			return nil, fmt.Errorf("%s: %w", rt.name, err)
 		}
 		results = append(results, r)
-		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p99 %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P99), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
+		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p90 %-9s p99 %-9s max %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P90), fmtDur(r.P99), fmtDur(r.Max), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
 	}
 	return results, nil
 }
@@ -225,7 +225,7 @@ func runEngineRows(o options, m machine, tmp, base string, f *fixtureSet, pid in
 		for _, r := range rs {
 			if r.wrk != nil {
 				*results = append(*results, *r.wrk)
-				fmt.Printf("  %-16s %8.0f req/s  p99 %-9s errors %d  server CPU/req %s\n", r.Name, r.wrk.ReqPerSec, fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq))
+				fmt.Printf("  %-16s %8.0f req/s  p90 %-9s p99 %-9s errors %d  server CPU/req %s\n", r.Name, r.wrk.ReqPerSec, fmtDur(r.wrk.P90), fmtDur(r.wrk.P99), r.wrk.Errors, fmtDur(r.wrk.CPUPerReq))
 			} else {
 				fmt.Printf("  %-16s %s (%s)\n", r.Name, r.Value, r.Target)
 			}

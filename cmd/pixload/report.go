@@ -16,6 +16,7 @@ type result struct {
 	Target      string
 	ReqPerSec   float64
 	P50, P99    time.Duration
+	P90, Max    time.Duration // the spread of the tail: how many requests wait, and how long the worst
 	Requests    int64
 	Errors      int64
 	Note        string
@@ -87,9 +88,9 @@ func table(m machine, o options, startup time.Duration, idle, peak int64, inv st
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %d cores (nproc), %s. Server pinned to cpu %s, wrk to cpu %s (%d thread(s)), %d connections, %s per route.\n\n",
 		m.nproc, m.model, orAll(m.serverCPU), orAll(m.wrkCPU), m.threads, o.connections, o.duration)
-	fmt.Fprintf(&b, "| route | req/s | p50 | p99 | ratio to ceiling | errors | server CPU/req | other CPU | target | result |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
-	fmt.Fprintf(&b, "| ceiling: %s | %.0f | %s | %s | 1.00 | %d | %s | %.0f%% | — | — |\n", ceil.Route, ceil.ReqPerSec, fmtDur(ceil.P50), fmtDur(ceil.P99), ceil.Errors, fmtDur(ceil.CPUPerReq), 100*ceil.OtherCPU)
+	fmt.Fprintf(&b, "| route | req/s | p50 | p90 | p99 | max | ratio to ceiling | errors | server CPU/req | other CPU | target | result |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	fmt.Fprintf(&b, "| ceiling: %s | %.0f | %s | %s | %s | %s | 1.00 | %d | %s | %.0f%% | — | — |\n", ceil.Route, ceil.ReqPerSec, fmtDur(ceil.P50), fmtDur(ceil.P90), fmtDur(ceil.P99), fmtDur(ceil.Max), ceil.Errors, fmtDur(ceil.CPUPerReq), 100*ceil.OtherCPU)
 	for _, r := range rs {
 		if r.Name == "backlog-cash-out" || r.Name == "isolation-a" {
 			continue // in the engine table
@@ -99,7 +100,7 @@ func table(m machine, o options, startup time.Duration, idle, peak int64, inv st
 		if r.Note != "" {
 			label += " (" + r.Note + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %.2f | %d | %s | %.0f%% | %s | %s |\n", label, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P99), ratio, r.Errors, fmtDur(r.CPUPerReq), 100*r.OtherCPU, r.Target, passFail(ok))
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %.2f | %d | %s | %.0f%% | %s | %s |\n", label, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P90), fmtDur(r.P99), fmtDur(r.Max), ratio, r.Errors, fmtDur(r.CPUPerReq), 100*r.OtherCPU, r.Target, passFail(ok))
 	}
 	fmt.Fprintf(&b, "\nother CPU: the share of the machine's CPU time used by processes other than the server and wrk during the run; above a few percent the figures are understated. server CPU/req: the server's user+system CPU time divided by the requests served, less sensitive to other load than req/s; 1 s divided by it is what one core could serve if CPU were the only limit.\n")
 	fmt.Fprintf(&b, "\n| measure | value | target | result |\n|---|---:|---|---|\n")

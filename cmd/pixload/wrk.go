@@ -20,7 +20,9 @@ type wrkSummary struct {
 	Requests   int64   `json:"requests"`
 	DurationUS float64 `json:"duration"`
 	P50        float64 `json:"p50"`
+	P90        float64 `json:"p90"`
 	P99        float64 `json:"p99"`
+	Max        float64 `json:"max"`
 	Connect    int64   `json:"connect"`
 	Read       int64   `json:"read"`
 	Write      int64   `json:"write"`
@@ -88,7 +90,9 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 		Name: rt.name, Route: rt.label, Target: rt.target,
 		ReqPerSec: float64(s.Requests) / secs,
 		P50:       time.Duration(s.P50 * float64(time.Microsecond)),
+		P90:       time.Duration(s.P90 * float64(time.Microsecond)),
 		P99:       time.Duration(s.P99 * float64(time.Microsecond)),
+		Max:       time.Duration(s.Max * float64(time.Microsecond)),
 		Requests:  s.Requests,
 		Errors:    s.Connect + s.Read + s.Write + s.Status + s.Timeout,
 		PeakRSS:   peakRSS,
@@ -127,8 +131,8 @@ function done(summary, latency, requests)
     extrafail = extrafail + (t:get("extrafail") or 0)
   end
   local e = summary.errors
-  io.write(string.format('PIXLOAD {"requests":%d,"duration":%d,"p50":%d,"p99":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"extra":%d,"extrafail":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+  io.write(string.format('PIXLOAD {"requests":%d,"duration":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"extra":%d,"extrafail":%d}\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
     e.connect, e.read, e.write, e.status, e.timeout, extra, extrafail))
 end
 `
