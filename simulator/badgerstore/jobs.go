@@ -44,6 +44,11 @@ func (t *Tx) DeleteJob(id string) error {
 	if err != nil {
 		return err
 	}
+	return t.deleteJobAt(id, key)
+}
+
+// deleteJobAt removes job id, whose job/ key is key.
+func (t *Tx) deleteJobAt(id string, key []byte) error {
 	if err := t.del(key); err != nil {
 		return err
 	}
@@ -54,17 +59,21 @@ func (t *Tx) DeleteJob(id string) error {
 func (t *Tx) Job(id string) (agenda.Job, bool, error) { return t.getJob(id) }
 
 func (t *Tx) getJob(id string) (agenda.Job, bool, error) {
+	j, _, ok, err := t.jobAndKey(id)
+	return j, ok, err
+}
+
+// jobAndKey returns the pending job id and its job/ key.
+func (t *Tx) jobAndKey(id string) (j agenda.Job, key []byte, ok bool, err error) {
 	item, err := t.txn.Get(jobIDKey(id))
 	if err != nil {
-		return agenda.Job{}, false, ignoreNotFound(err)
+		return agenda.Job{}, nil, false, ignoreNotFound(err)
 	}
-	key, err := item.ValueCopy(nil)
-	if err != nil {
-		return agenda.Job{}, false, err
+	if key, err = item.ValueCopy(nil); err != nil {
+		return agenda.Job{}, nil, false, err
 	}
-	var j agenda.Job
-	ok, err := t.get(key, &j)
-	return j, ok, err
+	ok, err = t.get(key, &j)
+	return j, key, ok, err
 }
 
 // PutJob implements agenda.Store.
@@ -226,12 +235,12 @@ func (s *Store) MarkDone(ctx context.Context, j agenda.Job, ranAt time.Time) err
 
 // CompleteJob implements storage.Tx.
 func (t *Tx) CompleteJob(j agenda.Job, ranAt time.Time) error {
-	cur, ok, err := t.getJob(j.ID)
+	cur, key, ok, err := t.jobAndKey(j.ID)
 	if err != nil {
 		return err
 	}
 	if ok && agenda.SameJob(cur, j) {
-		if err := t.DeleteJob(j.ID); err != nil {
+		if err := t.deleteJobAt(j.ID, key); err != nil {
 			return err
 		}
 	}

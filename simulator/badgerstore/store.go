@@ -143,8 +143,10 @@ type Tx struct {
 	// newIterator). nil in a read-only Tx.
 	base    *badger.Txn
 	written [][]byte
-	// txs holds the transactions this Tx read or wrote, decoded (remember).
-	txs map[int64]pix.Transaction
+	// txs holds the transactions this Tx read or wrote, decoded (remember),
+	// and newTxs the transaction numbers it drew (NextID).
+	txs    map[int64]pix.Transaction
+	newTxs map[int64]bool
 }
 
 // newIterator opens an iterator for opt. In a batch, a Badger read-write

@@ -77,8 +77,20 @@ func (s *sequences) release() error {
 	return first
 }
 
-// NextID returns the next number of a named sequence.
-func (t *Tx) NextID(sequence string) (int64, error) { return t.store.seqs.next(sequence) }
+// NextID returns the next number of a named sequence. A number of the
+// "transaction" sequence is new to the store (sequence numbers are never
+// handed out twice), so PutTransaction does not look for a version of it to
+// replace: that lookup misses through every level of the LSM tree.
+func (t *Tx) NextID(sequence string) (int64, error) {
+	id, err := t.store.seqs.next(sequence)
+	if err == nil && sequence == "transaction" {
+		if t.newTxs == nil {
+			t.newTxs = make(map[int64]bool)
+		}
+		t.newTxs[id] = true
+	}
+	return id, err
+}
 
 // Transaction returns a transaction by id.
 func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
@@ -130,7 +142,7 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 		return fmt.Errorf("store: transaction needs an id and an account (%d, %d)", tx.ID, tx.AccountID)
 	}
 	prev, existed := t.txs[tx.ID]
-	if !existed {
+	if !existed && !t.newTxs[tx.ID] {
 		var err error
 		if existed, err = t.get(txKey(tx.ID), &prev); err != nil {
 			return err
