@@ -186,6 +186,13 @@ func TestConfig(t *testing.T) {
 	if m.Config.Addr != "127.0.0.1:7777" || m.Config.Clock != "virtual" || !m.Config.InMemory {
 		t.Fatalf("flags must win over env, env over defaults: %+v", m.Config)
 	}
+	if !DefaultConfig().Sync {
+		t.Fatal("writes must be synced by default")
+	}
+	noSync := DefaultConfig()
+	if err := newFlagSet(&noSync).Parse([]string{"--sync=false"}); err != nil || noSync.Sync {
+		t.Fatalf("--sync=false: Sync = %v, %v", noSync.Sync, err)
+	}
 	if err := ApplyEnv(newFlagSet(&Config{}), func(k string) (string, bool) { return "x", k == "PIXSANDBOX_IN_MEMORY" }); err == nil {
 		t.Fatal("a bad PIXSANDBOX_IN_MEMORY must be reported")
 	}

@@ -246,3 +246,29 @@ func TestStore_DeliveriesAfterAttempt(t *testing.T) {
 		}
 	}
 }
+
+// Writes are synced unless NoSync (--sync=false) says otherwise; without the
+// sync, a store closed cleanly still keeps everything it acknowledged.
+func TestOpen_SyncOption(t *testing.T) {
+	for _, noSync := range []bool{false, true} {
+		dir := t.TempDir()
+		s, err := Open(Options{Dir: dir, NoSync: noSync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.db.Opts().SyncWrites; got == noSync {
+			t.Fatalf("NoSync %v: Badger SyncWrites %v", noSync, got)
+		}
+		if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("kept", 1) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s = mustOpen(t, dir)
+		if v, ok := meta(t, s, "kept"); !ok || v != 1 {
+			t.Fatalf("NoSync %v: after reopening, kept = %d, %v", noSync, v, ok)
+		}
+		s.Close()
+	}
+}
