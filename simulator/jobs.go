@@ -93,13 +93,13 @@ func (s *Simulator) PendingJobs(ctx context.Context, limit int) ([]pix.JobReport
 // attempts under way: how far the runner is behind the clock.
 func (s *Simulator) JobBacklog(ctx context.Context) (pix.JobBacklog, error) {
 	now := s.clock.Now()
-	due, err := s.store.DueJobs(ctx, now, pix.MaxBacklogCount)
+	n, oldest, err := s.store.CountDue(ctx, now, pix.MaxBacklogCount)
 	if err != nil {
 		return pix.JobBacklog{}, err
 	}
-	b := pix.JobBacklog{Due: len(due), WebhooksPending: s.pool.Pending()}
-	if len(due) > 0 {
-		b.OldestDue = due[0].Due
+	b := pix.JobBacklog{Due: n, WebhooksPending: s.pool.Pending()}
+	if n > 0 {
+		b.OldestDue = oldest
 		b.Lag = max(0, now.Sub(b.OldestDue))
 	}
 	return b, nil

@@ -152,3 +152,53 @@ func TestCompleteJob_ThenMarkDone(t *testing.T) {
 		t.Fatalf("DoneJob after another version = %v", ranAt)
 	}
 }
+
+// CountDue counts what DueJobs lists, from the keys alone, and gives the same
+// earliest due time: before and after jobs run, with and without a limit.
+func TestCountDue_AgreesWithDueJobs(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	check := func(until time.Time, limit int) {
+		t.Helper()
+		jobs, err := s.DueJobs(ctx, until, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, oldest, err := s.CountDue(ctx, until, limit)
+		if err != nil || n != len(jobs) {
+			t.Fatalf("CountDue(%v, %d) = %d, %v; DueJobs lists %d", until.Sub(t0), limit, n, err, len(jobs))
+		}
+		if n > 0 && !oldest.Equal(jobs[0].Due) || n == 0 && !oldest.IsZero() {
+			t.Fatalf("CountDue(%v, %d): oldest %v, DueJobs' first %v", until.Sub(t0), limit, oldest, jobs)
+		}
+	}
+	for i := range 30 {
+		j := agenda.Job{ID: fmt.Sprint("j", i), Kind: "k", Due: t0.Add(time.Duration(i%10) * time.Second).Add(time.Duration(i) * time.Nanosecond)}
+		if err := s.PutJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, until := range []time.Duration{-time.Second, 0, 3 * time.Second, 9 * time.Second, time.Hour} {
+		for _, limit := range []int{0, 1, 7, 100} {
+			check(t0.Add(until), limit)
+		}
+	}
+	// The first ten due run (their keys deleted, the floor raised).
+	jobs, err := s.DueJobs(ctx, t0.Add(time.Second), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if err := s.MarkDone(ctx, j, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.NextJob(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, until := range []time.Duration{time.Second, 5 * time.Second, time.Hour} {
+		check(t0.Add(until), 0)
+	}
+}

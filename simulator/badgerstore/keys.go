@@ -1,7 +1,9 @@
 package badgerstore
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,16 @@ func certKey(fp string) []byte       { return []byte(prefixCert + pix.NormalizeF
 func metaKey(name string) []byte     { return []byte(prefixMeta + name) }
 func jobKey(due time.Time, id string) []byte {
 	return []byte(prefixJob + num(due.UnixNano()) + "/" + id)
+}
+
+// jobKeyDue reads the due time (Unix nanoseconds) out of a job/ key.
+func jobKeyDue(key []byte) (int64, bool) {
+	rest, ok := bytes.CutPrefix(key, []byte(prefixJob))
+	if !ok || len(rest) < 21 || rest[20] != '/' {
+		return 0, false
+	}
+	due, err := strconv.ParseInt(string(rest[:20]), 10, 64)
+	return due, err == nil
 }
 func jobIDKey(id string) []byte   { return []byte(prefixJobID + id) }
 func jobDoneKey(id string) []byte { return []byte(prefixJobDone + id) }

@@ -29,6 +29,10 @@ type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	View(ctx context.Context, fn func(Tx) error) error
 	agenda.Store
+	// CountDue counts the pending jobs due at or before until (up to limit;
+	// no bound when limit <= 0) and gives the earliest due time among them,
+	// without decoding the jobs.
+	CountDue(ctx context.Context, until time.Time, limit int) (n int, oldest time.Time, err error)
 	// Reset drops every record, as in a new data directory.
 	Reset(ctx context.Context) error
 	Close() error
