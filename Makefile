@@ -144,7 +144,7 @@ dist: ## static binaries (CGO off) for linux, darwin and windows on amd64 and ar
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$out ./cmd/pixsandbox; done
 	cd dist && sha256sum pixsandbox-* > SHA256SUMS && cat SHA256SUMS
 
-# Builds the Dockerfile with the first engine that answers (docker, then podman).
+# Builds cmd/pixsandbox/Dockerfile with the first engine that answers (docker, then podman).
 # With no engine running it says so and succeeds: CI machines without one skip the image.
 collection: ## regenerate docs/pixsandbox.postman_collection.json (Postman v2.1; Bruno and Insomnia import it) from docs/openapi.yaml
 	UPDATE_GOLDEN=1 $(GO) test -count=1 -run TestPostmanCollection_UpToDate ./docs/
@@ -153,4 +153,4 @@ image: ## build the container image $(IMAGE) with docker or podman (skipped, wit
 	@engine=; for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; done; \
 	if [ -z "$$engine" ]; then echo "make image: skipped: no container engine is running (docker or podman; 'docker info' fails or neither is installed)"; exit 0; fi; \
 	echo "make image: building $(IMAGE) with $$engine"; \
-	$$engine build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg DATE=$(DATE) -t $(IMAGE) -t pixsandbox:latest .
+	$$engine build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg DATE=$(DATE) -t $(IMAGE) -t pixsandbox:latest -f cmd/pixsandbox/Dockerfile .
