@@ -160,9 +160,11 @@ func (s *Store) runWriter() {
 	}
 }
 
-// Job writes per batch. A batch takes every client write waiting and, when
-// there are any, at most jobsPerClientWrite job writes for each of them (at
-// least minJobWrites); with no client write waiting, jobs fill the batch. A
+// Job writes per batch. A batch takes the client writes waiting (leaving room
+// for minJobWrites) and, when there are any, at most jobsPerClientWrite job
+// writes for each of them (at least minJobWrites); with no client write
+// waiting, jobs fill the batch. However many clients wait, jobs keep their
+// minJobWrites places in every batch, so they are never starved. A
 // burst of due jobs (a settlement backlog: hundreds due at once) then
 // stretches each batch by a bounded share instead of holding the clients of
 // that batch behind all of its jobs, and still drains faster than clients
@@ -191,7 +193,7 @@ func (w *writer) collect(batch []*op) []*op {
 		jobs, batch = append(jobs, batch[0]), batch[:0]
 	}
 clients:
-	for len(batch)+len(jobs) < maxBatchOps {
+	for len(batch)+len(jobs) < maxBatchOps-minJobWrites { // room for jobs, however many clients wait
 		select {
 		case o := <-w.ops:
 			count(o)

@@ -183,6 +183,57 @@ func TestWriter_JobsShareBatchesWithClients(t *testing.T) {
 	}
 }
 
+// However many client writes wait, every batch keeps places for jobs: a
+// server with more clients than a batch holds does not starve its settlements.
+func TestWriter_JobsNotStarvedByClients(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	release := holdWriter(t, s)
+	var (
+		mu    sync.Mutex
+		first = map[bool]int{} // job → writes in the first batch after the held one
+		tx0   *Tx
+		wg    sync.WaitGroup
+	)
+	submit := func(ctx context.Context, job bool, i int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.update(ctx, func(tx *Tx) error {
+				mu.Lock()
+				if tx0 == nil {
+					tx0 = tx
+				}
+				if tx == tx0 {
+					first[job]++
+				}
+				mu.Unlock()
+				return tx.PutMeta(fmt.Sprint("s", job, i), i)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	for i := range maxBatchOps {
+		submit(context.Background(), false, i)
+	}
+	waitQueued(s, maxBatchOps)
+	for i := range 100 {
+		submit(agenda.WithJob(context.Background()), true, i)
+	}
+	for len(s.writer.jobs) < 100 {
+		runtime.Gosched()
+	}
+	release()
+	wg.Wait()
+	// The writer wakes on a job or a client write (whichever select picks):
+	// either way the batch is full and holds at least minJobWrites jobs.
+	if first[true] < minJobWrites || first[true]+first[false] != maxBatchOps {
+		t.Fatalf("first batch: %d job and %d client writes, want at least %d jobs in %d", first[true], first[false], minJobWrites, maxBatchOps)
+	}
+}
+
 // A failing operation leaves no trace and does not fail its neighbours, both
 // when it fails before writing and when it fails after writing (the batch
 // runs again without it), and when it panics.
