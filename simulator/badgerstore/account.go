@@ -5,7 +5,6 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
-	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // balanceRecord is an account's stored balance and the sequence of the last
@@ -19,11 +18,7 @@ type balanceRecord struct {
 // Account returns an account.
 func (t *Tx) Account(id pix.AccountID) (pix.Account, error) {
 	var a pix.Account
-	found, err := getCached(t, accountKey(id), &a, cloneAccount)
-	if err == nil && !found {
-		err = storage.ErrNotFound
-	}
-	return a, err
+	return a, mustGetCached(t, accountKey(id), &a, cloneAccount)
 }
 
 // PutAccount creates or replaces an account; a new account gets a zero balance.

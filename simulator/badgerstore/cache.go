@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // recordCache keeps decoded records of the kinds that nearly every write reads
@@ -125,6 +126,15 @@ func getCached[T any](t *Tx, key []byte, v *T, clone func(T) T) (bool, error) {
 	}
 	c.store(key, t.at, cacheEntry{val: val, found: found})
 	return found, nil
+}
+
+// mustGetCached is getCached for a record that must exist, as mustGet is get.
+func mustGetCached[T any](t *Tx, key []byte, v *T, clone func(T) T) error {
+	found, err := getCached(t, key, v, clone)
+	if err == nil && !found {
+		err = storage.ErrNotFound
+	}
+	return err
 }
 
 func (t *Tx) verifyHit(key []byte, found bool, got any) error {

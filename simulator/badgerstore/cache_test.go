@@ -21,6 +21,19 @@ func update(t *testing.T, s *Store, fn func(tx *Tx) error) {
 	}
 }
 
+// storeWithCachedAccount opens a store holding account 7 named name, read once
+// so that it is cached.
+func storeWithCachedAccount(t *testing.T, name string) *Store {
+	t.Helper()
+	s := mustOpen(t, t.TempDir())
+	t.Cleanup(func() { s.Close() })
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount(name)) })
+	if got := accountName(t, s); got != name {
+		t.Fatalf("account %q, want %q", got, name)
+	}
+	return s
+}
+
 func accountName(t *testing.T, s *Store) string {
 	t.Helper()
 	var name string
@@ -124,10 +137,7 @@ func TestRecordCache_ReadsFollowWrites(t *testing.T) {
 // A read-only transaction reads the store as of its snapshot, even after a
 // newer version of the record is cached.
 func TestRecordCache_OlderSnapshotReadsItsOwnVersion(t *testing.T) {
-	s := mustOpen(t, t.TempDir())
-	defer s.Close()
-	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("old")) })
-	accountName(t, s) // cached as of the first commit
+	s := storeWithCachedAccount(t, "old") // cached as of the first commit
 	inView, resume, done := make(chan struct{}), make(chan struct{}), make(chan string)
 	go func() {
 		_ = s.view(context.Background(), func(tx *Tx) error {
@@ -155,10 +165,7 @@ func TestRecordCache_OlderSnapshotReadsItsOwnVersion(t *testing.T) {
 
 // After Reset the records are gone, cached or not.
 func TestRecordCache_Reset(t *testing.T) {
-	s := mustOpen(t, t.TempDir())
-	defer s.Close()
-	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
-	accountName(t, s)
+	s := storeWithCachedAccount(t, "one")
 	if err := s.Reset(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +177,7 @@ func TestRecordCache_Reset(t *testing.T) {
 // In tests every hit is checked against the store, so the suites that use the
 // store check the cache too: a wrong entry is an error, not a wrong answer.
 func TestRecordCache_VerifiedInTests(t *testing.T) {
-	s := mustOpen(t, t.TempDir())
-	defer s.Close()
-	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
-	accountName(t, s)
+	s := storeWithCachedAccount(t, "one")
 	s.cache.mu.Lock()
 	e := s.cache.entries[string(accountKey(7))]
 	a := e.val.(pix.Account)

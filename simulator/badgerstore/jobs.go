@@ -166,40 +166,50 @@ func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) 
 
 // DueJobs implements agenda.Store, from the floor like NextJob.
 func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agenda.Job, error) {
-	floor, gen := s.floor.begin()
 	var out []agenda.Job
-	err := s.view(ctx, func(t *Tx) error {
-		prefix := []byte(prefixJob)
-		end := until.UnixNano()
-		it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
-		defer it.Close()
-		for it.Seek([]byte(prefixJob + num(floor))); it.ValidForPrefix(prefix) && (limit <= 0 || len(out) < limit); it.Next() {
-			var j agenda.Job
-			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &j) }); err != nil {
-				return err
-			}
-			if j.Due.UnixNano() > end {
-				break
-			}
-			out = append(out, j)
+	err := s.eachDue(ctx, until, limit, true, func(_ int64, item *badger.Item) error {
+		var j agenda.Job
+		if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &j) }); err != nil {
+			return err
 		}
+		out = append(out, j)
 		return nil
 	})
-	if err != nil || len(out) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	s.floor.raise(out[0].Due.UnixNano(), gen)
 	return out, nil
 }
 
 // CountDue implements storage.Store from the job keys alone, which hold each
 // job's due time: counting a backlog of a million jobs decodes none of them.
 func (s *Store) CountDue(ctx context.Context, until time.Time, limit int) (n int, oldest time.Time, err error) {
-	floor, _ := s.floor.begin()
-	err = s.view(ctx, func(t *Tx) error {
+	err = s.eachDue(ctx, until, limit, false, func(due int64, _ *badger.Item) error {
+		if n == 0 {
+			oldest = time.Unix(0, due).UTC()
+		}
+		n++
+		return nil
+	})
+	return n, oldest, err
+}
+
+// eachDue calls fn for the pending jobs due at or before until, at most limit
+// of them (no bound when limit <= 0), in due order, from the floor like
+// NextJob, with each job's due time read from its key; values says whether
+// fn reads the items' values (prefetched). The earliest of them raises the
+// floor.
+func (s *Store) eachDue(ctx context.Context, until time.Time, limit int, values bool, fn func(due int64, item *badger.Item) error) error {
+	floor, gen := s.floor.begin()
+	first, n := int64(0), 0
+	err := s.view(ctx, func(t *Tx) error {
 		prefix := []byte(prefixJob)
 		end := until.UnixNano()
-		it := t.newIterator(badger.IteratorOptions{Prefix: prefix})
+		opts := badger.IteratorOptions{Prefix: prefix, PrefetchValues: values}
+		if values {
+			opts.PrefetchSize = 64
+		}
+		it := t.newIterator(opts)
 		defer it.Close()
 		for it.Seek([]byte(prefixJob + num(floor))); it.ValidForPrefix(prefix) && (limit <= 0 || n < limit); it.Next() {
 			due, ok := jobKeyDue(it.Item().Key())
@@ -210,13 +220,19 @@ func (s *Store) CountDue(ctx context.Context, until time.Time, limit int) (n int
 				break
 			}
 			if n == 0 {
-				oldest = time.Unix(0, due).UTC()
+				first = due
 			}
 			n++
+			if err := fn(due, it.Item()); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	return n, oldest, err
+	if err == nil && n > 0 {
+		s.floor.raise(first, gen)
+	}
+	return err
 }
 
 // ListJobs implements agenda.Store, from the floor like DueJobs (a scan from

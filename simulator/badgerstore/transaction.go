@@ -211,11 +211,7 @@ func idemKey(a pix.AccountID, key string) []byte {
 // DictEntry returns the DICT entry of a key.
 func (t *Tx) DictEntry(key string) (pix.DictEntry, error) {
 	var e pix.DictEntry
-	found, err := getCached(t, dictKey(key), &e, same)
-	if err == nil && !found {
-		err = storage.ErrNotFound
-	}
-	return e, err
+	return e, mustGetCached(t, dictKey(key), &e, same)
 }
 
 // PutDictEntry creates or replaces a DICT entry.

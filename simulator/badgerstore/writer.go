@@ -177,8 +177,8 @@ const (
 // collect fills batch, which holds the operation that woke the writer, with
 // the operations waiting: client writes first in line, then job writes in
 // the order they were submitted, within the job share. A batch holding an
-// exclusive operation (Reset) takes every job write waiting, so that
-// operations submitted before it still commit before it.
+// exclusive operation (Reset) takes as many job writes as fit, so that those
+// submitted before it commit before it (past a full batch, they run after).
 func (w *writer) collect(batch []*op) []*op {
 	clients, exclusive := 0, false
 	count := func(o *op) {

@@ -97,89 +97,108 @@ func TestWriter_GroupCommit(t *testing.T) {
 	}
 }
 
+// batchRecorder submits job and client writes and records which batch (Tx)
+// ran each of them, in the order they ran.
+type batchRecorder struct {
+	t     *testing.T
+	s     *Store
+	mu    sync.Mutex
+	order []recorded
+	wg    sync.WaitGroup
+}
+
+type recorded struct {
+	tx  *Tx
+	job bool
+	i   int
+}
+
+func (r *batchRecorder) submit(job bool, i int) {
+	ctx := context.Background()
+	if job {
+		ctx = agenda.WithJob(ctx)
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		err := r.s.update(ctx, func(tx *Tx) error {
+			r.mu.Lock()
+			r.order = append(r.order, recorded{tx, job, i})
+			r.mu.Unlock()
+			return tx.PutMeta(fmt.Sprint("w", job, i), i)
+		})
+		if err != nil {
+			r.t.Error(err)
+		}
+	}()
+}
+
+// batches waits for every write and returns them batch by batch, with the
+// count of job and client writes of each batch.
+func (r *batchRecorder) batches() (out [][]recorded, jobs, clients []int) {
+	r.wg.Wait()
+	for i, w := range r.order {
+		if i == 0 || w.tx != r.order[i-1].tx {
+			out, jobs, clients = append(out, nil), append(jobs, 0), append(clients, 0)
+		}
+		n := len(out) - 1
+		out[n] = append(out[n], w)
+		if w.job {
+			jobs[n]++
+		} else {
+			clients[n]++
+		}
+	}
+	return out, jobs, clients
+}
+
 // A burst of due jobs does not hold the client writes waiting with it behind
 // all of its writes: the batch that takes the clients carries at most
 // jobsPerClientWrite job writes each (at least minJobWrites), and the jobs
 // left over fill the batches after it, in the order they were submitted.
 func TestWriter_JobsShareBatchesWithClients(t *testing.T) {
-	s := mustOpen(t, t.TempDir())
-	defer s.Close()
-	release := holdWriter(t, s)
-
-	const jobs, clients = 300, 10
-	type ran struct {
-		tx  *Tx
-		job bool
-		i   int
-	}
-	var (
-		mu    sync.Mutex
-		order []ran
-		wg    sync.WaitGroup
-	)
-	submit := func(ctx context.Context, job bool, i int) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.update(ctx, func(tx *Tx) error {
-				mu.Lock()
-				order = append(order, ran{tx, job, i})
-				mu.Unlock()
-				return tx.PutMeta(fmt.Sprint("w", job, i), i)
-			})
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	// Jobs one at a time, so the channel holds them in submission order.
-	for i := range jobs {
-		submit(agenda.WithJob(context.Background()), true, i)
-		for len(s.writer.jobs) < i+1 {
-			runtime.Gosched()
-		}
-	}
-	for i := range clients {
-		submit(context.Background(), false, i)
-	}
-	waitQueued(s, clients)
-	release()
-	wg.Wait()
-
-	var batches [][]ran
-	for i, r := range order {
-		if i == 0 || r.tx != order[i-1].tx {
-			batches = append(batches, nil)
-		}
-		batches[len(batches)-1] = append(batches[len(batches)-1], r)
-	}
-	count := func(b []ran) (j, c int) {
-		for _, r := range b {
-			if r.job {
-				j++
-			} else {
-				c++
-			}
-		}
-		return j, c
-	}
-	j0, c0 := count(batches[0])
-	if want := max(minJobWrites, jobsPerClientWrite*clients); c0 != clients || j0 != want {
-		t.Fatalf("first batch: %d job and %d client writes, want %d and %d", j0, c0, want, clients)
-	}
-	next := 0
-	for _, b := range batches {
-		for _, r := range b {
-			if r.job {
-				if r.i != next {
-					t.Fatalf("job write %d ran in place of %d: jobs out of submission order", r.i, next)
+	for _, tc := range []struct{ clients, jobs int }{
+		{10, 64},  // two each would be 20: the minimum share
+		{50, 100}, // two each
+	} {
+		clients := tc.clients
+		t.Run(fmt.Sprint(clients, " clients"), func(t *testing.T) {
+			s := mustOpen(t, t.TempDir())
+			defer s.Close()
+			release := holdWriter(t, s)
+			r := &batchRecorder{t: t, s: s}
+			const jobs = 300
+			// Jobs one at a time, so the channel holds them in submission order.
+			for i := range jobs {
+				r.submit(true, i)
+				for len(s.writer.jobs) < i+1 {
+					runtime.Gosched()
 				}
-				next++
 			}
-		}
-	}
-	if len(batches) != 2 {
-		t.Fatalf("%d batches after the held one, want 2 (the clients with their share of jobs, then the other jobs)", len(batches))
+			for i := range clients {
+				r.submit(false, i)
+			}
+			waitQueued(s, clients)
+			release()
+			batches, j, c := r.batches()
+			if c[0] != clients || j[0] != tc.jobs {
+				t.Fatalf("first batch: %d job and %d client writes, want %d and %d", j[0], c[0], tc.jobs, clients)
+			}
+			next := 0
+			for _, b := range batches {
+				for _, w := range b {
+					if w.job {
+						if w.i != next {
+							t.Fatalf("job write %d ran in place of %d: jobs out of submission order", w.i, next)
+						}
+						next++
+					}
+				}
+			}
+			if len(batches) != 2 {
+				t.Fatalf("%d batches after the held one, want 2 (the clients with their share of jobs, then the other jobs)", len(batches))
+			}
+		})
 	}
 }
 
@@ -189,48 +208,23 @@ func TestWriter_JobsNotStarvedByClients(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	defer s.Close()
 	release := holdWriter(t, s)
-	var (
-		mu    sync.Mutex
-		first = map[bool]int{} // job → writes in the first batch after the held one
-		tx0   *Tx
-		wg    sync.WaitGroup
-	)
-	submit := func(ctx context.Context, job bool, i int) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.update(ctx, func(tx *Tx) error {
-				mu.Lock()
-				if tx0 == nil {
-					tx0 = tx
-				}
-				if tx == tx0 {
-					first[job]++
-				}
-				mu.Unlock()
-				return tx.PutMeta(fmt.Sprint("s", job, i), i)
-			})
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-	}
+	r := &batchRecorder{t: t, s: s}
 	for i := range maxBatchOps {
-		submit(context.Background(), false, i)
+		r.submit(false, i)
 	}
 	waitQueued(s, maxBatchOps)
 	for i := range 100 {
-		submit(agenda.WithJob(context.Background()), true, i)
+		r.submit(true, i)
 	}
 	for len(s.writer.jobs) < 100 {
 		runtime.Gosched()
 	}
 	release()
-	wg.Wait()
+	_, j, c := r.batches()
 	// The writer wakes on a job or a client write (whichever select picks):
 	// either way the batch is full and holds at least minJobWrites jobs.
-	if first[true] < minJobWrites || first[true]+first[false] != maxBatchOps {
-		t.Fatalf("first batch: %d job and %d client writes, want at least %d jobs in %d", first[true], first[false], minJobWrites, maxBatchOps)
+	if j[0] < minJobWrites || j[0]+c[0] != maxBatchOps {
+		t.Fatalf("first batch: %d job and %d client writes, want at least %d jobs in %d", j[0], c[0], minJobWrites, maxBatchOps)
 	}
 }
 
