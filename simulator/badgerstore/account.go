@@ -18,7 +18,8 @@ type balanceRecord struct {
 // Account returns an account.
 func (t *Tx) Account(id pix.AccountID) (pix.Account, error) {
 	var a pix.Account
-	return a, mustGetCached(t, accountKey(id), &a, cloneAccount)
+	err := mustGetCached(t, accountKey(id), &a, cloneAccount)
+	return a, err
 }
 
 // PutAccount creates or replaces an account; a new account gets a zero balance.

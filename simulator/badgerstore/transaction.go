@@ -211,7 +211,8 @@ func idemKey(a pix.AccountID, key string) []byte {
 // DictEntry returns the DICT entry of a key.
 func (t *Tx) DictEntry(key string) (pix.DictEntry, error) {
 	var e pix.DictEntry
-	return e, mustGetCached(t, dictKey(key), &e, same)
+	err := mustGetCached(t, dictKey(key), &e, same)
+	return e, err
 }
 
 // PutDictEntry creates or replaces a DICT entry.
