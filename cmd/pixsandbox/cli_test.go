@@ -98,17 +98,8 @@ func cliWaitFor(t *testing.T, what string, cond func() bool) {
 // answered, read from its request counter on /metrics.
 func deliveriesPolls(t *testing.T, base string) int {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, l := range strings.Split(string(raw), "\n") {
+	for _, l := range strings.Split(scrapeMetrics(t, base), "\n") {
 		if strings.HasPrefix(l, "pixsandbox_http_requests_total{") && strings.Contains(l, `route="/_sandbox/webhook-deliveries"`) {
 			f := strings.Fields(l)
 			v, _ := strconv.ParseFloat(f[len(f)-1], 64)

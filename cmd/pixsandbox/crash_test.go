@@ -39,8 +39,18 @@ type child struct {
 
 func startChild(t *testing.T, dir string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"=serve --addr 127.0.0.1:0 --clock virtual --log-level error --data-dir "+dir)
+	return startServe(t, exec.Command(os.Args[0], "-test.run=^$"), "--addr 127.0.0.1:0 --clock virtual --log-level error --data-dir "+dir)
+}
+
+// startServe makes cmd, which runs this test binary (under a wrapper such as
+// taskset, or directly), serve with args, starts it and waits for its URL. An
+// environment already set on cmd is kept.
+func startServe(t *testing.T, cmd *exec.Cmd, args string) *child {
+	t.Helper()
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, childEnv+"=serve "+args)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

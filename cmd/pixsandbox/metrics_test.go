@@ -26,15 +26,7 @@ func TestMetrics_Simulation(t *testing.T) {
 		map[string]string{"Authorization": "Bearer " + token}); st != 201 {
 		t.Fatalf("cash-out: %d %v", st, co)
 	}
-	scrape := func() string {
-		resp, err := http.Get(m.URL() + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	scrape := func() string { return scrapeMetrics(t, m.URL()) }
 	before := scrape()
 	for _, want := range []string{`pixsandbox_transactions_created_total{kind="CASH_OUT"} 1`, `pixsandbox_agenda_jobs_pending{kind="pixout.settle"} 1`,
 		`pixsandbox_clock_simulation_unix_seconds{mode="virtual"}`, "pixsandbox_journal_requests "} {
@@ -91,4 +83,19 @@ func checkDashboard(t *testing.T, exported string) {
 	if n < 10 {
 		t.Fatalf("the dashboard queries %d series", n)
 	}
+}
+
+// scrapeMetrics returns the text of base's /metrics.
+func scrapeMetrics(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
