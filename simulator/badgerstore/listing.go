@@ -198,7 +198,7 @@ func (t *Tx) ListTransactions(a pix.AccountID, f pix.TransactionFilter) ([]pix.T
 		}
 		return page, total, err
 	}
-	prefix := []byte("ix/txacct/" + num(int64(a)) + "/")
+	prefix := acctIndexPrefix(a)
 	var page []pix.Transaction
 	upper, skip, err := t.seekOffset(a, f, skip)
 	if err != nil {
@@ -244,7 +244,11 @@ func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (tim
 	if hi.Before(lo) {
 		return f.To, skip, nil
 	}
-	newer := func(m time.Time) (int, error) { return t.countLevels(a, f, m, f.To, countUnits) }
+	_, to, err := t.openEnds(a, f.From, f.To)
+	if err != nil {
+		return f.To, skip, err
+	}
+	newer := func(m time.Time) (int, error) { return t.countLevels(a, f, m, to, countUnits) }
 	n, err := newer(hi)
 	if err != nil || n > skip {
 		return f.To, skip, err // the newest minute alone holds more than the offset
@@ -268,7 +272,69 @@ func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (tim
 // countRange counts an account's transactions matching f's status and type in
 // [f.From, f.To].
 func (t *Tx) countRange(a pix.AccountID, f pix.TransactionFilter) (int, error) {
-	return t.countLevels(a, f, f.From, f.To, countUnits)
+	from, to, err := t.openEnds(a, f.From, f.To)
+	if err != nil {
+		return 0, err
+	}
+	return t.countLevels(a, f, from, to, countUnits)
+}
+
+func acctIndexPrefix(a pix.AccountID) []byte { return []byte("ix/txacct/" + num(int64(a)) + "/") }
+
+// openEnds widens [from, to] to whole UTC days on each side beyond which the
+// account has no transaction: past the end of the day of its newest one when
+// that is not after to (a listing up to now), before the start of the day of
+// its oldest one when that is not before from. The count is the same, and an
+// edge then falls on a day bucket instead of being counted through the hour
+// and minute buckets and, within the last minute, key by key (thousands of
+// keys when the account is busy). Two seeks of the time index find the oldest
+// and the newest.
+func (t *Tx) openEnds(a pix.AccountID, from, to time.Time) (time.Time, time.Time, error) {
+	if to.Before(from) {
+		return from, to, nil
+	}
+	prefix := acctIndexPrefix(a)
+	oldest, ok, err := t.indexEdge(prefix, false)
+	if err != nil || !ok {
+		return from, to, err
+	}
+	newest, _, err := t.indexEdge(prefix, true)
+	if err != nil {
+		return from, to, err
+	}
+	const day = 24 * time.Hour
+	if !newest.After(to) {
+		to = newest.Truncate(day).Add(day - time.Nanosecond)
+	}
+	if !oldest.Before(from) {
+		from = oldest.Truncate(day)
+	}
+	return from, to, nil
+}
+
+// indexEdge returns the creation instant of the oldest entry of a time index
+// (prefix + createdAt + id), or of the newest when last; ok is false when the
+// index is empty.
+func (t *Tx) indexEdge(prefix []byte, last bool) (at time.Time, ok bool, err error) {
+	it := t.newIterator(badger.IteratorOptions{Reverse: last, Prefix: prefix})
+	defer it.Close()
+	seek := prefix
+	if last {
+		seek = append(append([]byte{}, prefix...), 0xFF)
+	}
+	it.Seek(seek)
+	if !it.ValidForPrefix(prefix) {
+		return time.Time{}, false, nil
+	}
+	key := it.Item().Key()
+	if len(key) < len(prefix)+20 {
+		return time.Time{}, false, fmt.Errorf("store: malformed time index key %q", key)
+	}
+	var n int64
+	for _, c := range key[len(prefix) : len(prefix)+20] {
+		n = n*10 + int64(c-'0')
+	}
+	return time.Unix(0, n).UTC(), true, nil
 }
 
 // countLevels counts [from, to]: the whole units of the largest size from their
@@ -280,10 +346,10 @@ func (t *Tx) countLevels(a pix.AccountID, f pix.TransactionFilter, from, to time
 	}
 	if len(units) == 0 {
 		if f.Status == "" && f.Type == "" { // the index keys say enough: no record read
-			return t.countKeys([]byte("ix/txacct/"+num(int64(a))+"/"), from, to)
+			return t.countKeys(acctIndexPrefix(a), from, to)
 		}
 		n := 0
-		err := t.scanRange([]byte("ix/txacct/"+num(int64(a))+"/"), from, to, false, func(tx pix.Transaction) bool {
+		err := t.scanRange(acctIndexPrefix(a), from, to, false, func(tx pix.Transaction) bool {
 			if f.Matches(tx) {
 				n++
 			}

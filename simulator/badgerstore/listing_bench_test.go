@@ -82,3 +82,42 @@ func BenchmarkListTransactions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListTransactionsBusyMinute lists page 1 (size 50, with its total)
+// of an account that created 5,000 transactions in the last 50 s, as in a load
+// run: the listing's range ends now, inside the busiest minute.
+func BenchmarkListTransactionsBusyMinute(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Date(2026, 4, 1, 12, 0, 50, 0, time.UTC)
+	for start := 0; start < 5000; start += 500 {
+		if err := s.Update(ctx, func(tx storage.Tx) error {
+			if err := tx.PutAccount(pix.Account{ID: 1}); err != nil {
+				return err
+			}
+			for i := start; i < start+500; i++ {
+				t := pix.Transaction{ID: int64(i + 1), UUID: fmt.Sprint("u-", i), AccountID: 1, Kind: pix.TxCashOut, Status: pix.TxStatusPending,
+					Amount: 100, ExternalID: fmt.Sprint("ext-", i), CreatedAt: now.Add(-time.Duration(i) * 10 * time.Millisecond)}
+				if err := tx.PutTransaction(t); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f := pix.TransactionFilter{From: now.Add(-31 * 24 * time.Hour), To: now, Page: 1, Size: 50}
+	for b.Loop() {
+		if err := s.View(ctx, func(tx storage.Tx) error {
+			_, _, err := tx.ListTransactions(1, f)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -21,6 +21,7 @@ func TestListTransactions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	kinds := []pix.TxKind{pix.TxCashOut, pix.TxTransfer, pix.TxPixIn, pix.TxCashIn, pix.TxSplit, pix.TxRefundIn, pix.TxRefundOut}
+	busy := base.Add(5*24*time.Hour + 7*time.Minute)
 	var all []pix.Transaction
 	err := s.Update(ctx, func(tx storage.Tx) error {
 		if err := tx.PutAccount(pix.Account{ID: 1}); err != nil {
@@ -37,6 +38,15 @@ func TestListTransactions(t *testing.T) {
 				if err := tx.PutTransaction(t); err != nil {
 					return err
 				}
+			}
+			all = append(all, t)
+		}
+		// A busy last minute: its partial edges were counted key by key.
+		for i := int64(601); i <= 680; i++ {
+			t := pix.Transaction{ID: i, AccountID: 1, Kind: kinds[rng.IntN(len(kinds))], Status: pix.TxStatuses[rng.IntN(3)],
+				CreatedAt: busy.Add(time.Duration(rng.Int64N(int64(time.Minute))))}
+			if err := tx.PutTransaction(t); err != nil {
+				return err
 			}
 			all = append(all, t)
 		}
@@ -81,6 +91,14 @@ func TestListTransactions(t *testing.T) {
 		deepOffset = []int{500, 1}[trial%2] // every other trial seeks deep pages through the buckets
 		from := base.Add(time.Duration(rng.Int64N(int64(5 * 24 * time.Hour))))
 		f := pix.TransactionFilter{From: from, To: from.Add(time.Duration(rng.Int64N(int64(3 * 24 * time.Hour)))), Page: 1 + rng.IntN(8), Size: 1 + rng.IntN(30)}
+		switch rng.IntN(6) {
+		case 0: // from before the oldest transaction: the left edge opens to a whole day
+			f.From = base.Add(-time.Duration(rng.Int64N(int64(48 * time.Hour))))
+		case 1: // to after the newest: the right edge opens
+			f.To = busy.Add(time.Minute + time.Duration(rng.Int64N(int64(48*time.Hour))))
+		case 2: // to inside the busy minute: newer transactions keep the edge
+			f.To = busy.Add(time.Duration(rng.Int64N(int64(time.Minute))))
+		}
 		if rng.IntN(2) == 0 {
 			f.Status = pix.TxStatuses[rng.IntN(3)]
 		}
