@@ -1,0 +1,182 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+)
+
+// TestTxRecord checks that a transaction comes back as it was stored, with
+// every field set and with most left zero; that the zero fields are not
+// stored; and that a record stored in full, as before txRecord, still reads.
+func TestTxRecord(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	full := pix.Transaction{ID: 1, UUID: "u-1", AccountID: 7, Kind: pix.TxCashOut, Status: pix.TxStatusError, Amount: 1050, Fee: 25,
+		ExternalID: "ext-1", IdempotencyKey: "idem-1", EndToEndID: "E13140088202603021200abcdefghijk", PixKey: "+5511999999999",
+		PixKeySent: "11999999999", KeyType: "PHONE", Description: "d", Priority: "HIGH", Expiration: time.Minute,
+		Counterpart: pix.Counterpart{Name: "N", Document: "52998224725", ISPB: "18236120", BankName: "B", BankCode: "260",
+			Branch: "0001", AccountNumber: "123", AccountType: "CACC", AccountID: 8},
+		Document: "52998224725", CreatedAt: at, ProcessedAt: at.Add(2 * time.Second), ErrorCode: pix.CodeOrderRejected,
+		ErrorMessage: "m", Scenario: "s", RelatedID: 2, TxID: "t"}
+	if v := reflect.ValueOf(full); v.NumField() != reflect.TypeFor[txRecord]().NumField() {
+		t.Fatal("txRecord and pix.Transaction differ")
+	}
+	for i := range reflect.ValueOf(full).NumField() {
+		if reflect.ValueOf(full).Field(i).IsZero() {
+			t.Fatalf("the full transaction leaves %s zero", reflect.TypeFor[pix.Transaction]().Field(i).Name)
+		}
+	}
+	sparse := pix.Transaction{ID: 3, UUID: "u-3", AccountID: 7, Kind: pix.TxCashOut, Status: pix.TxStatusPending, Amount: 1, CreatedAt: at}
+	// A record written before txRecord: every field, the zero ones too.
+	legacy := pix.Transaction{ID: 4, UUID: "u-4", AccountID: 7, Kind: pix.TxPixIn, Status: pix.TxStatusConfirmed, Amount: 2, CreatedAt: at}
+	raw, err := json.Marshal(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.PutTransaction(full); err != nil {
+			return err
+		}
+		if err := tx.PutTransaction(sparse); err != nil {
+			return err
+		}
+		return tx.(*Tx).set(txKey(legacy.ID), raw)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(ctx, func(tx storage.Tx) error {
+		for _, want := range []pix.Transaction{full, sparse, legacy} {
+			got, err := tx.Transaction(want.ID)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("transaction %d reads back as\n%+v\nwant\n%+v", want.ID, got, want)
+			}
+		}
+		stored, err := storedValue(tx, txKey(sparse.ID))
+		if err != nil {
+			return err
+		}
+		for _, zero := range []string{"Fee", "IdempotencyKey", "ProcessedAt", "Counterpart", "RelatedID", "ErrorCode"} {
+			if strings.Contains(string(stored), `"`+zero+`"`) {
+				t.Errorf("the stored record keeps the zero field %s: %s", zero, stored)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEventRecord checks that an event's body reads back byte for byte
+// whether it is stored as JSON or, when encoding/json would change it, as
+// base64; that a typical body is stored as JSON; and that an event stored
+// before eventRecord still reads.
+func TestEventRecord(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	typical, err := json.Marshal(map[string]any{"event": "CashOut", "status": "CONFIRMED", "finalAmount": json.Number("10.25"),
+		"counterpart": map[string]any{"name": "Fulano <Tal> & Cia"}, "errorCode": nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string][]byte{
+		"typical":     typical,
+		"indented":    []byte("{\n  \"event\": \"CashOut\"\n}"),
+		"unescaped":   []byte(`{"name":"<b>&"}`),
+		"not JSON":    []byte("\x00\xffnot json"),
+		"empty":       nil,
+		"trailing":    []byte(`{"a":1} `),
+		"line sep":    []byte("{\"a\":\"\u2028\"}"),
+		"escaped sep": []byte(`{"a":"\u2028"}`),
+	}
+	var events []webhook.Event
+	for name, b := range bodies {
+		events = append(events, webhook.Event{ID: "evt_" + strings.ReplaceAll(name, " ", "_"), AccountID: 7, EventType: "cash_out",
+			Kind: "CashOut", TransactionID: 9, Body: b, CreatedAt: at})
+	}
+	legacy := webhook.Event{ID: "evt_legacy", AccountID: 7, EventType: "cash_out", Kind: "CashOut", TransactionID: 9, Body: typical, CreatedAt: at}
+	raw, err := json.Marshal(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		for _, e := range events {
+			if err := tx.PutWebhookEvent(e); err != nil {
+				return err
+			}
+		}
+		return tx.(*Tx).set([]byte("wh/evt/"+legacy.ID), raw)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(ctx, func(tx storage.Tx) error {
+		for _, want := range append(events, legacy) {
+			got, err := tx.WebhookEvent(want.ID)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(got.Body, want.Body) || (got.Body == nil) != (want.Body == nil) {
+				t.Errorf("%s: body reads back as %q, want %q", want.ID, got.Body, want.Body)
+			}
+			got.Body, want.Body = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s reads back as %+v, want %+v", want.ID, got, want)
+			}
+		}
+		stored, err := storedValue(tx, []byte("wh/evt/evt_typical"))
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(stored, typical) || len(stored) >= len(raw) {
+			t.Errorf("a typical body is not stored as JSON (%d bytes, in full %d): %s", len(stored), len(raw), stored)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzEventRecordBody checks that any body survives the stored form byte for
+// byte: signatures are over those bytes.
+func FuzzEventRecordBody(f *testing.F) {
+	for _, seed := range []string{`{"a":1}`, "{\n \"a\": 1}", `{"a":"<&>"}`, `{"a":"\u003c"}`, "[1,2]", `"s"`, "\u2028", "{\"a\":\"\u2029\"}", "", "\xff"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		stored, err := json.Marshal(newEventRecord(webhook.Event{ID: "evt_1", Body: body}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r eventRecord
+		if err := json.Unmarshal(stored, &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.event().Body; !bytes.Equal(got, body) {
+			t.Fatalf("body %q reads back as %q (stored %s)", body, got, stored)
+		}
+	})
+}
+
+// storedValue returns the bytes stored under key, as Badger holds them.
+func storedValue(tx storage.Tx, key []byte) ([]byte, error) {
+	item, err := tx.(*Tx).txn.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
