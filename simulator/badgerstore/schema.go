@@ -12,11 +12,14 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
-// schemaVersion is the layout of the derived keys. Version 2 added the listing
-// indexes (ix/txacct, ix/txkey, txcnt) and the events-by-transaction index
-// (ix/evttx); version 3 the webhook attempts by id (ix/dlvatt). A data
-// directory written before them has records without them.
-const schemaVersion = 3
+// schemaVersion is the layout of the derived keys and of the records a build
+// before it would misread. Version 2 added the listing indexes (ix/txacct,
+// ix/txkey, txcnt) and the events-by-transaction index (ix/evttx); version 3
+// the webhook attempts by id (ix/dlvatt). A data directory written before
+// them has records without them. Version 4 stores webhook event bodies as JSON
+// (eventRecord), which a build before it would read as empty: it refuses the
+// directory instead. An upgrade to 4 rebuilds the derived keys once, like any.
+const schemaVersion = 4
 
 var schemaKey = []byte("meta/schema")
 
