@@ -59,14 +59,25 @@ func jobKey(due time.Time, id string) []byte {
 // jobKeyDue reads the due time (Unix nanoseconds) out of a job/ key.
 func jobKeyDue(key []byte) (int64, bool) {
 	rest, ok := bytes.CutPrefix(key, []byte(prefixJob))
-	if !ok || len(rest) < 21 || rest[20] != '/' {
+	if !ok || len(rest) < numWidth+1 || rest[numWidth] != '/' {
 		return 0, false
 	}
-	due, err := strconv.ParseInt(string(rest[:20]), 10, 64)
-	return due, err == nil
+	return parseNum(rest[:numWidth])
 }
 func jobIDKey(id string) []byte   { return []byte(prefixJobID + id) }
 func jobDoneKey(id string) []byte { return []byte(prefixJobDone + id) }
+
+// numWidth is the width of the numbers num writes.
+const numWidth = 20
+
+// parseNum reads a number num wrote (numWidth digits).
+func parseNum(b []byte) (int64, bool) {
+	if len(b) != numWidth || b[0] < '0' || b[0] > '9' { // ParseInt would take a sign
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
 
 func num(n int64) string {
 	if n < 0 {

@@ -200,7 +200,11 @@ func (t *Tx) ListTransactions(a pix.AccountID, f pix.TransactionFilter) ([]pix.T
 	}
 	prefix := acctIndexPrefix(a)
 	var page []pix.Transaction
-	upper, skip, err := t.seekOffset(a, f, skip)
+	from, to, err := t.openEnds(a, f.From, f.To)
+	if err != nil {
+		return nil, 0, err
+	}
+	upper, skip, err := t.seekOffset(a, f, to, skip)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -218,7 +222,7 @@ func (t *Tx) ListTransactions(a pix.AccountID, f pix.TransactionFilter) ([]pix.T
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := t.countRange(a, f)
+	total, err := t.countLevels(a, f, from, to, countUnits)
 	return page, total, err
 }
 
@@ -231,8 +235,9 @@ var deepOffset = 500
 // whole minutes on the count buckets (about 16 bucket sums for 31 days), so a
 // page far from the newest reads at most one minute of records beyond its size.
 // The bound is the oldest minute start m with at most skip matching
-// transactions in [m, f.To]; the scan then starts just before m.
-func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (time.Time, int, error) {
+// transactions in [m, f.To]; the scan then starts just before m. to is f.To,
+// or the later instant openEnds gave it (the same count, from coarser buckets).
+func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, to time.Time, skip int) (time.Time, int, error) {
 	if skip < deepOffset {
 		return f.To, skip, nil
 	}
@@ -243,10 +248,6 @@ func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (tim
 	hi := f.To.Truncate(time.Minute)
 	if hi.Before(lo) {
 		return f.To, skip, nil
-	}
-	_, to, err := t.openEnds(a, f.From, f.To)
-	if err != nil {
-		return f.To, skip, err
 	}
 	newer := func(m time.Time) (int, error) { return t.countLevels(a, f, m, to, countUnits) }
 	n, err := newer(hi)
@@ -267,16 +268,6 @@ func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, skip int) (tim
 		}
 	}
 	return best.Add(-time.Nanosecond), skip - bestN, nil
-}
-
-// countRange counts an account's transactions matching f's status and type in
-// [f.From, f.To].
-func (t *Tx) countRange(a pix.AccountID, f pix.TransactionFilter) (int, error) {
-	from, to, err := t.openEnds(a, f.From, f.To)
-	if err != nil {
-		return 0, err
-	}
-	return t.countLevels(a, f, from, to, countUnits)
 }
 
 func acctIndexPrefix(a pix.AccountID) []byte { return []byte("ix/txacct/" + num(int64(a)) + "/") }
@@ -327,12 +318,9 @@ func (t *Tx) indexEdge(prefix []byte, last bool) (at time.Time, ok bool, err err
 		return time.Time{}, false, nil
 	}
 	key := it.Item().Key()
-	if len(key) < len(prefix)+20 {
+	n, ok := parseNum(key[len(prefix):min(len(key), len(prefix)+numWidth)])
+	if !ok {
 		return time.Time{}, false, fmt.Errorf("store: malformed time index key %q", key)
-	}
-	var n int64
-	for _, c := range key[len(prefix) : len(prefix)+20] {
-		n = n*10 + int64(c-'0')
 	}
 	return time.Unix(0, n).UTC(), true, nil
 }

@@ -98,11 +98,9 @@ func (t *Tx) MEDs(a pix.AccountID, fn func(pix.MED) bool) error {
 	})
 }
 
-// parseTrailingNum reads the zero-padded number that ends a key.
+// parseTrailingNum reads the zero-padded number that ends a key (0 when the
+// key ends in none: no record has id 0).
 func parseTrailingNum(key []byte) int64 {
-	var n int64
-	for _, c := range key[len(key)-20:] {
-		n = n*10 + int64(c-'0')
-	}
+	n, _ := parseNum(key[max(0, len(key)-numWidth):])
 	return n
 }

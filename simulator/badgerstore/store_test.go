@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -270,5 +271,23 @@ func TestOpen_SyncOption(t *testing.T) {
 			t.Fatalf("NoSync %v: after reopening, kept = %d, %v", noSync, v, ok)
 		}
 		s.Close()
+	}
+}
+
+// parseNum reads back what num writes, and nothing of another width or with a
+// character that is not a digit.
+func TestParseNum(t *testing.T) {
+	for _, n := range []int64{0, 1, 1772452802000000000, math.MaxInt64} {
+		if got, ok := parseNum([]byte(num(n))); !ok || got != n {
+			t.Errorf("parseNum(num(%d)) = %d, %v", n, got, ok)
+		}
+	}
+	for _, bad := range []string{"", "123", num(7) + "0", "0000000000000000000x", "-0000000000000000001", "+0000000000000000001", "99999999999999999999"} {
+		if n, ok := parseNum([]byte(bad)); ok {
+			t.Errorf("parseNum(%q) = %d, want a refusal", bad, n)
+		}
+	}
+	if got := parseTrailingNum([]byte("tx/" + num(42))); got != 42 {
+		t.Errorf("parseTrailingNum = %d, want 42", got)
 	}
 }

@@ -84,11 +84,8 @@ func newEventRecord(e webhook.Event) eventRecord {
 // storableAsJSON reports whether encoding/json would store b, as a raw
 // message, unchanged.
 func storableAsJSON(b []byte) bool {
-	if len(b) == 0 || !json.Valid(b) {
-		return false
-	}
 	var compact, escaped bytes.Buffer
-	if json.Compact(&compact, b) != nil {
+	if len(b) == 0 || json.Compact(&compact, b) != nil {
 		return false
 	}
 	json.HTMLEscape(&escaped, compact.Bytes())
