@@ -650,3 +650,77 @@ func TestAgenda_Start(t *testing.T) {
 		})
 	})
 }
+
+// A handler whose store reports (agenda.Committed) that its transaction
+// completed the job spares the agenda reading the job back and MarkDone; any
+// later word on the job, another job's completion or a failure does not.
+func TestAgenda_committedCompletion(t *testing.T) {
+	// complete is the handler's transaction: MarkDone stands for the store's
+	// CompleteJob, then the store reports the commit.
+	complete := func(ctx context.Context, store *agenda.CountingStore, j agenda.Job, now time.Time, id string) error {
+		if err := store.Store.MarkDone(ctx, j, now); err != nil {
+			return err
+		}
+		agenda.Committed(ctx, id, true)
+		return nil
+	}
+	cases := []struct {
+		name      string
+		handler   func(ctx context.Context, store *agenda.CountingStore, now time.Time, j agenda.Job) error
+		wantGets  int // per job
+		wantDones int // the agenda's MarkDone calls, per job
+		pending   bool
+	}{
+		{name: "completed", wantGets: 0, wantDones: 0,
+			handler: func(ctx context.Context, store *agenda.CountingStore, now time.Time, j agenda.Job) error {
+				return complete(ctx, store, j, now, j.ID)
+			}},
+		{name: "completed, then put again", wantGets: 1, wantDones: 0, pending: true,
+			handler: func(ctx context.Context, store *agenda.CountingStore, now time.Time, j agenda.Job) error {
+				if err := complete(ctx, store, j, now, j.ID); err != nil {
+					return err
+				}
+				j.Due = now.Add(time.Hour)
+				if err := store.PutJob(ctx, j); err != nil {
+					return err
+				}
+				agenda.Committed(ctx, j.ID, false)
+				return nil
+			}},
+		{name: "another job completed", wantGets: 1, wantDones: 1,
+			handler: func(ctx context.Context, store *agenda.CountingStore, now time.Time, j agenda.Job) error {
+				agenda.Committed(ctx, j.ID+"-other", true)
+				return nil
+			}},
+		{name: "completed, then failed", wantGets: 1, wantDones: 0, pending: true,
+			handler: func(ctx context.Context, store *agenda.CountingStore, now time.Time, j agenda.Job) error {
+				agenda.Committed(ctx, j.ID, true)
+				return errors.New("boom")
+			}},
+	}
+	for _, tc := range cases {
+		for _, jobs := range []int{1, 3} { // alone, and in a group
+			t.Run(fmt.Sprintf("%s/%d jobs", tc.name, jobs), func(t *testing.T) {
+				mem := agenda.NewMemStore()
+				store := &agenda.CountingStore{Store: mem}
+				a := agenda.New(store, clock.NewVirtual(epoch), nil)
+				a.Handle("k", func(ctx context.Context, now time.Time, j agenda.Job) error {
+					return tc.handler(ctx, store, now, j)
+				})
+				for i := range jobs {
+					mustSchedule(t, a, agenda.Job{ID: fmt.Sprint("j", i), Kind: "k", Due: epoch})
+				}
+				mustAdvance(t, a, 0, jobs)
+				gets, dones := store.Counts()
+				if gets != tc.wantGets*jobs || dones != tc.wantDones*jobs {
+					t.Fatalf("GetJob %d times, MarkDone %d; want %d and %d", gets, dones, tc.wantGets*jobs, tc.wantDones*jobs)
+				}
+				for i := range jobs {
+					if _, ok := mustGet(t, mem, fmt.Sprint("j", i)); ok != tc.pending {
+						t.Fatalf("job j%d pending: %v, want %v", i, ok, tc.pending)
+					}
+				}
+			})
+		}
+	}
+}

@@ -151,3 +151,35 @@ func cloneJob(j Job) Job {
 	j.Payload = slices.Clone(j.Payload)
 	return j
 }
+
+// CountingStore is a Store that counts the calls of the agenda's bookkeeping
+// after a handler (GetJob, MarkDone) on another Store, for tests of what a
+// store spares the agenda through Committed. It is safe for concurrent use.
+type CountingStore struct {
+	Store
+	mu              sync.Mutex
+	gets, markDones int
+}
+
+// GetJob counts the call and passes it on.
+func (s *CountingStore) GetJob(ctx context.Context, id string) (Job, bool, error) {
+	s.mu.Lock()
+	s.gets++
+	s.mu.Unlock()
+	return s.Store.GetJob(ctx, id)
+}
+
+// MarkDone counts the call and passes it on.
+func (s *CountingStore) MarkDone(ctx context.Context, j Job, ranAt time.Time) error {
+	s.mu.Lock()
+	s.markDones++
+	s.mu.Unlock()
+	return s.Store.MarkDone(ctx, j, ranAt)
+}
+
+// Counts returns the calls of GetJob and MarkDone so far.
+func (s *CountingStore) Counts() (gets, markDones int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets, s.markDones
+}

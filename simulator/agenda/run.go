@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,17 +31,23 @@ func (a *Agenda) run(ctx context.Context, j Job, handled func()) error {
 // the job's place in its group; handled is called once the handler returned.
 func (a *Agenda) runIn(ctx, hctx context.Context, j Job, handled func()) error {
 	now := a.clk.Now()
-	log := a.log.With("job_id", j.ID, "kind", j.Kind)
 
 	h := a.handler(j.Kind)
 	if h == nil {
 		handled()
-		log.Error("agenda: no handler for job kind; marking it done")
+		a.jobLog(j).Error("agenda: no handler for job kind; marking it done")
 		return a.markDone(ctx, j, now)
 	}
 
-	herr := call(hctx, h, now, j)
+	run := &handlerRun{id: j.ID}
+	herr := call(context.WithValue(hctx, runKey{}, run), h, now, j)
 	handled()
+	if herr == nil && run.completed.Load() {
+		// The handler's own transaction recorded the job done (Committed):
+		// reading the job back and MarkDone would find nothing to do.
+		return nil
+	}
+	log := a.jobLog(j)
 	if herr != nil && ctx.Err() != nil {
 		log.Warn("agenda: job interrupted; it stays pending", "error", herr)
 		return nil
@@ -110,6 +117,33 @@ func (a *Agenda) replace(ctx context.Context, j, next Job) error {
 		return fmt.Errorf("agenda: reschedule %s (%s): %w", j.ID, j.Kind, err)
 	}
 	return nil
+}
+
+func (a *Agenda) jobLog(j Job) *slog.Logger { return a.log.With("job_id", j.ID, "kind", j.Kind) }
+
+// handlerRun is one run of a job's handler, carried by its context: a store
+// reports through Committed what the handler's committed transactions did
+// to the job.
+type handlerRun struct {
+	id        string
+	completed atomic.Bool
+}
+
+type runKey struct{}
+
+// Committed is called by a store once a transaction made under ctx has
+// committed and wrote job id: completed is true when the transaction's last
+// word on the job was its completion (storage.Tx.CompleteJob: the done record,
+// and the job's removal if it was still that version), false when it put or
+// deleted the job after that or without it. When ctx is the context of that
+// job's handler, or one derived from it, and the handler succeeds with its
+// last committed word a completion, the agenda skips its own bookkeeping of
+// the job (reading it back, MarkDone), which would find nothing to do.
+// Stores that do not call it cost the agenda those reads only.
+func Committed(ctx context.Context, id string, completed bool) {
+	if r, ok := ctx.Value(runKey{}).(*handlerRun); ok && r.id == id {
+		r.completed.Store(completed)
+	}
 }
 
 func (a *Agenda) markDone(ctx context.Context, j Job, ranAt time.Time) error {

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 func cacheAccount(name string) pix.Account {
@@ -83,24 +85,13 @@ func TestRecordCache_ReadsFollowWrites(t *testing.T) {
 		t.Fatalf("after the batch: %q, want three", got)
 	}
 	// A write in a batch discarded by a failing operation leaves no trace.
-	release := holdWriter(t, s)
-	failed := make(chan error, 1)
-	go func() {
-		failed <- s.update(context.Background(), func(tx *Tx) error {
-			if err := tx.PutAccount(cacheAccount("discarded")); err != nil {
-				return err
-			}
-			if _, err := tx.Account(7); err != nil {
-				return err
-			}
-			return errors.New("refused after writing")
-		})
-	}()
-	waitQueued(s, 1)
-	release()
-	if err := <-failed; err == nil {
-		t.Fatal("the failing operation succeeded")
-	}
+	discardedBatch(t, s, func(tx *Tx) error {
+		if err := tx.PutAccount(cacheAccount("discarded")); err != nil {
+			return err
+		}
+		_, err := tx.Account(7)
+		return err
+	})
 	if got := accountName(t, s); got != "three" {
 		t.Fatalf("after a discarded write: %q, want three", got)
 	}
@@ -134,28 +125,65 @@ func TestRecordCache_ReadsFollowWrites(t *testing.T) {
 	}
 }
 
+// discardedBatch runs write in a batch of its own that is then discarded: an
+// operation that fails after writing.
+func discardedBatch(t *testing.T, s *Store, write func(tx *Tx) error) {
+	t.Helper()
+	release := holdWriter(t, s)
+	failed := make(chan error, 1)
+	go func() {
+		failed <- s.update(context.Background(), func(tx *Tx) error {
+			if err := write(tx); err != nil {
+				return err
+			}
+			return errors.New("refused after writing")
+		})
+	}()
+	waitQueued(s, 1)
+	release()
+	if err := <-failed; err == nil || err.Error() != "refused after writing" {
+		t.Fatalf("the failing operation: %v", err)
+	}
+}
+
 // A read-only transaction reads the store as of its snapshot, even after a
 // newer version of the record is cached.
 func TestRecordCache_OlderSnapshotReadsItsOwnVersion(t *testing.T) {
 	s := storeWithCachedAccount(t, "old") // cached as of the first commit
+	olderSnapshotReadsItsOwnVersion(t, s,
+		func(name string) error {
+			return s.update(context.Background(), func(tx *Tx) error { return tx.PutAccount(cacheAccount(name)) })
+		},
+		func(tx *Tx) (string, error) { a, err := tx.Account(7); return a.Name, err })
+}
+
+// olderSnapshotReadsItsOwnVersion checks that a read-only transaction opened
+// while the record was "old" reads "old" after write("new") committed and a
+// new read (cached) saw "new".
+func olderSnapshotReadsItsOwnVersion(t *testing.T, s *Store, write func(name string) error, read func(tx *Tx) (string, error)) {
+	t.Helper()
 	inView, resume, done := make(chan struct{}), make(chan struct{}), make(chan string)
 	go func() {
 		_ = s.view(context.Background(), func(tx *Tx) error {
 			close(inView)
 			<-resume
-			a, err := tx.Account(7)
+			got, err := read(tx)
 			if err != nil {
-				done <- err.Error()
-				return nil
+				got = err.Error()
 			}
-			done <- a.Name
+			done <- got
 			return nil
 		})
 	}()
 	<-inView
-	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("new")) })
-	if got := accountName(t, s); got != "new" {
-		t.Fatalf("a new read: %q, want new", got)
+	if err := write("new"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second read is a hit
+		var got string
+		if err := s.view(context.Background(), func(tx *Tx) (err error) { got, err = read(tx); return err }); err != nil || got != "new" {
+			t.Fatalf("a new read: %q, %v", got, err)
+		}
 	}
 	close(resume)
 	if got := <-done; got != "old" {
@@ -178,13 +206,7 @@ func TestRecordCache_Reset(t *testing.T) {
 // store check the cache too: a wrong entry is an error, not a wrong answer.
 func TestRecordCache_VerifiedInTests(t *testing.T) {
 	s := storeWithCachedAccount(t, "one")
-	s.cache.mu.Lock()
-	e := s.cache.entries[string(accountKey(7))]
-	a := e.val.(pix.Account)
-	a.Name = "wrong"
-	e.val = a
-	s.cache.entries[string(accountKey(7))] = e
-	s.cache.mu.Unlock()
+	s.cache.Store(accountKey(7), s.snaps.commits.Load(), storecache.Entry{Val: cacheAccount("wrong"), Found: true})
 	err := s.view(context.Background(), func(tx *Tx) error { _, err := tx.Account(7); return err })
 	if err == nil || !strings.Contains(err.Error(), "differs from the store") {
 		t.Fatalf("a wrong cached account read as %v", err)
@@ -212,4 +234,70 @@ func TestRecordCache_ReadsAreCopies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// An account's cached list of webhook targets follows every change of a
+// target: created, changed and deleted, in later batches and in the same
+// batch; another account's targets stay out of it; and a caller that changes
+// what it read does not change the cache.
+func TestRecordCache_TargetListFollowsWrites(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	urls := func(tx *Tx) []string {
+		t.Helper()
+		ts, err := tx.WebhookTargets(7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i, tg := range ts {
+			out = append(out, tg.URL)
+			ts[i].URL = "changed by the caller"
+			if len(tg.Headers) > 0 {
+				ts[i].Headers[0].Value = "changed by the caller"
+			}
+		}
+		return out
+	}
+	read := func(want ...string) {
+		t.Helper()
+		for range 2 { // the second read is a hit
+			var got []string
+			if err := s.view(context.Background(), func(tx *Tx) error { got = urls(tx); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("targets %q, want %q", got, want)
+			}
+		}
+		if _, cached := s.cache.Lookup(targetsCacheKey(7), s.snaps.commits.Load()); !cached {
+			t.Fatal("the list is not cached")
+		}
+	}
+	target := func(id, account int64, url string) webhook.Target {
+		return webhook.Target{ID: id, AccountID: account, URL: url, EventType: "pix-out", Active: true,
+			Headers: []webhook.Header{{Key: "X-A", Value: "1"}}}
+	}
+	read()
+	update(t, s, func(tx *Tx) error { return tx.PutWebhookTarget(target(1, 7, "https://one")) })
+	read("https://one")
+	update(t, s, func(tx *Tx) error { return tx.PutWebhookTarget(target(1, 7, "https://one/changed")) })
+	read("https://one/changed")
+	update(t, s, func(tx *Tx) error { return tx.PutWebhookTarget(target(2, 8, "https://other-account")) })
+	read("https://one/changed")
+	update(t, s, func(tx *Tx) error {
+		if got := urls(tx); len(got) != 1 {
+			t.Errorf("in the batch before its write: %q", got)
+		}
+		if err := tx.PutWebhookTarget(target(3, 7, "https://three")); err != nil {
+			return err
+		}
+		if got := urls(tx); len(got) != 2 {
+			t.Errorf("in the batch after its write: %q", got)
+		}
+		return nil
+	})
+	read("https://one/changed", "https://three")
+	update(t, s, func(tx *Tx) error { return tx.DeleteWebhookTarget(target(1, 7, "https://one/changed")) })
+	read("https://three")
 }

@@ -2,11 +2,13 @@ package badgerstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
@@ -200,5 +202,142 @@ func TestCountDue_AgreesWithDueJobs(t *testing.T) {
 	}
 	for _, until := range []time.Duration{time.Second, 5 * time.Second, time.Hour} {
 		check(t0.Add(until), 0)
+	}
+}
+
+// A handler that completes its job in its own transaction tells the agenda so
+// through the commit (agenda.Committed): the agenda reads nothing back. One
+// that puts the job again after completing it, or only touches another job,
+// gets the agenda's bookkeeping as before; so does an operation of the
+// handler that failed after completing the job (its writes, and its word on
+// the job, are dropped).
+func TestCompleteJob_TellsTheAgenda(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	errRefused := errors.New("refused")
+	cases := []struct {
+		name                string
+		work                func(tx storage.Tx, j agenda.Job) error
+		wantGets, wantDones int // per job
+		pending             bool
+	}{
+		{"completed", func(tx storage.Tx, j agenda.Job) error { return tx.CompleteJob(j, t0) }, 0, 0, false},
+		{"completed, then put again", func(tx storage.Tx, j agenda.Job) error {
+			if err := tx.CompleteJob(j, t0); err != nil {
+				return err
+			}
+			j.Due = t0.Add(time.Hour)
+			return tx.PutJob(j)
+		}, 1, 0, true},
+		// A settlement completes its job, then deletes any pending job of
+		// that id (forced settlements have one): nothing is left to delete.
+		{"completed, then deleted with nothing to delete", func(tx storage.Tx, j agenda.Job) error {
+			if err := tx.CompleteJob(j, t0); err != nil {
+				return err
+			}
+			return tx.DeleteJob(j.ID)
+		}, 0, 0, false},
+		{"deleted", func(tx storage.Tx, j agenda.Job) error { return tx.DeleteJob(j.ID) }, 1, 1, false},
+		{"another job completed", func(tx storage.Tx, j agenda.Job) error {
+			return tx.CompleteJob(agenda.Job{ID: j.ID + "-other", Kind: "k", Due: t0}, t0)
+		}, 1, 1, false},
+	}
+	for _, tc := range cases {
+		for _, jobs := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/%d jobs", tc.name, jobs), func(t *testing.T) {
+				store := mustOpen(t, "")
+				defer store.Close()
+				s := &agenda.CountingStore{Store: store}
+				a := agenda.New(s, clock.NewVirtual(t0), nil)
+				a.Handle("k", func(ctx context.Context, now time.Time, j agenda.Job) error {
+					// A failed operation that completed the job first must
+					// not count.
+					err := store.Update(ctx, func(tx storage.Tx) error {
+						if err := tx.CompleteJob(j, now); err != nil {
+							return err
+						}
+						return errRefused
+					})
+					if !errors.Is(err, errRefused) {
+						return fmt.Errorf("refused operation: %v", err)
+					}
+					return store.Update(ctx, func(tx storage.Tx) error { return tc.work(tx, j) })
+				})
+				for i := range jobs {
+					if _, err := a.Schedule(ctx, agenda.Job{ID: fmt.Sprint("j", i), Kind: "k", Due: t0}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if ran, err := a.Advance(ctx, 0); err != nil || ran != jobs {
+					t.Fatalf("Advance: %d jobs, %v; want %d", ran, err, jobs)
+				}
+				if gets, dones := s.Counts(); gets != tc.wantGets*jobs || dones != tc.wantDones*jobs {
+					t.Fatalf("GetJob %d times, MarkDone %d; want %d and %d", gets, dones, tc.wantGets*jobs, tc.wantDones*jobs)
+				}
+				for i := range jobs {
+					id := fmt.Sprint("j", i)
+					if _, ok, _ := store.GetJob(ctx, id); ok != tc.pending {
+						t.Fatalf("%s pending: %v, want %v", id, ok, tc.pending)
+					}
+					if _, ok, _ := store.DoneJob(ctx, id); !ok {
+						t.Fatalf("%s has no done record", id)
+					}
+				}
+			})
+		}
+	}
+}
+
+// DeleteJob after the same operation completed or put the job deletes what is
+// pending then: nothing after a completion of the pending version, the newer
+// version after a completion of an older one, and the job put again.
+func TestDeleteJob_AfterCompleteJob(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	j := agenda.Job{ID: "settle-1", Kind: "k", Due: t0}
+	newer := agenda.Job{ID: j.ID, Kind: "k", Due: t0.Add(time.Minute)}
+	cases := []struct {
+		name    string
+		pending agenda.Job // before the operation
+		work    func(tx storage.Tx) error
+	}{
+		{"completed", j, func(tx storage.Tx) error { return tx.CompleteJob(j, t0) }},
+		{"an older version completed", newer, func(tx storage.Tx) error { return tx.CompleteJob(j, t0) }},
+		{"completed, then put again", j, func(tx storage.Tx) error {
+			if err := tx.CompleteJob(j, t0); err != nil {
+				return err
+			}
+			return tx.PutJob(newer)
+		}},
+		{"deleted, then put again", j, func(tx storage.Tx) error {
+			if err := tx.DeleteJob(j.ID); err != nil {
+				return err
+			}
+			return tx.PutJob(newer)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustOpen(t, "")
+			defer s.Close()
+			if err := s.PutJob(ctx, tc.pending); err != nil {
+				t.Fatal(err)
+			}
+			err := s.Update(ctx, func(tx storage.Tx) error {
+				if err := tc.work(tx); err != nil {
+					return err
+				}
+				return tx.DeleteJob(j.ID)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := s.GetJob(ctx, j.ID); err != nil || ok {
+				t.Fatalf("pending after DeleteJob: %+v, %v, %v", got, ok, err)
+			}
+			if jobs, err := s.ListJobs(ctx, 0); err != nil || len(jobs) != 0 {
+				t.Fatalf("jobs left: %+v, %v", jobs, err)
+			}
+		})
 	}
 }

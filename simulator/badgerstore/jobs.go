@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,7 @@ func (t *Tx) PutJob(j agenda.Job) error {
 	if err := t.DeleteJob(j.ID); err != nil {
 		return err
 	}
+	t.wroteJob(jobWrite{id: j.ID})
 	key := jobKey(j.Due, j.ID)
 	if due := j.Due.UnixNano(); !t.putJobs || due < t.minJobDue {
 		t.putJobs, t.minJobDue = true, due
@@ -37,14 +39,14 @@ func (t *Tx) PutJob(j agenda.Job) error {
 
 // DeleteJob removes the pending job with the given ID, if any.
 func (t *Tx) DeleteJob(id string) error {
-	item, err := t.txn.Get(jobIDKey(id))
-	if err != nil {
-		return ignoreNotFound(err)
+	if t.removedJob(id) {
+		return nil // a settlement that completed its job deletes it again
 	}
-	key, err := item.ValueCopy(nil)
-	if err != nil {
+	key, found, err := t.getRecent(jobIDKey(id))
+	if err != nil || !found {
 		return err
 	}
+	t.wroteJob(jobWrite{id: id, removed: true})
 	return t.deleteJobAt(id, key)
 }
 
@@ -54,6 +56,17 @@ func (t *Tx) deleteJobAt(id string, key []byte) error {
 		return err
 	}
 	return t.del(jobIDKey(id))
+}
+
+// removedJob reports whether the running operation removed job id and has not
+// put it again since: no job of that id is pending.
+func (t *Tx) removedJob(id string) bool {
+	for _, w := range slices.Backward(t.jobWrites) {
+		if w.id == id {
+			return w.removed
+		}
+	}
+	return false
 }
 
 // Job returns the pending job with the given id; ok is false when there is none.
@@ -66,11 +79,8 @@ func (t *Tx) getJob(id string) (agenda.Job, bool, error) {
 
 // jobAndKey returns the pending job id and its job/ key.
 func (t *Tx) jobAndKey(id string) (j agenda.Job, key []byte, ok bool, err error) {
-	item, err := t.txn.Get(jobIDKey(id))
-	if err != nil {
-		return agenda.Job{}, nil, false, ignoreNotFound(err)
-	}
-	if key, err = item.ValueCopy(nil); err != nil {
+	key, found, err := t.getRecent(jobIDKey(id))
+	if err != nil || !found {
 		return agenda.Job{}, nil, false, err
 	}
 	ok, err = t.get(key, &j)
@@ -288,8 +298,13 @@ func (t *Tx) CompleteJob(j agenda.Job, ranAt time.Time) error {
 			return err
 		}
 	}
+	// A newer version, if any, stays pending.
+	t.wroteJob(jobWrite{id: j.ID, completed: true, removed: !ok || agenda.SameJob(cur, j)})
 	return t.put(jobDoneKey(j.ID), doneRecord{Job: j, RanAt: ranAt})
 }
+
+// wroteJob notes what the running operation did to a job (jobWrites).
+func (t *Tx) wroteJob(w jobWrite) { t.jobWrites = append(t.jobWrites, w) }
 
 // ReplaceJob implements agenda.Store.
 func (s *Store) ReplaceJob(ctx context.Context, prev, next agenda.Job) (replaced bool, err error) {

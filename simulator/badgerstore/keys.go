@@ -35,8 +35,11 @@ const (
 	prefixJob      = "job/"
 	prefixJobID    = "jobid/"
 	prefixJobDone  = "jobdone/"
-	keyAccountSeq  = "meta/seq/account"
-	numberedFormat = "%020d"
+	prefixTx       = "tx/"
+	// prefixTargetIndex is the webhook targets' index (webhook.go).
+	prefixTargetIndex = "ix/whtgt/"
+	keyAccountSeq     = "meta/seq/account"
+	numberedFormat    = "%020d"
 )
 
 func accountKey(id pix.AccountID) []byte  { return []byte(prefixAccount + num(int64(id))) }

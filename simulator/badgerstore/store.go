@@ -12,6 +12,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -34,7 +35,8 @@ type Store struct {
 	seqs   *sequences
 	floor  jobFloor
 	snaps  snapshots
-	cache  recordCache
+	cache  storecache.Records // accounts, settings, DICT entries, target lists (cache.go)
+	recent storecache.Recent  // transactions and jobs just written (recent.go)
 	writer *writer
 	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
 }
@@ -98,7 +100,8 @@ func (s *Store) reset() error {
 		return fmt.Errorf("store: drop all: %w", err)
 	}
 	s.floor.lower(0)
-	s.cache.reset(s.snaps.commits.Load() + 1)
+	s.cache.Reset(s.snaps.commits.Load() + 1)
+	s.recent.Reset()
 	err := s.writeSchemaVersion()
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
@@ -147,6 +150,19 @@ type Tx struct {
 	// and newTxs the transaction numbers it drew (NextID).
 	txs    map[int64]pix.Transaction
 	newTxs map[int64]bool
+	// recentWrites lists this batch's writes of the kinds the recent cache
+	// keeps, in order.
+	recentWrites []storecache.Write
+	// jobWrites lists, in order, what the running operation did to jobs:
+	// completed one (CompleteJob) or put or deleted one, for agenda.Committed
+	// once it commits, and removed one (removedJob).
+	jobWrites []jobWrite
+}
+
+type jobWrite struct {
+	id        string
+	completed bool // its last word on the job was a completion (for agenda.Committed)
+	removed   bool // no job of that id is pending after it
 }
 
 // newIterator opens an iterator for opt. In a batch, a Badger read-write
@@ -173,6 +189,13 @@ func (t *Tx) wroteUnder(prefix []byte) bool {
 var _ storage.Tx = (*Tx)(nil)
 
 func (t *Tx) get(key []byte, v any) (bool, error) {
+	if recentKind(key) {
+		val, found, err := t.getRecent(key)
+		if err != nil || !found {
+			return false, err
+		}
+		return true, json.Unmarshal(val, v)
+	}
 	item, err := t.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
@@ -210,6 +233,7 @@ func (t *Tx) set(key, val []byte) error {
 	}
 	t.bytes += len(key) + len(val)
 	t.mark(key)
+	t.markRecent(storecache.Write{Key: key, Val: val})
 	return t.txn.Set(key, val)
 }
 
@@ -220,13 +244,14 @@ func (t *Tx) del(key []byte) error {
 	}
 	t.bytes += len(key)
 	t.mark(key)
+	t.markRecent(storecache.Write{Key: key, Deleted: true})
 	return t.txn.Delete(key)
 }
 
 // mark tells the record cache that this batch's commit writes key.
 func (t *Tx) mark(key []byte) {
-	if cachedKind(key) {
-		t.store.cache.wrote(key, t.at+1)
+	if k := cacheKeyOf(key); k != nil {
+		t.store.cache.Wrote(k, t.at+1)
 	}
 }
 

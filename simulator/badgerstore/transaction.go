@@ -20,7 +20,7 @@ import (
 //	ix/txext/<account>/<externalId>    id
 //	ix/txe2e/<account>/<endToEndId>    id (both sides of a PIX between sandbox accounts share it)
 //	ix/txacct/<account>/<createdAt>/<id>   (empty) — the account's history in time order
-func txKey(id int64) []byte                     { return []byte("tx/" + num(id)) }
+func txKey(id int64) []byte                     { return []byte(prefixTx + num(id)) }
 func txUUIDKey(u string) []byte                 { return []byte("ix/txuuid/" + strings.ToLower(u)) }
 func txE2EKey(a pix.AccountID, e string) []byte { return []byte("ix/txe2e/" + num(int64(a)) + "/" + e) }
 func txExtKey(a pix.AccountID, ext string) []byte {

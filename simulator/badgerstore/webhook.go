@@ -21,19 +21,26 @@ import (
 //	ix/dlvtx/<transaction>/<createdAt>/<id>
 func targetKey(id int64) []byte { return []byte("wh/tgt/" + num(id)) }
 func targetIndex(t webhook.Target) []byte {
-	return []byte("ix/whtgt/" + num(t.AccountID) + "/" + num(t.ID))
+	return []byte(prefixTargetIndex + num(t.AccountID) + "/" + num(t.ID))
 }
+
+// targetsCacheKey names an account's list of targets in the record cache: the
+// prefix of its index keys.
+func targetsCacheKey(a pix.AccountID) []byte { return []byte(prefixTargetIndex + num(int64(a)) + "/") }
 
 // WebhookTargets returns an account's targets in id order.
 func (t *Tx) WebhookTargets(a pix.AccountID) ([]webhook.Target, error) {
 	var out []webhook.Target
-	err := t.scan([]byte("ix/whtgt/"+num(int64(a))+"/"), func(key, _ []byte) (bool, error) {
-		var tg webhook.Target
-		if err := t.mustGet([]byte("wh/tgt/"+string(key[len(key)-20:])), &tg); err != nil {
-			return true, err
-		}
-		out = append(out, tg)
-		return false, nil
+	prefix := targetsCacheKey(a)
+	_, err := loadCached(t, prefix, &out, cloneTargets, func(out *[]webhook.Target) (bool, error) {
+		return true, t.scan(prefix, func(key, _ []byte) (bool, error) {
+			var tg webhook.Target
+			if err := t.mustGet([]byte("wh/tgt/"+string(key[len(key)-numWidth:])), &tg); err != nil {
+				return true, err
+			}
+			*out = append(*out, tg)
+			return false, nil
+		})
 	})
 	return out, err
 }

@@ -63,8 +63,9 @@ type op struct {
 	fn  func(*Tx) error
 	// exclusive, when set, runs alone between batches instead of fn (Reset).
 	exclusive func() error
-	ran       bool // fn succeeded once: a replay runs it regardless of ctx
-	job       bool // submitted by a job's handler (agenda.IsJob)
+	ran       bool       // fn succeeded once: a replay runs it regardless of ctx
+	jobWrites []jobWrite // of fn's last run (Tx.jobWrites)
+	job       bool       // submitted by a job's handler (agenda.IsJob)
 	err       error
 	answered  chan struct{}
 }
@@ -260,10 +261,11 @@ func (s *Store) round(ops []*op) []*op {
 			continue
 		}
 		writes := t.writes
+		t.jobWrites = nil
 		err := call(o.fn, t)
 		switch {
 		case err == nil:
-			o.ran = true
+			o.ran, o.jobWrites = true, t.jobWrites
 			ok = append(ok, o)
 			if t.bytes >= maxBatchBytes && i+1 < len(ops) {
 				s.commit(t, ok)
@@ -305,6 +307,9 @@ func (s *Store) round(ops []*op) []*op {
 // (jobFloor).
 func (s *Store) commit(t *Tx, ok []*op) {
 	err := t.txn.Commit()
+	if err == nil {
+		s.recent.Commit(t.recentWrites, t.at+1)
+	}
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
 	s.writer.commits.Add(1)
@@ -319,6 +324,11 @@ func (s *Store) commit(t *Tx, ok []*op) {
 		err = fmt.Errorf("store: commit: %w", err)
 	}
 	for _, o := range ok {
+		if err == nil {
+			for _, w := range o.jobWrites {
+				agenda.Committed(o.ctx, w.id, w.completed)
+			}
+		}
 		o.answer(err)
 	}
 }

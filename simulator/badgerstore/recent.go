@@ -1,0 +1,60 @@
+package badgerstore
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
+)
+
+// The recent cache (storecache.Recent, Store.recent) keeps the stored bytes
+// of the kinds below as their batches wrote them: a settlement reads back the
+// transaction and the job its cash-out wrote two seconds before, by which
+// time under load they have left the memtable. Tx.set and Tx.del report every
+// write of these kinds (markRecent) and the writer applies them once the
+// batch commits (storecache.Recent.Commit); Tx.get and the job reads consult
+// it (getRecent). In a test binary every hit is checked against Badger.
+
+// recentKind reports whether key is of a kind the recent cache keeps:
+// transactions, pending jobs and the jobs' id index.
+func recentKind(key []byte) bool {
+	return bytes.HasPrefix(key, []byte(prefixTx)) || bytes.HasPrefix(key, []byte(prefixJob)) ||
+		bytes.HasPrefix(key, []byte(prefixJobID))
+}
+
+// markRecent tells the recent cache that this batch's commit writes w.key,
+// and keeps the write for it.
+func (t *Tx) markRecent(w storecache.Write) {
+	if recentKind(w.Key) {
+		t.store.recent.Wrote(w.Key, t.at+1)
+		t.recentWrites = append(t.recentWrites, w)
+	}
+}
+
+// getRecent reads the stored bytes of a key of a recent kind, from the cache
+// when it has them. They must not be changed.
+func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
+	if val, ok := t.store.recent.Lookup(key, t.at); ok {
+		if verifyCache() {
+			err = verifyHit(key, true, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
+		}
+		return val, true, err
+	}
+	found, err = t.getBytes(key, &val)
+	return val, found, err
+}
+
+// getBytes reads the stored bytes of key from Badger.
+func (t *Tx) getBytes(key []byte, v *[]byte) (bool, error) {
+	item, err := t.txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	*v, err = item.ValueCopy(nil)
+	return true, err
+}

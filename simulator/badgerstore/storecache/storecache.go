@@ -1,0 +1,205 @@
+// Package storecache holds the two caches of badgerstore's reads, keyed by
+// the store's keys and versioned by its commit count (the number of batches
+// committed so far): Records, decoded records that many writes read and few
+// change, and Recent, the stored bytes of records written moments ago. Both
+// answer a reader only with what the store held as of the reader's commit;
+// the store tells them what each batch writes before the batch commits.
+package storecache
+
+import "sync"
+
+// Records keeps decoded records of the kinds that nearly every write reads
+// and few writes change: accounts, their settings and DICT entries, and an
+// account's list of webhook targets. A cash-out reads the first three and its
+// settlement the list; each read costs a Badger lookup through the LSM tree
+// (these keys were written long ago, so they sit in tables, not in the
+// memtable) and a JSON decode, and the list an iterator besides.
+//
+// Every entry is a record as of a commit, and
+// the cache knows for each cached kind's key the last commit that wrote it,
+// counted before that commit happens: a batch that writes such a key marks it
+// written by the commit it is about to make. A transaction reading as of
+// commit n may use an entry read as of commit m only when the key was last
+// written at or before both: then the record is the same at m and at n. A
+// transaction stores what it read only when the key was last written at or
+// before its own commit, so a batch never caches its own pending writes, and
+// a batch that is discarded only leaves the key looking newer than it is (a
+// miss, never a stale hit). Reset moves a floor past every entry.
+//
+// The store checks every hit against Badger in test binaries.
+type Records struct {
+	mu      sync.Mutex
+	entries map[string]Entry
+	written map[string]uint64 // cached kinds' keys: the last commit that wrote them
+	floor   uint64            // nothing read before this commit is used or kept
+}
+
+// Entry is a record as read at a commit: Val (a value, not a pointer) when
+// Found.
+type Entry struct {
+	Val   any
+	Found bool
+	at    uint64
+}
+
+// maxRecords bounds the entries and the write marks; past it the cache starts
+// over (from a floor at the next commit, which is always safe).
+const maxRecords = 1 << 16
+
+// Lookup returns the entry of key for a reader as of commit at, when the cache
+// has one the reader may use.
+func (c *Records) Lookup(key []byte, at uint64) (Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[string(key)]
+	if !ok || max(c.written[string(key)], c.floor) > min(e.at, at) {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// Store keeps e, read as of commit at, unless key was written after at.
+func (c *Records) Store(key []byte, at uint64, e Entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if max(c.written[string(key)], c.floor) > at {
+		return // no lookup could use it (a pending write, an older snapshot)
+	}
+	if c.entries == nil || len(c.entries) >= maxRecords {
+		c.entries = make(map[string]Entry)
+	}
+	e.at = at
+	c.entries[string(key)] = e
+}
+
+// Wrote marks key as written by commit (the commit of the batch writing it),
+// before that commit happens.
+func (c *Records) Wrote(key []byte, commit uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.written == nil || len(c.written) >= maxRecords {
+		c.written = make(map[string]uint64)
+		c.entries = nil
+		c.floor = max(c.floor, commit)
+	}
+	c.written[string(key)] = max(c.written[string(key)], commit)
+}
+
+// Reset forgets everything read before commit.
+func (c *Records) Reset(commit uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries, c.written, c.floor = nil, nil, max(c.floor, commit)
+}
+
+// Recent keeps the stored bytes of the records that writes produce and
+// read back soon after: transactions (a settlement reads the one its cash-out
+// wrote two seconds before; a listing's first page reads the newest), pending
+// jobs and their id index (a settlement completes the job its cash-out
+// scheduled). Under load these keys have left the memtable by the time they
+// are read again, so each read went through the tables of the LSM tree.
+//
+// It holds the bytes, not decoded records, so a hit decodes exactly what
+// Badger would return. Entries come only from writes: a batch marks each key
+// it writes as pending for the commit it is about to make (not readable), and
+// once that commit succeeds stores what it wrote; a key it deleted loses its
+// entry. The store reports every write of these kinds, so an entry is always
+// the key's last write, and a transaction reading as of commit n
+// may use it when it was committed at or before n. A batch that is discarded
+// leaves its keys pending: misses until written again. Reads do not add
+// entries (a key without one is a miss, never a stale hit), so a listing that
+// walks old transactions does not push out the recent ones.
+//
+// Entries live in two generations of Generation keys; when the newer one
+// is full the older is dropped. The store checks every hit against Badger in
+// test binaries.
+type Recent struct {
+	mu       sync.Mutex
+	cur, old map[string]recentEntry
+}
+
+type recentEntry struct {
+	val     []byte
+	at      uint64 // the commit that wrote it
+	pending bool   // at has not committed (or never will: a discarded batch)
+}
+
+// Generation bounds each generation. A cash-out and its settlement put
+// four entries (the transaction twice, its job and the job's id), so under
+// cash-outs at full speed (about 3,000/s here) a generation fills in about
+// 5 s, and an entry lives 5 to 10 s: longer than the settlement delay (2 s)
+// and the backlog a burst leaves. Full, the two hold about 30 MB.
+const Generation = 1 << 16
+
+// Lookup returns the stored bytes of key as of commit at, when an entry has
+// them. They must not be changed.
+func (c *Recent) Lookup(key []byte, at uint64) (val []byte, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.cur[string(key)]
+	if !ok {
+		e, ok = c.old[string(key)]
+	}
+	if !ok || e.pending || e.at > at {
+		return nil, false
+	}
+	return e.val, true
+}
+
+// Wrote marks key as written by commit, which has not happened yet: its entry
+// is pending, not readable, until Commit.
+func (c *Recent) Wrote(key []byte, commit uint64) {
+	c.put(key, recentEntry{at: commit, pending: true})
+}
+
+// committed stores what commit wrote at key.
+func (c *Recent) committed(key []byte, commit uint64, val []byte) {
+	c.put(key, recentEntry{val: val, at: commit})
+}
+
+// deleted forgets key: a batch deleted it.
+func (c *Recent) deleted(key []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cur, string(key))
+	delete(c.old, string(key))
+}
+
+func (c *Recent) put(key []byte, e recentEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.old, string(key))
+	if c.cur == nil {
+		c.cur = make(map[string]recentEntry)
+	}
+	c.cur[string(key)] = e
+	if len(c.cur) >= Generation {
+		c.old, c.cur = c.cur, make(map[string]recentEntry, Generation)
+	}
+}
+
+// Reset forgets everything (the store dropped every key).
+func (c *Recent) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cur, c.old = nil, nil
+}
+
+// Write is one write of a batch to a key Recent keeps: Val stored, or the key
+// deleted. Val is not changed afterwards (Badger holds it until the commit
+// too).
+type Write struct {
+	Key, Val []byte
+	Deleted  bool
+}
+
+// Commit applies, in order, the writes of the batch that made commit.
+func (c *Recent) Commit(ws []Write, commit uint64) {
+	for _, w := range ws {
+		if w.Deleted {
+			c.deleted(w.Key)
+		} else {
+			c.committed(w.Key, commit, w.Val)
+		}
+	}
+}
