@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +38,6 @@ const (
 	// prefixTargetIndex is the webhook targets' index (webhook.go).
 	prefixTargetIndex = "ix/whtgt/"
 	keyAccountSeq     = "meta/seq/account"
-	numberedFormat    = "%020d"
 )
 
 func accountKey(id pix.AccountID) []byte  { return []byte(prefixAccount + num(int64(id))) }
@@ -50,7 +48,7 @@ func journalPrefix(id pix.AccountID) []byte {
 	return []byte(prefixJournal + num(int64(id)) + "/")
 }
 func journalKey(id pix.AccountID, seq uint64) []byte {
-	return append(journalPrefix(id), fmt.Sprintf(numberedFormat, seq)...)
+	return append(journalPrefix(id), num(int64(seq))...)
 }
 func credKey(clientID string) []byte { return []byte(prefixCred + strings.ToLower(clientID)) }
 func certKey(fp string) []byte       { return []byte(prefixCert + pix.NormalizeFingerprint(fp)) }
@@ -86,5 +84,10 @@ func num(n int64) string {
 	if n < 0 {
 		n = 0 // ids and times before 1970 do not occur; clamp to keep the order total
 	}
-	return fmt.Sprintf(numberedFormat, n)
+	var b [numWidth]byte
+	for i := numWidth - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[:])
 }

@@ -255,13 +255,6 @@ func (t *Tx) mark(key []byte) {
 	}
 }
 
-func ignoreNotFound(err error) error {
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil
-	}
-	return err
-}
-
 // scan calls fn for each key under prefix, in key order, until fn returns stop.
 func (t *Tx) scan(prefix []byte, fn func(key, val []byte) (stop bool, err error)) error {
 	it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})

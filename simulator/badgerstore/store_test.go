@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"math"
 	"strings"
@@ -276,6 +277,19 @@ func TestOpen_SyncOption(t *testing.T) {
 
 // parseNum reads back what num writes, and nothing of another width or with a
 // character that is not a digit.
+// num writes what fmt's %020d wrote before it, so keys of existing data dirs
+// keep their order and their lookups.
+func TestNum(t *testing.T) {
+	for _, n := range []int64{0, 1, 9, 10, 99, 1e9, 1772452802000000000, math.MaxInt64 - 1, math.MaxInt64} {
+		if got, want := num(n), fmt.Sprintf("%020d", n); got != want {
+			t.Errorf("num(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := num(-5); got != num(0) {
+		t.Errorf("num(-5) = %q, want it clamped to %q", got, num(0))
+	}
+}
+
 func TestParseNum(t *testing.T) {
 	for _, n := range []int64{0, 1, 1772452802000000000, math.MaxInt64} {
 		if got, ok := parseNum([]byte(num(n))); !ok || got != n {
