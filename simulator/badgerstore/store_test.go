@@ -2,8 +2,8 @@ package badgerstore
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
