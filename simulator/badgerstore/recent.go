@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
@@ -36,7 +37,7 @@ func (t *Tx) markRecent(w storecache.Write) {
 // getRecent reads the stored bytes of a key of a recent kind, from the cache
 // when it has them. They must not be changed.
 func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
-	if val, ok := t.store.recent.Lookup(key, t.at); ok {
+	if val, _, ok := t.store.recent.Lookup(key, t.at); ok {
 		if verifyCache() {
 			err = verifyHit(key, true, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
 		}
@@ -57,4 +58,41 @@ func (t *Tx) getBytes(key []byte, v *[]byte) (bool, error) {
 	}
 	*v, err = item.ValueCopy(nil)
 	return true, err
+}
+
+// getDecoded is get for a key of a recent kind whose records hold no
+// references (a pix.Transaction): the first reader of a cached entry keeps
+// what it decoded for the readers after it, so a listing of the newest
+// transactions decodes each version once. v must point to a zero T.
+func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
+	val, dec, ok := t.store.recent.Lookup(key, t.at)
+	if !ok {
+		found, err := t.getBytes(key, &val)
+		if err != nil || !found {
+			return false, err
+		}
+		return true, json.Unmarshal(val, v)
+	}
+	if dec != nil {
+		*v = dec.(T)
+	} else {
+		if err := json.Unmarshal(val, v); err != nil {
+			return false, err
+		}
+		t.store.recent.Decoded(key, val, *v)
+	}
+	if verifyCache() {
+		err := verifyHit(key, true, *v, func(w *T) (bool, error) {
+			var b []byte
+			found, err := t.getBytes(key, &b)
+			if err != nil || !found {
+				return found, err
+			}
+			return true, json.Unmarshal(b, w)
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

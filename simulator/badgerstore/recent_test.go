@@ -25,7 +25,7 @@ func description(t *testing.T, s *Store) (string, bool) {
 	var desc string
 	var hit bool
 	err := s.view(context.Background(), func(tx *Tx) error {
-		_, hit = s.recent.Lookup(txKey(5), tx.at)
+		_, _, hit = s.recent.Lookup(txKey(5), tx.at)
 		got, err := tx.Transaction(5)
 		desc = got.Description
 		return err
@@ -81,7 +81,7 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 	}
 	at := s.snaps.commits.Load()
 	for _, key := range [][]byte{jobIDKey(j.ID), jobKey(j.Due, j.ID)} {
-		if _, ok := s.recent.Lookup(key, at); !ok {
+		if _, _, ok := s.recent.Lookup(key, at); !ok {
 			t.Fatalf("%s not cached after PutJob", key)
 		}
 	}
@@ -92,7 +92,7 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	at = s.snaps.commits.Load()
-	if _, ok := s.recent.Lookup(jobIDKey(j.ID), at); ok {
+	if _, _, ok := s.recent.Lookup(jobIDKey(j.ID), at); ok {
 		t.Fatal("the job's id is still cached after its completion")
 	}
 	if _, ok, err := s.GetJob(ctx, j.ID); err != nil || ok {
@@ -113,7 +113,7 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 		}
 		return nil
 	})
-	if _, ok := s.recent.Lookup(jobIDKey(j.ID), s.snaps.commits.Load()); ok {
+	if _, _, ok := s.recent.Lookup(jobIDKey(j.ID), s.snaps.commits.Load()); ok {
 		t.Fatal("a job put and deleted in one batch is cached")
 	}
 	if _, ok, err := s.GetJob(ctx, j.ID); err != nil || ok {
@@ -169,5 +169,42 @@ func TestRecentCache_ResetAndVerified(t *testing.T) {
 	}
 	if got, _ := description(t, s); got != "<none>" {
 		t.Fatalf("after reset: %q", got)
+	}
+}
+
+// The first reader of a cached transaction keeps what it decoded; the readers
+// after it get that, until the transaction is written again.
+func TestRecentCache_DecodedOnce(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("one")) })
+	decoded := func() any {
+		_, dec, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
+		return dec
+	}
+	if decoded() != nil {
+		t.Fatal("decoded before any read")
+	}
+	for range 2 {
+		if got, hit := description(t, s); got != "one" || !hit {
+			t.Fatalf("read %q (hit %v)", got, hit)
+		}
+		if d, ok := decoded().(pix.Transaction); !ok || d.Description != "one" {
+			t.Fatalf("kept decoded: %#v", decoded())
+		}
+	}
+	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("two")) })
+	if decoded() != nil {
+		t.Fatal("a new version kept the old one's decoded record")
+	}
+	if got, _ := description(t, s); got != "two" {
+		t.Fatalf("after a new version: %q", got)
+	}
+	// A wrong decoded record is an error in tests.
+	val, _, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
+	s.recent.Decoded(txKey(5), val, recentTx("wrong"))
+	err := s.view(context.Background(), func(tx *Tx) error { _, err := tx.Transaction(5); return err })
+	if err == nil || !strings.Contains(err.Error(), "differs from the store") {
+		t.Fatalf("a wrong decoded transaction read as %v", err)
 	}
 }

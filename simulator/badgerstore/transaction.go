@@ -132,7 +132,11 @@ func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
 		return tx, nil
 	}
 	var tx pix.Transaction
-	if err := t.mustGet(txKey(id), &tx); err != nil {
+	found, err := getDecoded(t, txKey(id), &tx)
+	if err == nil && !found {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
 		return tx, err
 	}
 	t.remember(tx)

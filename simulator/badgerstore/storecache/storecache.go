@@ -120,6 +120,7 @@ type Recent struct {
 
 type recentEntry struct {
 	val     []byte
+	decoded any    // val decoded by its first reader (Decoded), or nil
 	at      uint64 // the commit that wrote it
 	pending bool   // at has not committed (or never will: a discarded batch)
 }
@@ -132,8 +133,9 @@ type recentEntry struct {
 const Generation = 1 << 16
 
 // Lookup returns the stored bytes of key as of commit at, when an entry has
-// them. They must not be changed.
-func (c *Recent) Lookup(key []byte, at uint64) (val []byte, ok bool) {
+// them, and what a reader decoded from them (Decoded), if any. Neither must
+// be changed.
+func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.cur[string(key)]
@@ -141,9 +143,28 @@ func (c *Recent) Lookup(key []byte, at uint64) (val []byte, ok bool) {
 		e, ok = c.old[string(key)]
 	}
 	if !ok || e.pending || e.at > at {
-		return nil, false
+		return nil, nil, false
 	}
-	return e.val, true
+	return e.val, e.decoded, true
+}
+
+// Decoded keeps v, the record a reader decoded from val (bytes Lookup
+// returned for key), for the readers after it, unless key was written since.
+// v must hold no references that a reader could change through a copy.
+func (c *Recent) Decoded(key, val []byte, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.cur
+	e, ok := m[string(key)]
+	if !ok {
+		m = c.old
+		e, ok = m[string(key)]
+	}
+	if !ok || e.pending || len(e.val) == 0 || len(e.val) != len(val) || &e.val[0] != &val[0] {
+		return
+	}
+	e.decoded = v
+	m[string(key)] = e
 }
 
 // Wrote marks key as written by commit, which has not happened yet: its entry
