@@ -110,12 +110,13 @@ func (c *Records) Reset(commit uint64) {
 // entries (a key without one is a miss, never a stale hit), so a listing that
 // walks old transactions does not push out the recent ones.
 //
-// Entries live in two generations of Generation keys; when the newer one
-// is full the older is dropped. The store checks every hit against Badger in
-// test binaries.
+// Entries live in two generations of about GenerationBytes each; when the
+// newer one is full the older is dropped. The store checks every hit against
+// Badger in test binaries.
 type Recent struct {
 	mu       sync.Mutex
 	cur, old map[string]recentEntry
+	curBytes int // the size of cur's entries (entrySize)
 }
 
 type recentEntry struct {
@@ -125,12 +126,24 @@ type recentEntry struct {
 	pending bool   // at has not committed (or never will: a discarded batch)
 }
 
-// Generation bounds each generation. A cash-out and its settlement put
-// four entries (the transaction twice, its job and the job's id), so under
-// cash-outs at full speed (about 3,000/s here) a generation fills in about
-// 5 s, and an entry lives 5 to 10 s: longer than the settlement delay (2 s)
-// and the backlog a burst leaves. Full, the two hold about 30 MB.
-const Generation = 1 << 16
+// GenerationBytes bounds each generation, counted by entrySize. Under
+// cash-outs at full speed (about 3,000/s here) a cash-out and its settlement
+// add about 1.5 KB (its transaction, decoded once by a reader, its job and
+// the job's id while it is pending), so a generation fills in about 4 s and
+// an entry lives 4 to 8 s: longer than the settlement delay (2 s) and the lag
+// a burst of settlements leaves.
+const GenerationBytes = 16 << 20
+
+// entrySize is what an entry counts against its generation: its key, its
+// bytes, the decoded record (counted as big as the bytes) and the map's own
+// share.
+func entrySize(key []byte, e recentEntry) int {
+	n := len(key) + len(e.val) + 64
+	if e.decoded != nil {
+		n += len(e.val)
+	}
+	return n
+}
 
 // Lookup returns the stored bytes of key as of commit at, when an entry has
 // them, and what a reader decoded from them (Decoded), if any. Neither must
@@ -154,17 +167,23 @@ func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, ok bool
 func (c *Recent) Decoded(key, val []byte, v any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := c.cur
-	e, ok := m[string(key)]
-	if !ok {
-		m = c.old
-		e, ok = m[string(key)]
+	e, inCur := c.cur[string(key)]
+	if !inCur {
+		var ok bool
+		if e, ok = c.old[string(key)]; !ok {
+			return
+		}
 	}
-	if !ok || e.pending || len(e.val) == 0 || len(e.val) != len(val) || &e.val[0] != &val[0] {
+	if e.pending || e.decoded != nil || len(e.val) == 0 || len(e.val) != len(val) || &e.val[0] != &val[0] {
 		return
 	}
 	e.decoded = v
-	m[string(key)] = e
+	if !inCur {
+		c.old[string(key)] = e
+		return
+	}
+	c.cur[string(key)] = e
+	c.curBytes += len(val) // entrySize counts the decoded record now
 }
 
 // Wrote marks key as written by commit, which has not happened yet: its entry
@@ -182,28 +201,37 @@ func (c *Recent) committed(key []byte, commit uint64, val []byte) {
 func (c *Recent) deleted(key []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.cur, string(key))
-	delete(c.old, string(key))
+	c.remove(key)
 }
 
 func (c *Recent) put(key []byte, e recentEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.old, string(key))
+	c.remove(key)
 	if c.cur == nil {
 		c.cur = make(map[string]recentEntry)
 	}
 	c.cur[string(key)] = e
-	if len(c.cur) >= Generation {
-		c.old, c.cur = c.cur, make(map[string]recentEntry, Generation)
+	c.curBytes += entrySize(key, e)
+	if c.curBytes >= GenerationBytes {
+		c.old, c.cur, c.curBytes = c.cur, make(map[string]recentEntry, len(c.cur)), 0
 	}
+}
+
+// remove drops key's entry. Call with c.mu held.
+func (c *Recent) remove(key []byte) {
+	if e, ok := c.cur[string(key)]; ok {
+		c.curBytes -= entrySize(key, e)
+		delete(c.cur, string(key))
+	}
+	delete(c.old, string(key))
 }
 
 // Reset forgets everything (the store dropped every key).
 func (c *Recent) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cur, c.old = nil, nil
+	c.cur, c.old, c.curBytes = nil, nil, 0
 }
 
 // Write is one write of a batch to a key Recent keeps: Val stored, or the key

@@ -5,37 +5,67 @@ import (
 	"testing"
 )
 
-// Entries live two generations: a key written Generation writes ago is
-// still there, one written twice as many ago is gone (a miss, not a stale
-// hit); a key written again moves to the newer generation.
-func TestRecentCache_Generations(t *testing.T) {
+// Entries live two generations: a key written a generation ago is still
+// there, one written two generations ago is gone (a miss, not a stale hit);
+// a key written again moves to the newer generation.
+func TestRecent_Generations(t *testing.T) {
 	var c Recent
 	key := []byte("tx/00000000000000000001")
-	c.Commit([]Write{{Key: key, Val: []byte("v1")}}, 1)
-	fill := func(n int, from uint64) {
-		for i := range n {
-			c.Commit([]Write{{Key: []byte(fmt.Sprint("tx/fill-", from, "-", i)), Val: []byte("x")}}, from)
+	// fill writes other keys until a new generation starts.
+	fill := func(commit uint64) {
+		t.Helper()
+		for i := 0; ; i++ {
+			before := c.curBytes
+			c.Commit([]Write{{Key: []byte(fmt.Sprint("tx/fill-", commit, "-", i)), Val: make([]byte, 1000)}}, commit)
+			if c.curBytes < before {
+				return
+			}
 		}
 	}
-	fill(Generation-1, 2) // the newer generation is full: key moves to the older
+	c.Commit([]Write{{Key: key, Val: []byte("v1")}}, 1)
+	fill(2)
 	if val, _, ok := c.Lookup(key, 2); !ok || string(val) != "v1" {
 		t.Fatalf("a generation later: %q, %v", val, ok)
 	}
 	c.Commit([]Write{{Key: key, Val: []byte("v3")}}, 3) // written again: back in the newer one
-	fill(Generation-1, 4)
+	fill(4)
 	if val, _, ok := c.Lookup(key, 4); !ok || string(val) != "v3" {
 		t.Fatalf("written again, a generation later: %q, %v", val, ok)
 	}
 	if _, _, ok := c.Lookup(key, 2); ok {
 		t.Fatal("an older reader was given a newer version")
 	}
-	fill(Generation, 5)
+	fill(5)
 	if _, _, ok := c.Lookup(key, 5); ok {
 		t.Fatal("still cached two generations later")
 	}
 	c.Wrote(key, 6)
 	if _, _, ok := c.Lookup(key, 7); ok {
 		t.Fatal("a pending write was readable")
+	}
+}
+
+// A generation counts its entries' bytes, decoded records included, and gives
+// them back when they go.
+func TestRecent_GenerationBytes(t *testing.T) {
+	var c Recent
+	a, b := []byte("tx/a"), []byte("tx/b")
+	va := []byte("0123456789")
+	c.Commit([]Write{{Key: a, Val: va}, {Key: b, Val: []byte("x")}}, 1)
+	want := len(a) + len(va) + 64 + len(b) + 1 + 64
+	if c.curBytes != want {
+		t.Fatalf("%d bytes, want %d", c.curBytes, want)
+	}
+	c.Decoded(a, va, "decoded")
+	c.Decoded(a, va, "again") // kept once
+	if want += len(va); c.curBytes != want {
+		t.Fatalf("with a decoded record: %d bytes, want %d", c.curBytes, want)
+	}
+	c.Commit([]Write{{Key: a, Deleted: true}}, 2)
+	c.Wrote(b, 3)
+	c.Commit([]Write{{Key: b, Deleted: true}}, 3)
+	if c.curBytes != 0 || len(c.cur) != 0 {
+		t.Fatalf("%d bytes and %d entries left", c.curBytes, len(c.cur))
 	}
 }
 
