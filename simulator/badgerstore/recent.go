@@ -16,7 +16,9 @@ import (
 // time under load they have left the memtable. Tx.set and Tx.del report every
 // write of these kinds (markRecent) and the writer applies them once the
 // batch commits (storecache.Recent.Commit); Tx.get and the job reads consult
-// it (getRecent). In a test binary every hit is checked against Badger.
+// it (getRecent), and transaction reads also keep what they decoded and what
+// they read on a miss (getDecoded). In a test binary every hit is checked
+// against Badger.
 
 // recentKind reports whether key is of a kind the recent cache keeps:
 // transactions, pending jobs and the jobs' id index.
@@ -37,11 +39,11 @@ func (t *Tx) markRecent(w storecache.Write) {
 // getRecent reads the stored bytes of a key of a recent kind, from the cache
 // when it has them. They must not be changed.
 func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
-	if val, _, ok := t.store.recent.Lookup(key, t.at); ok {
+	if val, _, found, ok := t.store.recent.Lookup(key, t.at); ok {
 		if verifyCache() {
-			err = verifyHit(key, true, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
+			err = verifyHit(key, found, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
 		}
-		return val, true, err
+		return val, found, err
 	}
 	found, err = t.getBytes(key, &val)
 	return val, found, err
@@ -61,28 +63,35 @@ func (t *Tx) getBytes(key []byte, v *[]byte) (bool, error) {
 }
 
 // getDecoded is get for a key of a recent kind whose records hold no
-// references (a pix.Transaction): the first reader of a cached entry keeps
-// what it decoded for the readers after it, so a listing of the newest
-// transactions decodes each version once. v must point to a zero T.
+// references (a pix.Transaction): the first reader of a cached version keeps
+// what it decoded for the readers after it, and a reader that missed stores
+// what it read and decoded (storecache.Recent.Stored), so a listing of recent
+// transactions, or a page read again and again, decodes each version once.
+// v must point to a zero T.
 func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
-	val, dec, ok := t.store.recent.Lookup(key, t.at)
-	if !ok {
+	val, dec, found, ok := t.store.recent.Lookup(key, t.at)
+	switch {
+	case !ok:
 		found, err := t.getBytes(key, &val)
 		if err != nil || !found {
 			return false, err
 		}
-		return true, json.Unmarshal(val, v)
-	}
-	if dec != nil {
+		if err := json.Unmarshal(val, v); err != nil {
+			return false, err
+		}
+		t.store.recent.Stored(key, t.at, val, *v)
+		return true, nil
+	case !found:
+	case dec != nil:
 		*v = dec.(T)
-	} else {
+	default:
 		if err := json.Unmarshal(val, v); err != nil {
 			return false, err
 		}
 		t.store.recent.Decoded(key, val, *v)
 	}
 	if verifyCache() {
-		err := verifyHit(key, true, *v, func(w *T) (bool, error) {
+		err := verifyHit(key, found, *v, func(w *T) (bool, error) {
 			var b []byte
 			found, err := t.getBytes(key, &b)
 			if err != nil || !found {
@@ -94,5 +103,5 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 			return false, err
 		}
 	}
-	return true, nil
+	return found, nil
 }

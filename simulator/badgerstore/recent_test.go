@@ -25,7 +25,7 @@ func description(t *testing.T, s *Store) (string, bool) {
 	var desc string
 	var hit bool
 	err := s.view(context.Background(), func(tx *Tx) error {
-		_, _, hit = s.recent.Lookup(txKey(5), tx.at)
+		_, _, _, hit = s.recent.Lookup(txKey(5), tx.at)
 		got, err := tx.Transaction(5)
 		desc = got.Description
 		return err
@@ -81,7 +81,7 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 	}
 	at := s.snaps.commits.Load()
 	for _, key := range [][]byte{jobIDKey(j.ID), jobKey(j.Due, j.ID)} {
-		if _, _, ok := s.recent.Lookup(key, at); !ok {
+		if _, _, _, ok := s.recent.Lookup(key, at); !ok {
 			t.Fatalf("%s not cached after PutJob", key)
 		}
 	}
@@ -92,8 +92,8 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	at = s.snaps.commits.Load()
-	if _, _, ok := s.recent.Lookup(jobIDKey(j.ID), at); ok {
-		t.Fatal("the job's id is still cached after its completion")
+	if _, _, found, ok := s.recent.Lookup(jobIDKey(j.ID), at); !ok || found {
+		t.Fatalf("the job's id after its completion: found %v, cached %v; want cached as absent", found, ok)
 	}
 	if _, ok, err := s.GetJob(ctx, j.ID); err != nil || ok {
 		t.Fatalf("GetJob after completion: %v, %v", ok, err)
@@ -113,8 +113,8 @@ func TestRecentCache_ReadsFollowWrites(t *testing.T) {
 		}
 		return nil
 	})
-	if _, _, ok := s.recent.Lookup(jobIDKey(j.ID), s.snaps.commits.Load()); ok {
-		t.Fatal("a job put and deleted in one batch is cached")
+	if _, _, found, ok := s.recent.Lookup(jobIDKey(j.ID), s.snaps.commits.Load()); !ok || found {
+		t.Fatalf("a job put and deleted in one batch: found %v, cached %v; want cached as absent", found, ok)
 	}
 	if _, ok, err := s.GetJob(ctx, j.ID); err != nil || ok {
 		t.Fatalf("GetJob after a put and a delete in one batch: %v, %v", ok, err)
@@ -179,7 +179,7 @@ func TestRecentCache_DecodedOnce(t *testing.T) {
 	defer s.Close()
 	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("one")) })
 	decoded := func() any {
-		_, dec, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
+		_, dec, _, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
 		return dec
 	}
 	if decoded() != nil {
@@ -198,10 +198,36 @@ func TestRecentCache_DecodedOnce(t *testing.T) {
 		t.Fatal("a new version kept the old one's decoded record")
 	}
 	// A wrong decoded record is an error in tests.
-	val, _, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
+	val, _, _, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load())
 	s.recent.Decoded(txKey(5), val, recentTx("wrong"))
 	err := s.view(context.Background(), func(tx *Tx) error { _, err := tx.Transaction(5); return err })
 	if err == nil || !strings.Contains(err.Error(), "differs from the store") {
 		t.Fatalf("a wrong decoded transaction read as %v", err)
+	}
+}
+
+// A transaction the cache does not hold (written before the store opened) is
+// kept, decoded, by the reader that missed it; a write replaces it.
+func TestRecentCache_ReadsStoreMisses(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("before")) })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, dir)
+	defer s.Close()
+	if got, hit := description(t, s); got != "before" || hit {
+		t.Fatalf("first read after opening: %q (hit %v), want a miss", got, hit)
+	}
+	if got, hit := description(t, s); got != "before" || !hit {
+		t.Fatalf("second read: %q (hit %v), want a hit", got, hit)
+	}
+	if _, dec, _, _ := s.recent.Lookup(txKey(5), s.snaps.commits.Load()); dec == nil {
+		t.Fatal("the reader that missed did not keep what it decoded")
+	}
+	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("after")) })
+	if got, hit := description(t, s); got != "after" || !hit {
+		t.Fatalf("after a write: %q (hit %v)", got, hit)
 	}
 }

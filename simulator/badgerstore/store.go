@@ -101,7 +101,7 @@ func (s *Store) reset() error {
 	}
 	s.floor.lower(0)
 	s.cache.Reset(s.snaps.commits.Load() + 1)
-	s.recent.Reset()
+	s.recent.Reset(s.snaps.commits.Load() + 1)
 	err := s.writeSchemaVersion()
 	s.snaps.committed()
 	s.snaps.refresh(s.db)

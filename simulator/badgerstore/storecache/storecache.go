@@ -99,16 +99,18 @@ func (c *Records) Reset(commit uint64) {
 // scheduled). Under load these keys have left the memtable by the time they
 // are read again, so each read went through the tables of the LSM tree.
 //
-// It holds the bytes, not decoded records, so a hit decodes exactly what
-// Badger would return. Entries come only from writes: a batch marks each key
-// it writes as pending for the commit it is about to make (not readable), and
-// once that commit succeeds stores what it wrote; a key it deleted loses its
-// entry. The store reports every write of these kinds, so an entry is always
-// the key's last write, and a transaction reading as of commit n
-// may use it when it was committed at or before n. A batch that is discarded
-// leaves its keys pending: misses until written again. Reads do not add
-// entries (a key without one is a miss, never a stale hit), so a listing that
-// walks old transactions does not push out the recent ones.
+// It holds the bytes, so a hit decodes exactly what Badger would return, and
+// for transactions also the record its first reader decoded from them. A
+// batch marks each key it writes as pending for the commit it is about to
+// make (not readable), and once that commit succeeds stores what it wrote,
+// or that the key is absent from that commit on. The store reports every
+// write of these kinds, so an entry is always the key's last write, and a
+// transaction reading as of commit n may use it when it was committed at or
+// before n. A batch that is discarded leaves its keys pending: misses until
+// written again. A reader that missed may store what it read (Stored) when
+// the cache has no entry for the key and has forgotten nothing written since
+// the reader's commit (the floor moves to the newest commit it knows of each
+// time a generation is dropped).
 //
 // Entries live in two generations of about GenerationBytes each; when the
 // newer one is full the older is dropped. The store checks every hit against
@@ -116,14 +118,17 @@ func (c *Records) Reset(commit uint64) {
 type Recent struct {
 	mu       sync.Mutex
 	cur, old map[string]recentEntry
-	curBytes int // the size of cur's entries (entrySize)
+	curBytes int    // the size of cur's entries (entrySize)
+	newest   uint64 // the newest commit a write or a read told of
+	floor    uint64 // reads before this commit are not stored: writes after them may be forgotten
 }
 
 type recentEntry struct {
 	val     []byte
 	decoded any    // val decoded by its first reader (Decoded), or nil
-	at      uint64 // the commit that wrote it
+	at      uint64 // the commit that wrote it (or that it was read at)
 	pending bool   // at has not committed (or never will: a discarded batch)
+	absent  bool   // at deleted the key
 }
 
 // GenerationBytes bounds each generation, counted by entrySize. Under
@@ -145,10 +150,10 @@ func entrySize(key []byte, e recentEntry) int {
 	return n
 }
 
-// Lookup returns the stored bytes of key as of commit at, when an entry has
-// them, and what a reader decoded from them (Decoded), if any. Neither must
-// be changed.
-func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, ok bool) {
+// Lookup returns what key holds as of commit at, when an entry knows: its
+// stored bytes and what a reader decoded from them (Decoded), if any, or that
+// the key is absent (found false). Neither must be changed.
+func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, found, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.cur[string(key)]
@@ -156,9 +161,29 @@ func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, ok bool
 		e, ok = c.old[string(key)]
 	}
 	if !ok || e.pending || e.at > at {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
-	return e.val, e.decoded, true
+	return e.val, e.decoded, !e.absent, true
+}
+
+// Stored keeps val, the bytes of key a reader as of commit at read from the
+// store, and v, what it decoded from them (nil for none), unless the cache
+// has an entry for key (the key's last write: the same bytes, or newer) or
+// may have forgotten a write after at. v must hold no references that a
+// reader could change through a copy.
+func (c *Recent) Stored(key []byte, at uint64, val []byte, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if at < c.floor {
+		return
+	}
+	if _, ok := c.cur[string(key)]; ok {
+		return
+	}
+	if _, ok := c.old[string(key)]; ok {
+		return
+	}
+	c.add(key, recentEntry{val: val, decoded: v, at: at})
 }
 
 // Decoded keeps v, the record a reader decoded from val (bytes Lookup
@@ -174,7 +199,7 @@ func (c *Recent) Decoded(key, val []byte, v any) {
 			return
 		}
 	}
-	if e.pending || e.decoded != nil || len(e.val) == 0 || len(e.val) != len(val) || &e.val[0] != &val[0] {
+	if e.pending || e.absent || e.decoded != nil || len(e.val) == 0 || len(e.val) != len(val) || &e.val[0] != &val[0] {
 		return
 	}
 	e.decoded = v
@@ -197,24 +222,30 @@ func (c *Recent) committed(key []byte, commit uint64, val []byte) {
 	c.put(key, recentEntry{val: val, at: commit})
 }
 
-// deleted forgets key: a batch deleted it.
-func (c *Recent) deleted(key []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.remove(key)
+// deleted records that commit deleted key.
+func (c *Recent) deleted(key []byte, commit uint64) {
+	c.put(key, recentEntry{at: commit, absent: true})
 }
 
 func (c *Recent) put(key []byte, e recentEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.remove(key)
+	c.add(key, e)
+}
+
+// add adds e, for a key without an entry, to the newer generation, and starts
+// a new one when it is full. Call with c.mu held.
+func (c *Recent) add(key []byte, e recentEntry) {
 	if c.cur == nil {
 		c.cur = make(map[string]recentEntry)
 	}
 	c.cur[string(key)] = e
 	c.curBytes += entrySize(key, e)
+	c.newest = max(c.newest, e.at)
 	if c.curBytes >= GenerationBytes {
 		c.old, c.cur, c.curBytes = c.cur, make(map[string]recentEntry, len(c.cur)), 0
+		c.floor = c.newest // what old held is forgotten
 	}
 }
 
@@ -227,11 +258,13 @@ func (c *Recent) remove(key []byte) {
 	delete(c.old, string(key))
 }
 
-// Reset forgets everything (the store dropped every key).
-func (c *Recent) Reset() {
+// Reset forgets everything: the store dropped every key at commit.
+func (c *Recent) Reset(commit uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cur, c.old, c.curBytes = nil, nil, 0
+	c.newest = max(c.newest, commit)
+	c.floor = c.newest
 }
 
 // Write is one write of a batch to a key Recent keeps: Val stored, or the key
@@ -246,7 +279,7 @@ type Write struct {
 func (c *Recent) Commit(ws []Write, commit uint64) {
 	for _, w := range ws {
 		if w.Deleted {
-			c.deleted(w.Key)
+			c.deleted(w.Key, commit)
 		} else {
 			c.committed(w.Key, commit, w.Val)
 		}
