@@ -74,7 +74,7 @@ func (t *Tx) NextAccountID(min pix.AccountID) (pix.AccountID, error) {
 // Balance returns an account's balance.
 func (t *Tx) Balance(id pix.AccountID) (pix.Balance, error) {
 	var rec balanceRecord
-	if err := t.mustGet(balanceKey(id), &rec); err != nil {
+	if err := mustGetCached(t, balanceKey(id), &rec, same); err != nil {
 		return pix.Balance{}, err
 	}
 	return pix.Balance{Available: rec.Available, Blocked: rec.Blocked}, nil
@@ -90,7 +90,7 @@ func (t *Tx) Move(e ledger.Entry) (ledger.Entry, error) {
 			continue
 		}
 		rec := &balanceRecord{}
-		if err := t.mustGet(balanceKey(p.Account), rec); err != nil {
+		if err := mustGetCached(t, balanceKey(p.Account), rec, same); err != nil {
 			return e, err
 		}
 		recs[p.Account] = rec

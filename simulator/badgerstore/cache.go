@@ -30,7 +30,7 @@ var verifyCache = sync.OnceValue(func() bool {
 func cacheKeyOf(key []byte) []byte {
 	switch {
 	case bytes.HasPrefix(key, []byte(prefixAccount)), bytes.HasPrefix(key, []byte(prefixSettings)),
-		bytes.HasPrefix(key, []byte(prefixDict)):
+		bytes.HasPrefix(key, []byte(prefixDict)), bytes.HasPrefix(key, []byte(prefixBalance)):
 		return key
 	case bytes.HasPrefix(key, []byte(prefixTargetIndex)) && len(key) > len(prefixTargetIndex)+numWidth:
 		return key[:len(prefixTargetIndex)+numWidth+1]

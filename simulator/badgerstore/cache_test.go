@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
+	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -300,4 +301,49 @@ func TestRecordCache_TargetListFollowsWrites(t *testing.T) {
 	read("https://one/changed", "https://three")
 	update(t, s, func(tx *Tx) error { return tx.DeleteWebhookTarget(target(1, 7, "https://one/changed")) })
 	read("https://three")
+}
+
+// A cached balance follows every movement: in later batches and later in the
+// same batch.
+func TestRecordCache_BalanceFollowsMoves(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	update(t, s, func(tx *Tx) error { return tx.PutAccount(cacheAccount("one")) })
+	move := func(tx *Tx, amount pix.Cents) error {
+		_, err := tx.Move(ledger.Entry{From: ledger.WorldPocket, To: ledger.AvailableOf(7), Amount: amount, Ref: "test"})
+		return err
+	}
+	available := func() pix.Cents {
+		t.Helper()
+		var b pix.Balance
+		if err := s.view(context.Background(), func(tx *Tx) (err error) { b, err = tx.Balance(7); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return b.Available
+	}
+	var want pix.Cents
+	for _, amount := range []pix.Cents{100, 250} {
+		update(t, s, func(tx *Tx) error { return move(tx, amount) })
+		want += amount
+		for range 2 { // the second read is a hit
+			if got := available(); got != want {
+				t.Fatalf("available %d, want %d", got, want)
+			}
+		}
+		if _, cached := s.cache.Lookup(balanceKey(7), s.snaps.commits.Load()); !cached {
+			t.Fatal("the balance is not cached")
+		}
+	}
+	update(t, s, func(tx *Tx) error {
+		if err := move(tx, 1); err != nil {
+			return err
+		}
+		if b, err := tx.Balance(7); err != nil || b.Available != want+1 {
+			t.Errorf("in the batch after its move: %d, %v", b.Available, err)
+		}
+		return move(tx, 1)
+	})
+	if got := available(); got != want+2 {
+		t.Fatalf("after two moves in one batch: %d, want %d", got, want+2)
+	}
 }

@@ -10,10 +10,11 @@ import "sync"
 
 // Records keeps decoded records of the kinds that nearly every write reads
 // and few writes change: accounts, their settings and DICT entries, and an
-// account's list of webhook targets. A cash-out reads the first three and its
-// settlement the list; each read costs a Badger lookup through the LSM tree
-// (these keys were written long ago, so they sit in tables, not in the
-// memtable) and a JSON decode, and the list an iterator besides.
+// account's list of webhook targets; and balances, which every balance read
+// reads. A cash-out reads the first three and its settlement the list; each
+// read costs a Badger lookup through the LSM tree (these keys were written
+// long ago, so they sit in tables, not in the memtable) and a JSON decode,
+// and the list an iterator besides.
 //
 // Every entry is a record as of a commit, and
 // the cache knows for each cached kind's key the last commit that wrote it,
