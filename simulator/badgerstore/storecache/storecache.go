@@ -118,7 +118,7 @@ func (c *Records) Reset(commit uint64) {
 // Badger in test binaries.
 type Recent struct {
 	mu       sync.Mutex
-	cur, old map[string]recentEntry
+	cur, old map[string]*recentEntry
 	curBytes int    // the size of cur's entries (entrySize)
 	newest   uint64 // the newest commit a write or a read told of
 	floor    uint64 // reads before this commit are not stored: writes after them may be forgotten
@@ -157,14 +157,19 @@ func entrySize(key []byte, e recentEntry) int {
 func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, found, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.cur[string(key)]
-	if !ok {
-		e, ok = c.old[string(key)]
-	}
-	if !ok || e.pending || e.at > at {
+	e := c.entry(key)
+	if e == nil || e.pending || e.at > at {
 		return nil, nil, false, false
 	}
 	return e.val, e.decoded, !e.absent, true
+}
+
+// entry returns key's entry, or nil. Call with c.mu held.
+func (c *Recent) entry(key []byte) *recentEntry {
+	if e, ok := c.cur[string(key)]; ok {
+		return e
+	}
+	return c.old[string(key)]
 }
 
 // Stored keeps val, the bytes of key a reader as of commit at read from the
@@ -175,13 +180,7 @@ func (c *Recent) Lookup(key []byte, at uint64) (val []byte, decoded any, found, 
 func (c *Recent) Stored(key []byte, at uint64, val []byte, v any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if at < c.floor {
-		return
-	}
-	if _, ok := c.cur[string(key)]; ok {
-		return
-	}
-	if _, ok := c.old[string(key)]; ok {
+	if at < c.floor || c.entry(key) != nil {
 		return
 	}
 	c.add(key, recentEntry{val: val, decoded: v, at: at})
@@ -195,8 +194,7 @@ func (c *Recent) Decoded(key, val []byte, v any) {
 	defer c.mu.Unlock()
 	e, inCur := c.cur[string(key)]
 	if !inCur {
-		var ok bool
-		if e, ok = c.old[string(key)]; !ok {
+		if e = c.old[string(key)]; e == nil {
 			return
 		}
 	}
@@ -204,34 +202,31 @@ func (c *Recent) Decoded(key, val []byte, v any) {
 		return
 	}
 	e.decoded = v
-	if !inCur {
-		c.old[string(key)] = e
-		return
+	if inCur {
+		c.curBytes += len(val) // entrySize counts the decoded record now
 	}
-	c.cur[string(key)] = e
-	c.curBytes += len(val) // entrySize counts the decoded record now
 }
 
 // Wrote marks key as written by commit, which has not happened yet: its entry
 // is pending, not readable, until Commit.
 func (c *Recent) Wrote(key []byte, commit uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.put(key, recentEntry{at: commit, pending: true})
 }
 
-// committed stores what commit wrote at key.
-func (c *Recent) committed(key []byte, commit uint64, val []byte) {
-	c.put(key, recentEntry{val: val, at: commit})
-}
-
-// deleted records that commit deleted key.
-func (c *Recent) deleted(key []byte, commit uint64) {
-	c.put(key, recentEntry{at: commit, absent: true})
-}
-
+// put makes e key's entry. An entry in the newer generation is changed in
+// place (the batch that marked it pending stores what it wrote). Call with
+// c.mu held.
 func (c *Recent) put(key []byte, e recentEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.remove(key)
+	if p, ok := c.cur[string(key)]; ok {
+		c.curBytes += entrySize(key, e) - entrySize(key, *p)
+		*p = e
+		c.newest = max(c.newest, e.at)
+		c.rotateWhenFull()
+		return
+	}
+	delete(c.old, string(key))
 	c.add(key, e)
 }
 
@@ -239,24 +234,21 @@ func (c *Recent) put(key []byte, e recentEntry) {
 // a new one when it is full. Call with c.mu held.
 func (c *Recent) add(key []byte, e recentEntry) {
 	if c.cur == nil {
-		c.cur = make(map[string]recentEntry)
+		c.cur = make(map[string]*recentEntry)
 	}
-	c.cur[string(key)] = e
+	c.cur[string(key)] = &e
 	c.curBytes += entrySize(key, e)
 	c.newest = max(c.newest, e.at)
-	if c.curBytes >= GenerationBytes {
-		c.old, c.cur, c.curBytes = c.cur, make(map[string]recentEntry, len(c.cur)), 0
-		c.floor = c.newest // what old held is forgotten
-	}
+	c.rotateWhenFull()
 }
 
-// remove drops key's entry. Call with c.mu held.
-func (c *Recent) remove(key []byte) {
-	if e, ok := c.cur[string(key)]; ok {
-		c.curBytes -= entrySize(key, e)
-		delete(c.cur, string(key))
+// rotateWhenFull drops the older generation and starts a new one when the
+// newer is full. Call with c.mu held.
+func (c *Recent) rotateWhenFull() {
+	if c.curBytes >= GenerationBytes {
+		c.old, c.cur, c.curBytes = c.cur, make(map[string]*recentEntry, len(c.cur)), 0
+		c.floor = c.newest // what old held is forgotten
 	}
-	delete(c.old, string(key))
 }
 
 // Reset forgets everything: the store dropped every key at commit.
@@ -276,13 +268,16 @@ type Write struct {
 	Deleted  bool
 }
 
-// Commit applies, in order, the writes of the batch that made commit.
+// Commit applies, in order, the writes of the batch that made commit: what
+// it stored, or that it deleted the key.
 func (c *Recent) Commit(ws []Write, commit uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, w := range ws {
 		if w.Deleted {
-			c.deleted(w.Key, commit)
+			c.put(w.Key, recentEntry{at: commit, absent: true})
 		} else {
-			c.committed(w.Key, commit, w.Val)
+			c.put(w.Key, recentEntry{val: w.Val, at: commit})
 		}
 	}
 }
