@@ -35,6 +35,7 @@ const (
 	prefixJobID    = "jobid/"
 	prefixJobDone  = "jobdone/"
 	prefixTx       = "tx/"
+	prefixTxAcct   = "ix/txacct/" // an account's transactions in time order (txAcctKey)
 	// prefixTargetIndex is the webhook targets' index (webhook.go).
 	prefixTargetIndex = "ix/whtgt/"
 	keyAccountSeq     = "meta/seq/account"

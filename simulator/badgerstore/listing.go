@@ -270,7 +270,8 @@ func (t *Tx) seekOffset(a pix.AccountID, f pix.TransactionFilter, to time.Time, 
 	return best.Add(-time.Nanosecond), skip - bestN, nil
 }
 
-func acctIndexPrefix(a pix.AccountID) []byte { return []byte("ix/txacct/" + num(int64(a)) + "/") }
+// acctIndexPrefix is the prefix of an account's time index (txAcctKey).
+func acctIndexPrefix(a pix.AccountID) []byte { return []byte(prefixTxAcct + num(int64(a)) + "/") }
 
 // openEnds widens [from, to] to whole UTC days on each side beyond which the
 // account has no transaction: past the end of the day of its newest one when

@@ -24,7 +24,7 @@ const schemaVersion = 4
 var schemaKey = []byte("meta/schema")
 
 // derivedPrefixes are the keys rebuilt from the records on an upgrade.
-var derivedPrefixes = [][]byte{[]byte("ix/txacct/"), []byte("ix/txkey/"), []byte("txcnt/"), []byte("ix/evttx/"), []byte(prefixAttempt)}
+var derivedPrefixes = [][]byte{[]byte(prefixTxAcct), []byte("ix/txkey/"), []byte("txcnt/"), []byte("ix/evttx/"), []byte(prefixAttempt)}
 
 // reindexBatch is how many records one rebuild transaction indexes.
 const reindexBatch = 500

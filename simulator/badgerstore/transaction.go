@@ -27,7 +27,7 @@ func txExtKey(a pix.AccountID, ext string) []byte {
 	return []byte("ix/txext/" + num(int64(a)) + "/" + ext)
 }
 func txAcctKey(t pix.Transaction) []byte {
-	return []byte("ix/txacct/" + num(int64(t.AccountID)) + "/" + num(t.CreatedAt.UnixNano()) + "/" + num(t.ID))
+	return append(acctIndexPrefix(t.AccountID), num(t.CreatedAt.UnixNano())+"/"+num(t.ID)...)
 }
 
 // sequenceLease is how many numbers Badger leases at a time. A lease is a

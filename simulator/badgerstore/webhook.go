@@ -35,7 +35,7 @@ func (t *Tx) WebhookTargets(a pix.AccountID) ([]webhook.Target, error) {
 	_, err := loadCached(t, prefix, &out, cloneTargets, func(out *[]webhook.Target) (bool, error) {
 		return true, t.scan(prefix, func(key, _ []byte) (bool, error) {
 			var tg webhook.Target
-			if err := t.mustGet([]byte("wh/tgt/"+string(key[len(key)-numWidth:])), &tg); err != nil {
+			if err := t.mustGet(targetKey(parseTrailingNum(key)), &tg); err != nil {
 				return true, err
 			}
 			*out = append(*out, tg)
