@@ -25,6 +25,7 @@ var wallClockUses = []WallClockUse{
 	{"*_test.go", "tests wait for real servers, goroutines and processes with wall-clock deadlines and check clock.Real against the host; the code under test reads its clock.Clock"},
 	{"simulator/webhook/dispatcher.go", "an attempt's webhook-timestamp, which the receiver checks against its own clock, and the attempt's measured duration"},
 	{"simulator/receivercheck/check.go", "the checker talks to a partner's receiver now: webhook-timestamps it checks against its clock, the report's timings"},
+	{"simulator/badgerstore/writerstats.go", "the store's writer times its batches (WriterStats): measured durations, not simulation time"},
 	{"simulator/metrics/simulation.go", "the gauge of how far the simulation clock is ahead of the wall"},
 	{"simulator/httpapi/middleware.go", "request latency metric"},
 	{"simulator/httpapi/static.go", "request latency metric of the static pages (console, API reference)"},

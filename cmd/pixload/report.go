@@ -23,6 +23,7 @@ type result struct {
 	PeakRSS     int64
 	OtherCPU    float64
 	CPUPerReq   time.Duration // server CPU time (user+system) per request
+	Writer      *writerRun    // the store's writer during the route; nil when /metrics could not be read
 	extraPerSec float64
 }
 
@@ -102,6 +103,7 @@ func table(m machine, o options, startup time.Duration, idle, peak int64, inv st
 		}
 		fmt.Fprintf(&b, "| %s | %.0f | %s | %s | %s | %s | %.2f | %d | %s | %.0f%% | %s | %s |\n", label, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P90), fmtDur(r.P99), fmtDur(r.Max), ratio, r.Errors, fmtDur(r.CPUPerReq), 100*r.OtherCPU, r.Target, passFail(ok))
 	}
+	b.WriteString(writerTable(rs))
 	fmt.Fprintf(&b, "\nother CPU: the share of the machine's CPU time used by processes other than the server and wrk during the run; above a few percent the figures are understated. server CPU/req: the server's user+system CPU time divided by the requests served, less sensitive to other load than req/s; 1 s divided by it is what one core could serve if CPU were the only limit.\n")
 	fmt.Fprintf(&b, "\n| measure | value | target | result |\n|---|---:|---|---|\n")
 	fmt.Fprintf(&b, "| start-up (exec to first healthy /healthz, fresh data dir; median of %d) | %s | < 150 ms | %s |\n",

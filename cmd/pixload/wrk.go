@@ -49,6 +49,8 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 	}
 	stopRSS := make(chan struct{})
 	peak := sampleRSS(pid, stopRSS)
+	writer0, werr := readWriter(base)
+	start := time.Now()
 	busy0, total0 := cpuTicks()
 	proc0 := procTicks(pid)
 	cmd := pinned(m.wrkCPU, "wrk", "-t", strconv.Itoa(m.threads), "-c", strconv.Itoa(o.connections),
@@ -60,6 +62,7 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 		err = cmd.Wait()
 		children.Delete(cmd)
 	}
+	elapsed := time.Since(start)
 	close(stopRSS)
 	peakRSS := <-peak
 	busy1, total1 := cpuTicks()
@@ -97,6 +100,10 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 		Errors:    s.Connect + s.Read + s.Write + s.Status + s.Timeout,
 		PeakRSS:   peakRSS,
 		Note:      rt.note,
+	}
+	if writer1, err := readWriter(base); werr == nil && err == nil {
+		w := writer1.since(writer0, elapsed)
+		r.Writer = &w
 	}
 	if s.Requests > 0 {
 		r.CPUPerReq = time.Duration(float64(proc1-proc0) * float64(10*time.Millisecond) / float64(s.Requests))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -68,3 +69,15 @@ func (s simulationSource) Clock() (time.Time, string) {
 }
 
 func (s simulationSource) JournalSize() int { return s.srv.JournalSize() }
+
+// storeStats converts the store's writer counts for the store's series.
+func storeStats(st badgerstore.WriterStats) metrics.StoreStats {
+	bounds := make([]float64, len(badgerstore.DurationBounds))
+	for i, b := range badgerstore.DurationBounds {
+		bounds[i] = b.Seconds()
+	}
+	hist := func(d badgerstore.Durations) metrics.Histogram {
+		return metrics.Histogram{Bounds: bounds, Counts: d.Counts, Sum: d.Sum.Seconds()}
+	}
+	return metrics.StoreStats{Batches: st.Commits, Operations: st.Operations, Apply: hist(st.Apply), Commit: hist(st.Commit)}
+}

@@ -41,10 +41,24 @@ func TestMetrics_Simulation(t *testing.T) {
 	})
 	after := scrape()
 	for _, want := range []string{`pixsandbox_transactions_finished_total{kind="CASH_OUT",status="CONFIRMED"} 1`,
-		`pixsandbox_money_moved_brl_total{kind="CASH_OUT"} 10.25`, `pixsandbox_webhook_attempt_duration_seconds_count{event="cash_out"} 1`} {
+		`pixsandbox_money_moved_brl_total{kind="CASH_OUT"} 10.25`, `pixsandbox_webhook_attempt_duration_seconds_count{event="cash_out"} 1`,
+		"pixsandbox_store_batches_total ", `pixsandbox_store_batch_commit_seconds_bucket{le="0.001"} `, "pixsandbox_store_batch_apply_seconds_count "} {
 		if !strings.Contains(after, want) {
 			t.Errorf("/metrics after settlement lacks %q", want)
 		}
+	}
+	// Every batch the writer committed is timed once, in both histograms.
+	value := func(name string) string {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindStringSubmatch(after)
+		if m == nil {
+			t.Fatalf("/metrics lacks %s", name)
+		}
+		return m[1]
+	}
+	batches := value("pixsandbox_store_batches_total")
+	if batches == "0" || value("pixsandbox_store_batch_commit_seconds_count") != batches || value("pixsandbox_store_batch_apply_seconds_count") != batches {
+		t.Errorf("batches %s, commit durations %s, apply durations %s: want the same count, above 0", batches,
+			value("pixsandbox_store_batch_commit_seconds_count"), value("pixsandbox_store_batch_apply_seconds_count"))
 	}
 	checkDashboard(t, before+after) // pending-job series exist only while jobs are pending
 }

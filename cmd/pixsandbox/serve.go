@@ -137,6 +137,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	srv := httpapi.NewServer(hcfg)
 	metrics.NewSimulation(reg, simulationSource{sim: m.sim, srv: srv})
+	metrics.NewStore(reg, func() metrics.StoreStats { return storeStats(m.store.WriterStats()) })
 	m.http = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -52,6 +52,7 @@ type writer struct {
 	done chan struct{}
 
 	commits, committed atomic.Int64 // batch commits, and the operations they carried
+	apply, commit      durations    // per commit: running its operations, and Badger's write and sync
 
 	mu     sync.RWMutex // guards closed against submissions racing Close
 	closed bool
@@ -247,6 +248,7 @@ func (s *Store) applyBatch(batch []*op) {
 // ones that had succeeded before it (to run again without its writes) and
 // those after it.
 func (s *Store) round(ops []*op) []*op {
+	elapsed := stopwatch()
 	txn := s.db.NewTransaction(true)
 	// The snapshot of the last commit is the store as this batch finds it:
 	// no other writer commits records (sequence leases touch none that
@@ -268,7 +270,7 @@ func (s *Store) round(ops []*op) []*op {
 			o.ran, o.jobWrites = true, t.jobWrites
 			ok = append(ok, o)
 			if t.bytes >= maxBatchBytes && i+1 < len(ops) {
-				s.commit(t, ok)
+				s.commit(t, ok, elapsed())
 				return ops[i+1:]
 			}
 			continue
@@ -297,16 +299,19 @@ func (s *Store) round(ops []*op) []*op {
 		txn.Discard() // every operation failed before writing: nothing to commit
 		return nil
 	}
-	s.commit(t, ok)
+	s.commit(t, ok, elapsed())
 	return nil
 }
 
 // commit commits t and answers the operations that wrote into it. The commit
 // count moves before any answer, so a read that starts after an answer sees
 // the batch (snapshots), and the job floor is lowered after the commit
-// (jobFloor).
-func (s *Store) commit(t *Tx, ok []*op) {
+// (jobFloor). applied is how long the round ran its operations.
+func (s *Store) commit(t *Tx, ok []*op, applied time.Duration) {
+	elapsed := stopwatch()
 	err := t.txn.Commit()
+	s.writer.apply.observe(applied)
+	s.writer.commit.observe(elapsed())
 	if err == nil {
 		s.recent.Commit(t.recentWrites, t.at+1)
 	}
@@ -334,12 +339,20 @@ func (s *Store) commit(t *Tx, ok []*op) {
 }
 
 // WriterStats counts the writer's batch commits and the operations they
-// carried since the store opened: their ratio is the mean batch.
-type WriterStats struct{ Commits, Operations int64 }
+// carried since the store opened (their ratio is the mean batch), and how long
+// each commit's round ran its operations (Apply) and waited for Badger to
+// write and sync it (Commit). A commit far above its usual time is a stall
+// every waiting request shares: a memtable switch, a sync behind a
+// compaction's writes.
+type WriterStats struct {
+	Commits, Operations int64
+	Apply, Commit       Durations
+}
 
 // WriterStats returns the writer's counts so far.
 func (s *Store) WriterStats() WriterStats {
-	return WriterStats{Commits: s.writer.commits.Load(), Operations: s.writer.committed.Load()}
+	return WriterStats{Commits: s.writer.commits.Load(), Operations: s.writer.committed.Load(),
+		Apply: s.writer.apply.read(), Commit: s.writer.commit.read()}
 }
 
 // NotifyScheduled implements agenda.Notifier: fn is called after each commit

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -428,5 +430,60 @@ func TestWriter_IterationsInABatch(t *testing.T) {
 	wg.Wait()
 	if len(seen7) != 1 || seen7[0].ID != 2 || len(seen8) != 1 || seen8[0].ID != 1 {
 		t.Fatalf("targets of 7 = %+v, of 8 = %+v", seen7, seen8)
+	}
+}
+
+// Every commit is timed twice: the round that ran its operations, and
+// Badger's write and sync. A batch held 30 ms counts in a bucket above 25 ms.
+func TestWriter_Durations(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	defer s.Close()
+	before := s.WriterStats()
+	release := holdWriter(t, s)
+	time.Sleep(30 * time.Millisecond) // the held round runs at least this long
+	release()
+	for i := range 5 {
+		if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("d"+itoa(i), i) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := s.WriterStats()
+	commits := after.Commits - before.Commits
+	if commits < 6 {
+		t.Fatalf("%d commits for 6 updates", commits)
+	}
+	count := func(d, b Durations, from int) (n int64) {
+		for i := from; i < len(d.Counts); i++ {
+			n += d.Counts[i] - b.Counts[i]
+		}
+		return n
+	}
+	if n := count(after.Apply, before.Apply, 0); n != commits {
+		t.Errorf("apply durations count %d commits, want %d", n, commits)
+	}
+	if n := count(after.Commit, before.Commit, 0); n != commits {
+		t.Errorf("commit durations count %d commits, want %d", n, commits)
+	}
+	over25 := slices.Index(DurationBounds[:], 25*time.Millisecond) + 1
+	if n := count(after.Apply, before.Apply, over25); n != 1 {
+		t.Errorf("%d rounds above 25 ms, want the held one", n)
+	}
+	if d := after.Apply.Sum - before.Apply.Sum; d < 30*time.Millisecond {
+		t.Errorf("apply time %v, want at least the 30 ms held", d)
+	}
+}
+
+func TestDurations_Buckets(t *testing.T) {
+	var d durations
+	for _, x := range []time.Duration{0, time.Millisecond, time.Millisecond + 1, 25 * time.Millisecond, 26 * time.Millisecond, time.Second, 2 * time.Second} {
+		d.observe(x)
+	}
+	got := d.read()
+	want := []int64{2, 1, 0, 0, 1, 1, 0, 0, 0, 1, 1}
+	if !slices.Equal(got.Counts, want) {
+		t.Fatalf("counts %v, want %v", got.Counts, want)
+	}
+	if sum := time.Duration(0) + 2*time.Millisecond + 1 + 51*time.Millisecond + 3*time.Second; got.Sum != sum {
+		t.Fatalf("sum %v, want %v", got.Sum, sum)
 	}
 }

@@ -1,0 +1,49 @@
+package badgerstore
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// The writer's timings (WriterStats): measured durations of its own work, on
+// the machine's monotonic clock, never simulation time.
+
+// stopwatch returns a function that tells the time elapsed since the call.
+func stopwatch() func() time.Duration {
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) }
+}
+
+// DurationBounds are the upper bounds of the buckets of Durations.
+var DurationBounds = [...]time.Duration{time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	250 * time.Millisecond, 500 * time.Millisecond, time.Second}
+
+// Durations is a histogram: Counts[i] counts the durations above
+// DurationBounds[i-1] and up to DurationBounds[i]; the last count, those
+// above every bound. Sum is their total.
+type Durations struct {
+	Counts []int64
+	Sum    time.Duration
+}
+
+// durations is the writer's live histogram (Durations), updated without a lock.
+type durations struct {
+	counts [len(DurationBounds) + 1]atomic.Int64
+	sum    atomic.Int64
+}
+
+func (d *durations) observe(x time.Duration) {
+	i, _ := slices.BinarySearch(DurationBounds[:], x)
+	d.counts[i].Add(1)
+	d.sum.Add(int64(x))
+}
+
+func (d *durations) read() Durations {
+	out := Durations{Counts: make([]int64, len(d.counts)), Sum: time.Duration(d.sum.Load())}
+	for i := range d.counts {
+		out.Counts[i] = d.counts[i].Load()
+	}
+	return out
+}
