@@ -57,7 +57,7 @@ func main() {
 	flag.BoolVar(&o.pin, "pin", true, "pin the server and wrk to different cores with taskset when 2+ cores exist")
 	flag.StringVar(&o.out, "out", "", "also write the result table (Markdown) to this file")
 	flag.StringVar(&o.perfDir, "perf", "", "record a perf profile of the server during each route into this directory (needs perf)")
-	flag.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each measurement, wait up to this long for the machine to be under 10% busy (other processes skew the figures)")
+	flag.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each measurement, wait up to this long for the machine to be under 10% busy (other processes skew the figures) and the server under 5% of a core (compactions left by the route before)")
 	flag.IntVar(&o.startups, "startups", 5, "cold starts on fresh data dirs to measure start-up (the median is reported)")
 	flag.DurationVar(&o.backlogDuration, "backlog-duration", 30*time.Second, "how long the backlog row sends cash-outs at full speed")
 	flag.Parse()

@@ -37,7 +37,9 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 	if err := os.WriteFile(script, []byte(rt.script+doneHook), 0o644); err != nil {
 		return result{}, err
 	}
-	waitQuiet(o.quietWait)
+	if waited := waitQuiet(o.quietWait, pid); waited > 2*time.Second {
+		fmt.Printf("  %-16s waited %s for the machine and the server to go quiet\n", rt.name, fmtDur(waited))
+	}
 	var perf *exec.Cmd
 	if o.perfDir != "" {
 		os.MkdirAll(o.perfDir, 0o755)
