@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -51,8 +50,11 @@ type writer struct {
 	quit chan struct{}
 	done chan struct{}
 
-	commits, committed atomic.Int64 // batch commits, and the operations they carried
-	apply, commit      durations    // per commit: running its operations, and Badger's write and sync
+	// The writer's counts (WriterStats), moved together under statsMu so that
+	// a reader sees every batch counted in all of them or in none.
+	statsMu            sync.Mutex
+	commits, committed int64     // batch commits, and the operations they carried
+	apply, commit      durations // per commit: running its operations, and Badger's write and sync
 
 	mu     sync.RWMutex // guards closed against submissions racing Close
 	closed bool
@@ -310,15 +312,12 @@ func (s *Store) round(ops []*op) []*op {
 func (s *Store) commit(t *Tx, ok []*op, applied time.Duration) {
 	elapsed := stopwatch()
 	err := t.txn.Commit()
-	s.writer.apply.observe(applied)
-	s.writer.commit.observe(elapsed())
+	s.writer.count(len(ok), applied, elapsed())
 	if err == nil {
 		s.recent.Commit(t.recentWrites, t.at+1)
 	}
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
-	s.writer.commits.Add(1)
-	s.writer.committed.Add(int64(len(ok)))
 	if err == nil && t.putJobs {
 		s.floor.lower(t.minJobDue)
 		if fn := s.onJobs.Load(); fn != nil {
@@ -351,8 +350,20 @@ type WriterStats struct {
 
 // WriterStats returns the writer's counts so far.
 func (s *Store) WriterStats() WriterStats {
-	return WriterStats{Commits: s.writer.commits.Load(), Operations: s.writer.committed.Load(),
-		Apply: s.writer.apply.read(), Commit: s.writer.commit.read()}
+	w := s.writer
+	w.statsMu.Lock()
+	defer w.statsMu.Unlock()
+	return WriterStats{Commits: w.commits, Operations: w.committed, Apply: w.apply.read(), Commit: w.commit.read()}
+}
+
+// count records a commit of n operations.
+func (w *writer) count(n int, applied, committed time.Duration) {
+	w.statsMu.Lock()
+	defer w.statsMu.Unlock()
+	w.commits++
+	w.committed += int64(n)
+	w.apply.observe(applied)
+	w.commit.observe(committed)
 }
 
 // NotifyScheduled implements agenda.Notifier: fn is called after each commit

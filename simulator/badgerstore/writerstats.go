@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"slices"
-	"sync/atomic"
 	"time"
 )
 
@@ -28,22 +27,19 @@ type Durations struct {
 	Sum    time.Duration
 }
 
-// durations is the writer's live histogram (Durations), updated without a lock.
+// durations is the writer's live histogram (Durations), guarded by the
+// writer's statsMu.
 type durations struct {
-	counts [len(DurationBounds) + 1]atomic.Int64
-	sum    atomic.Int64
+	counts [len(DurationBounds) + 1]int64
+	sum    time.Duration
 }
 
 func (d *durations) observe(x time.Duration) {
 	i, _ := slices.BinarySearch(DurationBounds[:], x)
-	d.counts[i].Add(1)
-	d.sum.Add(int64(x))
+	d.counts[i]++
+	d.sum += x
 }
 
 func (d *durations) read() Durations {
-	out := Durations{Counts: make([]int64, len(d.counts)), Sum: time.Duration(d.sum.Load())}
-	for i := range d.counts {
-		out.Counts[i] = d.counts[i].Load()
-	}
-	return out
+	return Durations{Counts: slices.Clone(d.counts[:]), Sum: d.sum}
 }
