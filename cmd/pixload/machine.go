@@ -134,12 +134,22 @@ func waitQuiet(limit time.Duration, pid int) time.Duration {
 		time.Sleep(500 * time.Millisecond)
 		b1, t1 := cpuTicks()
 		p1 := procTicks(pid)
-		machineQuiet := t1 <= t0 || float64(b1-b0)/float64(t1-t0) < 0.10
-		serverQuiet := pid <= 0 || float64(p1-p0)*float64(10*time.Millisecond) < 0.05*float64(500*time.Millisecond)
-		if machineQuiet && serverQuiet || time.Since(start) > limit {
+		if t1 < t0 || b1 < b0 || p1 < p0 { // a counter unreadable at one end
+			b1, t1, p1 = b0, t0, p0
+		}
+		if quiet(b1-b0, t1-t0, pid > 0, p1-p0, 500*time.Millisecond) || time.Since(start) > limit {
 			return time.Since(start)
 		}
 	}
+}
+
+// quiet tells whether a window of the given length was quiet: the machine
+// busy for under 10% of its jiffies (busy of total), and, when watched, the
+// server's own CPU time (serverTicks jiffies of 10 ms) under 5% of one core.
+func quiet(busy, total uint64, watchServer bool, serverTicks uint64, window time.Duration) bool {
+	machineQuiet := total == 0 || float64(busy)/float64(total) < 0.10
+	serverQuiet := !watchServer || time.Duration(serverTicks)*10*time.Millisecond < window/20
+	return machineQuiet && serverQuiet
 }
 
 // procTicks returns utime+stime of pid in jiffies.

@@ -205,7 +205,7 @@ func runRoutes(o options, m machine, tmp, base string, f *fixtureSet, pid int) (
 		fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p90 %-9s p99 %-9s max %-9s errors %d  server CPU/req %-8s peak RSS %.1f MB  other processes' CPU %.0f%%\n", r.Name, r.ReqPerSec, fmtDur(r.P50), fmtDur(r.P90), fmtDur(r.P99), fmtDur(r.Max), r.Errors, fmtDur(r.CPUPerReq), mb(r.PeakRSS), 100*r.OtherCPU)
 		if w := r.Writer; w != nil && w.Batches > 0 {
 			fmt.Printf("  %-16s writer: %.0f batches/s of %.1f ops, apply %s, commit %s, commits over 25 ms %.0f, over 100 ms %.0f, %.0f%% of the time in commits\n",
-				"", w.Batches/w.Duration, w.Ops/w.Batches, fmtDur(w.Apply), fmtDur(w.Commit), w.Over25ms, w.Over100ms, 100*w.CommitShare)
+				"", w.Batches/w.Seconds, w.Ops/w.Batches, fmtDur(w.Apply), fmtDur(w.Commit), w.Over25ms, w.Over100ms, 100*w.CommitShare)
 		}
 	}
 	return results, nil

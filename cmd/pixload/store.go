@@ -24,10 +24,10 @@ type writerCounts struct {
 
 // writerRun is what the writer did during a route.
 type writerRun struct {
-	Batches, Ops          float64
-	Apply, Commit         time.Duration // mean per batch
-	Over25ms, Over100ms   float64       // commits that took longer
-	CommitShare, Duration float64       // share of the route's wall time spent in commits; the route's seconds
+	Batches, Ops         float64
+	Apply, Commit        time.Duration // mean per batch
+	Over25ms, Over100ms  float64       // commits that took longer
+	CommitShare, Seconds float64       // share of the route's wall time spent in commits; the route's length
 }
 
 // readWriter scrapes base's /metrics for the store's series.
@@ -82,7 +82,7 @@ func parseWriter(sc *bufio.Scanner) (writerCounts, error) {
 
 // since is what the writer did between b (before the route) and a, over d.
 func (a writerCounts) since(b writerCounts, d time.Duration) writerRun {
-	r := writerRun{Batches: a.batches - b.batches, Ops: a.ops - b.ops, Duration: d.Seconds()}
+	r := writerRun{Batches: a.batches - b.batches, Ops: a.ops - b.ops, Seconds: d.Seconds()}
 	over := func(le string) float64 { return (a.commits - a.commitUpTo[le]) - (b.commits - b.commitUpTo[le]) }
 	r.Over25ms, r.Over100ms = over("0.025"), over("0.1")
 	if n := a.commits - b.commits; n > 0 {
@@ -107,7 +107,7 @@ func writerTable(rs []result) string {
 			b.WriteString("\nThe store's writer during each route that wrote (from /metrics): batches committed per second, operations per batch (client writes and job steps), mean time running a batch's operations and waiting for its write and sync, the commits that took over 25 and 100 ms (stalls every waiting write shares), and the share of the route's time spent waiting for commits.\n\n")
 			b.WriteString("| route | batches/s | ops/batch | apply | commit | commits > 25 ms | > 100 ms | time in commits |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.1f | %s | %s | %.0f | %.0f | %.0f%% |\n", r.Name, w.Batches/w.Duration, w.Ops/w.Batches,
+		fmt.Fprintf(&b, "| %s | %.0f | %.1f | %s | %s | %.0f | %.0f | %.0f%% |\n", r.Name, w.Batches/w.Seconds, w.Ops/w.Batches,
 			fmtDur(w.Apply), fmtDur(w.Commit), w.Over25ms, w.Over100ms, 100*w.CommitShare)
 	}
 	return b.String()

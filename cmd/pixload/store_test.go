@@ -56,3 +56,25 @@ func TestWriterSince(t *testing.T) {
 		t.Error("a page without the store's series parsed")
 	}
 }
+
+// A window is quiet under 10% of the machine and, when the server is
+// watched, under 5% of a core for the server.
+func TestQuiet(t *testing.T) {
+	w := 500 * time.Millisecond // 50 jiffies of one core; 5% is 2.5
+	for _, tc := range []struct {
+		busy, total uint64
+		watch       bool
+		server      uint64
+		want        bool
+	}{
+		{9, 100, true, 2, true},
+		{10, 100, true, 2, false}, // the machine at 10%
+		{9, 100, true, 3, false},  // the server at 6%
+		{9, 100, false, 50, true}, // the server not watched
+		{0, 0, true, 0, true},     // no jiffies counted
+	} {
+		if got := quiet(tc.busy, tc.total, tc.watch, tc.server, w); got != tc.want {
+			t.Errorf("quiet(%d/%d, watch %v, server %d) = %v, want %v", tc.busy, tc.total, tc.watch, tc.server, got, tc.want)
+		}
+	}
+}

@@ -33,7 +33,9 @@ func cacheKeyOf(key []byte) []byte {
 		bytes.HasPrefix(key, []byte(prefixDict)), bytes.HasPrefix(key, []byte(prefixBalance)):
 		return key
 	case bytes.HasPrefix(key, []byte(prefixTargetIndex)) && len(key) > len(prefixTargetIndex)+numWidth:
-		return key[:len(prefixTargetIndex)+numWidth+1]
+		if a, ok := parseNum(key[len(prefixTargetIndex) : len(prefixTargetIndex)+numWidth]); ok {
+			return targetsCacheKey(pix.AccountID(a))
+		}
 	}
 	return nil
 }

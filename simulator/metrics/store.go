@@ -27,8 +27,8 @@ type Histogram struct {
 
 // Store is the collector of the store's series.
 type Store struct {
-	read                                      func() StoreStats
-	descBatches, descOps, descApply, descSync *prometheus.Desc
+	read                                        func() StoreStats
+	descBatches, descOps, descApply, descCommit *prometheus.Desc
 }
 
 // NewStore creates the collector and registers it on reg; read is called at
@@ -38,7 +38,7 @@ func NewStore(reg prometheus.Registerer, read func() StoreStats) *Store {
 		descBatches: prometheus.NewDesc("pixsandbox_store_batches_total", "Batches the store's writer committed (one write and sync each).", nil, nil),
 		descOps:     prometheus.NewDesc("pixsandbox_store_operations_total", "Write operations (client writes and job steps) those batches carried.", nil, nil),
 		descApply:   prometheus.NewDesc("pixsandbox_store_batch_apply_seconds", "Per batch, the time the writer spent running its operations.", nil, nil),
-		descSync:    prometheus.NewDesc("pixsandbox_store_batch_commit_seconds", "Per batch, the time its write and sync took: every operation of the batch, and every one waiting behind it, waits this long.", nil, nil),
+		descCommit:  prometheus.NewDesc("pixsandbox_store_batch_commit_seconds", "Per batch, the time its write and sync took: every operation of the batch, and every one waiting behind it, waits this long.", nil, nil),
 	}
 	reg.MustRegister(s)
 	return s
@@ -49,7 +49,7 @@ func (s *Store) Describe(ch chan<- *prometheus.Desc) {
 	ch <- s.descBatches
 	ch <- s.descOps
 	ch <- s.descApply
-	ch <- s.descSync
+	ch <- s.descCommit
 }
 
 // Collect implements prometheus.Collector.
@@ -58,7 +58,7 @@ func (s *Store) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(s.descBatches, prometheus.CounterValue, float64(st.Batches))
 	ch <- prometheus.MustNewConstMetric(s.descOps, prometheus.CounterValue, float64(st.Operations))
 	ch <- constHistogram(s.descApply, st.Apply)
-	ch <- constHistogram(s.descSync, st.Commit)
+	ch <- constHistogram(s.descCommit, st.Commit)
 }
 
 // constHistogram turns h's counts per bucket into Prometheus's cumulative
