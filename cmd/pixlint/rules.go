@@ -86,9 +86,9 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/storage", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/webhook"},
 		Never: []string{"simulator", "simulator/httpapi", "github.com/dgraph-io/badger/v4"},
 		Note:  "the Store/Tx interfaces the core writes through"},
-	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "github.com/dgraph-io/badger/v4"},
+	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "github.com/dgraph-io/badger/v4", "github.com/goccy/go-json"},
 		Never: []string{"simulator", "simulator/httpapi"},
-		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes"},
+		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes, records as JSON (goccy/go-json)"},
 	{Pkg: "simulator/badgerstore/storecache", Never: []string{"simulator", "simulator/storage", "github.com/dgraph-io/badger/v4"},
 		Note: "the store's read caches, versioned by commit: decoded records few writes change, and the bytes of records just written"},
 

@@ -1,8 +1,6 @@
 package badgerstore
 
 import (
-	"encoding/json"
-
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -40,7 +38,7 @@ func (t *Tx) Accounts() ([]pix.Account, error) {
 	var out []pix.Account
 	err := t.scan([]byte(prefixAccount), func(_, val []byte) (bool, error) {
 		var a pix.Account
-		if err := json.Unmarshal(val, &a); err != nil {
+		if err := decode(val, &a); err != nil {
 			return true, err
 		}
 		out = append(out, a)
@@ -118,7 +116,7 @@ func (t *Tx) Move(e ledger.Entry) (ledger.Entry, error) {
 func (t *Tx) Journal(id pix.AccountID, fn func(ledger.Entry) error) error {
 	return t.scan(journalPrefix(id), func(_, val []byte) (bool, error) {
 		var e ledger.Entry
-		if err := json.Unmarshal(val, &e); err != nil {
+		if err := decode(val, &e); err != nil {
 			return true, err
 		}
 		return false, fn(e)

@@ -1,8 +1,6 @@
 package badgerstore
 
 import (
-	"encoding/json"
-
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -20,7 +18,7 @@ func (t *Tx) Credentials() ([]pix.Credential, error) {
 	var out []pix.Credential
 	err := t.scan([]byte(prefixCred), func(_, val []byte) (bool, error) {
 		var c pix.Credential
-		if err := json.Unmarshal(val, &c); err != nil {
+		if err := decode(val, &c); err != nil {
 			return true, err
 		}
 		out = append(out, c)

@@ -1,7 +1,6 @@
 package badgerstore
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -92,7 +91,7 @@ func (t *Tx) QueuedSplits(a pix.AccountID) ([]pix.QueuedSplit, error) {
 	var out []pix.QueuedSplit
 	err := t.scan([]byte("splitq/"+num(int64(a))+"/"), func(_, val []byte) (bool, error) {
 		var q pix.QueuedSplit
-		if err := json.Unmarshal(val, &q); err != nil {
+		if err := decode(val, &q); err != nil {
 			return true, err
 		}
 		out = append(out, q)

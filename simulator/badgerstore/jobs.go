@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -165,7 +164,7 @@ func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) 
 			return nil
 		}
 		ok = true
-		return it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &j) })
+		return it.Item().Value(func(b []byte) error { return decode(b, &j) })
 	})
 	if err != nil || !ok {
 		return agenda.Job{}, false, err
@@ -179,7 +178,7 @@ func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agen
 	var out []agenda.Job
 	err := s.eachDue(ctx, until, limit, true, func(_ int64, item *badger.Item) error {
 		var j agenda.Job
-		if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &j) }); err != nil {
+		if err := item.Value(func(b []byte) error { return decode(b, &j) }); err != nil {
 			return err
 		}
 		out = append(out, j)

@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
@@ -76,7 +75,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 		if err != nil || !found {
 			return false, err
 		}
-		if err := json.Unmarshal(val, v); err != nil {
+		if err := decode(val, v); err != nil {
 			return false, err
 		}
 		t.store.recent.Stored(key, t.at, val, *v)
@@ -85,7 +84,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 	case dec != nil:
 		*v = dec.(T)
 	default:
-		if err := json.Unmarshal(val, v); err != nil {
+		if err := decode(val, v); err != nil {
 			return false, err
 		}
 		t.store.recent.Decoded(key, val, *v)
@@ -97,7 +96,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 			if err != nil || !found {
 				return found, err
 			}
-			return true, json.Unmarshal(b, w)
+			return true, decode(b, w)
 		})
 		if err != nil {
 			return false, err

@@ -1,8 +1,6 @@
 package badgerstore
 
 import (
-	"encoding/json"
-
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -53,7 +51,7 @@ func (t *Tx) Refunds(original int64) ([]pix.Refund, error) {
 	var out []pix.Refund
 	err := t.scan([]byte("refund/"+num(original)+"/"), func(_, val []byte) (bool, error) {
 		var r pix.Refund
-		if err := json.Unmarshal(val, &r); err != nil {
+		if err := decode(val, &r); err != nil {
 			return true, err
 		}
 		out = append(out, r)

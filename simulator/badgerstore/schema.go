@@ -2,7 +2,6 @@ package badgerstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -62,7 +61,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "tx/", func(t *Tx, b []byte) error {
 		var tx pix.Transaction
-		if err := json.Unmarshal(b, &tx); err != nil {
+		if err := decode(b, &tx); err != nil {
 			return err
 		}
 		return t.indexTransaction(tx)
@@ -71,7 +70,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "wh/evt/", func(t *Tx, b []byte) error {
 		var e webhook.Event
-		if err := json.Unmarshal(b, &e); err != nil {
+		if err := decode(b, &e); err != nil {
 			return err
 		}
 		return t.set(eventTxKey(e), nil)
@@ -80,7 +79,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "wh/dlv/", func(t *Tx, b []byte) error {
 		var d webhook.Delivery
-		if err := json.Unmarshal(b, &d); err != nil {
+		if err := decode(b, &d); err != nil {
 			return err
 		}
 		return t.indexAttempts(d, 0)

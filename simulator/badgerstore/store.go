@@ -3,7 +3,6 @@ package badgerstore
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -194,7 +193,7 @@ func (t *Tx) get(key []byte, v any) (bool, error) {
 		if err != nil || !found {
 			return false, err
 		}
-		return true, json.Unmarshal(val, v)
+		return true, decode(val, v)
 	}
 	item, err := t.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
@@ -203,7 +202,7 @@ func (t *Tx) get(key []byte, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	return true, item.Value(func(b []byte) error { return decode(b, v) })
 }
 
 func (t *Tx) mustGet(key []byte, v any) error {
@@ -218,7 +217,7 @@ func (t *Tx) mustGet(key []byte, v any) error {
 }
 
 func (t *Tx) put(key []byte, v any) error {
-	b, err := json.Marshal(v)
+	b, err := encode(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
