@@ -86,11 +86,14 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/storage", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/webhook"},
 		Never: []string{"simulator", "simulator/httpapi", "github.com/dgraph-io/badger/v4"},
 		Note:  "the Store/Tx interfaces the core writes through"},
-	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "github.com/dgraph-io/badger/v4", "github.com/goccy/go-json"},
+	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "simulator/badgerstore/storecodec", "github.com/dgraph-io/badger/v4"},
 		Never: []string{"simulator", "simulator/httpapi"},
-		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes, records as JSON (goccy/go-json)"},
+		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes"},
 	{Pkg: "simulator/badgerstore/storecache", Never: []string{"simulator", "simulator/storage", "github.com/dgraph-io/badger/v4"},
 		Note: "the store's read caches, versioned by commit: decoded records few writes change, and the bytes of records just written"},
+	{Pkg: "simulator/badgerstore/storecodec", Allow: []string{"simulator/pix", "simulator/webhook", "github.com/goccy/go-json"},
+		Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "github.com/dgraph-io/badger/v4"},
+		Note:  "how the store writes a record as bytes: JSON through goccy/go-json, transactions without their zero fields, webhook events with their body as JSON"},
 
 	// Webhooks and the other edges.
 	{Pkg: "simulator/webhook", Allow: []string{"simulator/pix", "simulator/wire", "simulator/faults", "github.com/standard-webhooks/standard-webhooks/libraries"},

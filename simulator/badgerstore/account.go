@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -38,7 +39,7 @@ func (t *Tx) Accounts() ([]pix.Account, error) {
 	var out []pix.Account
 	err := t.scan([]byte(prefixAccount), func(_, val []byte) (bool, error) {
 		var a pix.Account
-		if err := decode(val, &a); err != nil {
+		if err := storecodec.Decode(val, &a); err != nil {
 			return true, err
 		}
 		out = append(out, a)
@@ -116,7 +117,7 @@ func (t *Tx) Move(e ledger.Entry) (ledger.Entry, error) {
 func (t *Tx) Journal(id pix.AccountID, fn func(ledger.Entry) error) error {
 	return t.scan(journalPrefix(id), func(_, val []byte) (bool, error) {
 		var e ledger.Entry
-		if err := decode(val, &e); err != nil {
+		if err := storecodec.Decode(val, &e); err != nil {
 			return true, err
 		}
 		return false, fn(e)

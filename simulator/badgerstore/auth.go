@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -18,7 +19,7 @@ func (t *Tx) Credentials() ([]pix.Credential, error) {
 	var out []pix.Credential
 	err := t.scan([]byte(prefixCred), func(_, val []byte) (bool, error) {
 		var c pix.Credential
-		if err := decode(val, &c); err != nil {
+		if err := storecodec.Decode(val, &c); err != nil {
 			return true, err
 		}
 		out = append(out, c)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -91,7 +92,7 @@ func (t *Tx) QueuedSplits(a pix.AccountID) ([]pix.QueuedSplit, error) {
 	var out []pix.QueuedSplit
 	err := t.scan([]byte("splitq/"+num(int64(a))+"/"), func(_, val []byte) (bool, error) {
 		var q pix.QueuedSplit
-		if err := decode(val, &q); err != nil {
+		if err := storecodec.Decode(val, &q); err != nil {
 			return true, err
 		}
 		out = append(out, q)

@@ -11,6 +11,7 @@ import (
 	"github.com/brianvoe/gofakeit/v7"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -21,8 +22,8 @@ import (
 var storedTypes = []any{
 	pix.Account{}, balanceRecord{}, ledger.Entry{}, pix.Credential{}, pix.Certificate{},
 	pix.Cob{}, pix.Charge{}, pix.LocationRef{}, pix.QueuedSplit{}, agenda.Job{}, doneRecord{},
-	pix.Refund{}, pix.MED{}, txRecord{}, storage.IdempotencyRecord{}, pix.DictEntry{},
-	pix.Settings{}, pix.Cents(0), webhook.Target{}, eventRecord{}, webhook.Delivery{},
+	pix.Refund{}, pix.MED{}, storecodec.Tx{}, storage.IdempotencyRecord{}, pix.DictEntry{},
+	pix.Settings{}, pix.Cents(0), webhook.Target{}, storecodec.Event{}, webhook.Delivery{},
 	int64(0), true, []byte(nil),
 }
 
@@ -54,11 +55,11 @@ func TestCodec_SameAsEncodingJSON(t *testing.T) {
 					}
 					setStrings(p.Elem(), awkward[i/2%len(awkward)])
 				}
-				if r, ok := p.Interface().(*eventRecord); ok && len(r.BodyJSON) > 0 {
+				if r, ok := p.Interface().(*storecodec.Event); ok && len(r.BodyJSON) > 0 {
 					r.BodyJSON = json.RawMessage(fmt.Sprintf(`{"event": "CashOut", "n": [1, 2.5e3], "s": %q}`, awkward[i%len(awkward)]))
 				}
 				want, werr := json.Marshal(p.Interface())
-				got, gerr := encode(p.Interface())
+				got, gerr := storecodec.Encode(p.Interface())
 				if (werr != nil) != (gerr != nil) {
 					t.Fatalf("value %d: encoding/json error %v, codec error %v", i, werr, gerr)
 				}
@@ -72,7 +73,7 @@ func TestCodec_SameAsEncodingJSON(t *testing.T) {
 				if err := json.Unmarshal(want, wantBack.Interface()); err != nil {
 					t.Fatal(err)
 				}
-				if err := decode(want, back.Interface()); err != nil {
+				if err := storecodec.Decode(want, back.Interface()); err != nil {
 					t.Fatalf("value %d: decode %s: %v", i, want, err)
 				}
 				if !reflect.DeepEqual(back.Interface(), wantBack.Interface()) {
@@ -115,60 +116,4 @@ func setStrings(v reflect.Value, s string) {
 			v.SetMapIndex(k, e)
 		}
 	}
-}
-
-// A decoded record must not refer to the bytes it was read from: Badger
-// reuses them once the read returns.
-func TestCodec_DecodedStringsAreCopies(t *testing.T) {
-	b, err := encode(txRecord{UUID: "c8554fa6-7fc4-4675-af48-25554baa47b0", PixKey: "fulano@example.com", Description: "caf\u00e9 \\ quoted"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tx pix.Transaction
-	if err := decode(b, &tx); err != nil {
-		t.Fatal(err)
-	}
-	for i := range b {
-		b[i] = 'x'
-	}
-	// The next decode reuses whatever buffer the codec keeps.
-	if err := decode([]byte(`{"UUID":"00000000-0000-0000-0000-000000000000","PixKey":"zzzzzzzzzzzzzzzzzz","Description":"zzzzzzzzzzzz"}`), new(pix.Transaction)); err != nil {
-		t.Fatal(err)
-	}
-	if tx.UUID != "c8554fa6-7fc4-4675-af48-25554baa47b0" || tx.PixKey != "fulano@example.com" || tx.Description != "caf\u00e9 \\ quoted" {
-		t.Fatalf("decoded record changed with its input: %+v", tx)
-	}
-}
-
-func BenchmarkCodec(b *testing.B) {
-	tx := txRecord{ID: 2, UUID: "c8554fa6-7fc4-4675-af48-25554baa47b0", AccountID: 1000, Kind: pix.TxKind("CASH_OUT"), Status: pix.TxStatusConfirmed, Amount: 1025,
-		ExternalID: "3b92cecd-b464-403c-b404-a04bf70bc15c", EndToEndID: "E13140088202603021200WrxyGlrjhWp", PixKey: "dane.powell@example.net",
-		PixKeySent: "dane.powell@example.net", KeyType: "EMAIL", Counterpart: pix.Counterpart{Name: "Dane Powell", Document: "53992810232"},
-		Document: "53992810232", CreatedAt: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC), ProcessedAt: time.Date(2026, 3, 2, 12, 0, 2, 0, time.UTC)}
-	stored, err := json.Marshal(tx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("encode/encoding-json", func(b *testing.B) {
-		for b.Loop() {
-			_, _ = json.Marshal(tx)
-		}
-	})
-	b.Run("encode/codec", func(b *testing.B) {
-		for b.Loop() {
-			_, _ = encode(tx)
-		}
-	})
-	b.Run("decode/encoding-json", func(b *testing.B) {
-		for b.Loop() {
-			var v pix.Transaction
-			_ = json.Unmarshal(stored, &v)
-		}
-	})
-	b.Run("decode/codec", func(b *testing.B) {
-		for b.Loop() {
-			var v pix.Transaction
-			_ = decode(stored, &v)
-		}
-	})
 }

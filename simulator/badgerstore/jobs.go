@@ -11,6 +11,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 )
 
 // doneRecord is what remains of a finished job.
@@ -164,7 +165,7 @@ func (s *Store) NextJob(ctx context.Context) (j agenda.Job, ok bool, err error) 
 			return nil
 		}
 		ok = true
-		return it.Item().Value(func(b []byte) error { return decode(b, &j) })
+		return it.Item().Value(func(b []byte) error { return storecodec.Decode(b, &j) })
 	})
 	if err != nil || !ok {
 		return agenda.Job{}, false, err
@@ -178,7 +179,7 @@ func (s *Store) DueJobs(ctx context.Context, until time.Time, limit int) ([]agen
 	var out []agenda.Job
 	err := s.eachDue(ctx, until, limit, true, func(_ int64, item *badger.Item) error {
 		var j agenda.Job
-		if err := item.Value(func(b []byte) error { return decode(b, &j) }); err != nil {
+		if err := item.Value(func(b []byte) error { return storecodec.Decode(b, &j) }); err != nil {
 			return err
 		}
 		out = append(out, j)

@@ -7,6 +7,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 )
 
 // The recent cache (storecache.Recent, Store.recent) keeps the stored bytes
@@ -75,7 +76,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 		if err != nil || !found {
 			return false, err
 		}
-		if err := decode(val, v); err != nil {
+		if err := storecodec.Decode(val, v); err != nil {
 			return false, err
 		}
 		t.store.recent.Stored(key, t.at, val, *v)
@@ -84,7 +85,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 	case dec != nil:
 		*v = dec.(T)
 	default:
-		if err := decode(val, v); err != nil {
+		if err := storecodec.Decode(val, v); err != nil {
 			return false, err
 		}
 		t.store.recent.Decoded(key, val, *v)
@@ -96,7 +97,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 			if err != nil || !found {
 				return found, err
 			}
-			return true, decode(b, w)
+			return true, storecodec.Decode(b, w)
 		})
 		if err != nil {
 			return false, err

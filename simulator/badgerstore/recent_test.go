@@ -10,6 +10,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -155,7 +156,7 @@ func TestRecentCache_ResetAndVerified(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
 	defer s.Close()
 	update(t, s, func(tx *Tx) error { return tx.PutTransaction(recentTx("one")) })
-	wrong, err := json.Marshal(txRecord(recentTx("two")))
+	wrong, err := json.Marshal(storecodec.Tx(recentTx("two")))
 	if err != nil {
 		t.Fatal(err)
 	}

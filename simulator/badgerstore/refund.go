@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -51,7 +52,7 @@ func (t *Tx) Refunds(original int64) ([]pix.Refund, error) {
 	var out []pix.Refund
 	err := t.scan([]byte("refund/"+num(original)+"/"), func(_, val []byte) (bool, error) {
 		var r pix.Refund
-		if err := decode(val, &r); err != nil {
+		if err := storecodec.Decode(val, &r); err != nil {
 			return true, err
 		}
 		out = append(out, r)

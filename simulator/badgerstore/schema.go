@@ -7,6 +7,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -16,7 +17,7 @@ import (
 // ix/txkey, txcnt) and the events-by-transaction index (ix/evttx); version 3
 // the webhook attempts by id (ix/dlvatt). A data directory written before
 // them has records without them. Version 4 stores webhook event bodies as JSON
-// (eventRecord), which a build before it would read as empty: it refuses the
+// (storecodec.Event), which a build before it would read as empty: it refuses the
 // directory instead. An upgrade to 4 rebuilds the derived keys once, like any.
 const schemaVersion = 4
 
@@ -61,7 +62,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "tx/", func(t *Tx, b []byte) error {
 		var tx pix.Transaction
-		if err := decode(b, &tx); err != nil {
+		if err := storecodec.Decode(b, &tx); err != nil {
 			return err
 		}
 		return t.indexTransaction(tx)
@@ -70,7 +71,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "wh/evt/", func(t *Tx, b []byte) error {
 		var e webhook.Event
-		if err := decode(b, &e); err != nil {
+		if err := storecodec.Decode(b, &e); err != nil {
 			return err
 		}
 		return t.set(eventTxKey(e), nil)
@@ -79,7 +80,7 @@ func (s *Store) upgrade(ctx context.Context) error {
 	}
 	if err := reindex(ctx, s, "wh/dlv/", func(t *Tx, b []byte) error {
 		var d webhook.Delivery
-		if err := decode(b, &d); err != nil {
+		if err := storecodec.Decode(b, &d); err != nil {
 			return err
 		}
 		return t.indexAttempts(d, 0)

@@ -12,6 +12,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -193,7 +194,7 @@ func (t *Tx) get(key []byte, v any) (bool, error) {
 		if err != nil || !found {
 			return false, err
 		}
-		return true, decode(val, v)
+		return true, storecodec.Decode(val, v)
 	}
 	item, err := t.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
@@ -202,7 +203,7 @@ func (t *Tx) get(key []byte, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, item.Value(func(b []byte) error { return decode(b, v) })
+	return true, item.Value(func(b []byte) error { return storecodec.Decode(b, v) })
 }
 
 func (t *Tx) mustGet(key []byte, v any) error {
@@ -217,7 +218,7 @@ func (t *Tx) mustGet(key []byte, v any) error {
 }
 
 func (t *Tx) put(key []byte, v any) error {
-	b, err := encode(v)
+	b, err := storecodec.Encode(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -93,39 +93,6 @@ func (t *Tx) NextID(sequence string) (int64, error) {
 	return id, err
 }
 
-// txRecord is how a transaction is stored: pix.Transaction's fields under
-// their own names, the zero ones left out (a settled cash-out's record shrinks
-// from 772 to 610 bytes, and a cash-out writes it twice). Records
-// written in full decode the same. It is a conversion of pix.Transaction, so
-// the two cannot drift apart: a field added there fails to compile here.
-type txRecord struct {
-	ID             int64           `json:",omitzero"`
-	UUID           string          `json:",omitzero"`
-	AccountID      pix.AccountID   `json:",omitzero"`
-	Kind           pix.TxKind      `json:",omitzero"`
-	Status         pix.TxStatus    `json:",omitzero"`
-	Amount         pix.Cents       `json:",omitzero"`
-	Fee            pix.Cents       `json:",omitzero"`
-	ExternalID     string          `json:",omitzero"`
-	IdempotencyKey string          `json:",omitzero"`
-	EndToEndID     string          `json:",omitzero"`
-	PixKey         string          `json:",omitzero"`
-	PixKeySent     string          `json:",omitzero"`
-	KeyType        string          `json:",omitzero"`
-	Description    string          `json:",omitzero"`
-	Priority       string          `json:",omitzero"`
-	Expiration     time.Duration   `json:",omitzero"`
-	Counterpart    pix.Counterpart `json:",omitzero"`
-	Document       string          `json:",omitzero"`
-	CreatedAt      time.Time       `json:",omitzero"`
-	ProcessedAt    time.Time       `json:",omitzero"`
-	ErrorCode      pix.Code        `json:",omitzero"`
-	ErrorMessage   string          `json:",omitzero"`
-	Scenario       string          `json:",omitzero"`
-	RelatedID      int64           `json:",omitzero"`
-	TxID           string          `json:",omitzero"`
-}
-
 // Transaction returns a transaction by id.
 func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
 	if tx, ok := t.txs[id]; ok {
@@ -186,7 +153,7 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 			return err
 		}
 	}
-	if err := t.put(txKey(tx.ID), txRecord(tx)); err != nil {
+	if err := t.put(txKey(tx.ID), storecodec.Tx(tx)); err != nil {
 		return err
 	}
 	t.remember(tx)

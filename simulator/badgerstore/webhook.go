@@ -1,11 +1,9 @@
 package badgerstore
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -14,7 +12,7 @@ import (
 //
 //	wh/tgt/<id>                         webhook.Target
 //	ix/whtgt/<account>/<id>             (empty)
-//	wh/evt/<id>                         eventRecord (a webhook.Event)
+//	wh/evt/<id>                         storecodec.Event (a webhook.Event)
 //	wh/dlv/<id>                         webhook.Delivery
 //	ix/dlvall/<createdAt>/<id>          (empty) — every delivery in time order
 //	ix/dlvacct/<account>/<createdAt>/<id>
@@ -67,49 +65,9 @@ func (t *Tx) DeleteWebhookTarget(tg webhook.Target) error {
 	return t.del(targetIndex(tg))
 }
 
-// eventRecord is how an event is stored: its body, a JSON document, as JSON
-// (BodyJSON) rather than as base64 in Body, which makes it a third larger
-// (the largest record a settlement writes). encoding/json stores a raw
-// message compacted and with <, > and & escaped, so only a body already in
-// that form is stored as JSON, and it reads back byte for byte (signatures
-// are over those bytes); any other body stays in Body as base64, as every
-// event did before.
-type eventRecord struct {
-	webhook.Event
-	BodyJSON json.RawMessage `json:",omitempty"`
-}
-
-func newEventRecord(e webhook.Event) eventRecord {
-	if !storableAsJSON(e.Body) {
-		return eventRecord{Event: e}
-	}
-	r := eventRecord{Event: e, BodyJSON: e.Body}
-	r.Body = nil
-	return r
-}
-
-// storableAsJSON reports whether encoding/json would store b, as a raw
-// message, unchanged.
-func storableAsJSON(b []byte) bool {
-	var compact, escaped bytes.Buffer
-	if len(b) == 0 || json.Compact(&compact, b) != nil {
-		return false
-	}
-	json.HTMLEscape(&escaped, compact.Bytes())
-	return bytes.Equal(escaped.Bytes(), b)
-}
-
-func (r eventRecord) event() webhook.Event {
-	e := r.Event
-	if r.BodyJSON != nil {
-		e.Body = []byte(r.BodyJSON)
-	}
-	return e
-}
-
 // PutWebhookEvent stores an event and indexes it under its transaction.
 func (t *Tx) PutWebhookEvent(e webhook.Event) error {
-	if err := t.put([]byte("wh/evt/"+e.ID), newEventRecord(e)); err != nil {
+	if err := t.put([]byte("wh/evt/"+e.ID), storecodec.NewEvent(e)); err != nil {
 		return err
 	}
 	return t.set(eventTxKey(e), nil)
@@ -136,11 +94,11 @@ func (t *Tx) WebhookEvents(txID int64) ([]webhook.Event, error) {
 
 // WebhookEvent returns an event.
 func (t *Tx) WebhookEvent(id string) (webhook.Event, error) {
-	var r eventRecord
+	var r storecodec.Event
 	if err := t.mustGet([]byte("wh/evt/"+id), &r); err != nil {
 		return webhook.Event{}, err
 	}
-	return r.event(), nil
+	return r.Webhook(), nil
 }
 
 // PutDelivery creates or updates a delivery and its indexes.
