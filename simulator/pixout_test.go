@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -596,5 +597,41 @@ func TestWebhook_Retries(t *testing.T) {
 	}
 	if !d.Attempts[1].SentAt.Equal(d.Attempts[0].SentAt.Add(5*time.Second)) || !d.Attempts[2].SentAt.Equal(d.Attempts[1].SentAt.Add(30*time.Second)) {
 		t.Fatalf("attempt times = %v, %v, %v", d.Attempts[0].SentAt, d.Attempts[1].SentAt, d.Attempts[2].SentAt)
+	}
+}
+
+// A settled cash-out or transfer leaves none of its jobs pending: the
+// settlement removes its own job and, for a transfer, its expiration.
+func TestSettlement_LeavesNoJobPending(t *testing.T) {
+	p := newPixOut(t)
+	a := p.account(100_00)
+	key, doc := p.externalKey()
+	if _, err := p.env.Sim.CreateCashOut(p.ctx, a.Account.ID, cashOut("1", key, "EMAIL", doc), scenarios.None); err != nil {
+		t.Fatal(err)
+	}
+	req := transferReq(key, "2")
+	req.Expiration = "3600"
+	if _, _, err := p.env.Sim.CreateTransfer(p.ctx, a.Account.ID, req, scenarios.None); err != nil {
+		t.Fatal(err)
+	}
+	pending := func() []string {
+		jobs, err := p.env.Sim.PendingJobs(p.ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, j := range jobs {
+			if strings.HasPrefix(j.ID, "settle-") || strings.HasPrefix(j.ID, "expire-") {
+				ids = append(ids, j.ID)
+			}
+		}
+		return ids
+	}
+	if got := pending(); len(got) != 3 {
+		t.Fatalf("before settlement: pending %v, want a settlement each and the transfer's expiration", got)
+	}
+	p.advance(time.Minute)
+	if got := pending(); len(got) != 0 {
+		t.Fatalf("after settlement: pending %v, want none", got)
 	}
 }

@@ -50,6 +50,16 @@ func (s *Simulator) scheduleSettlement(tx storage.Tx, t pix.Transaction, sc scen
 	return nil
 }
 
+// jobsOf are the ids of the jobs scheduleSettlement can write for t: its
+// settlement and, for a DICT transfer only, its expiration. Looking up a job a
+// cash-out never has would cost its settlement a read that misses.
+func jobsOf(t pix.Transaction) []string {
+	if t.Kind == pix.TxTransfer {
+		return []string{settleJobID(t.ID), expireJobID(t.ID)}
+	}
+	return []string{settleJobID(t.ID)}
+}
+
 // outcome is how a pending transaction ends.
 type outcome struct {
 	failure *pix.FailureReason // nil: settle
@@ -142,7 +152,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 		} else {
 			t.Counterpart = s.externalCounterpart(t)
 		}
-		for _, jid := range []string{settleJobID(t.ID), expireJobID(t.ID)} {
+		for _, jid := range jobsOf(t) {
 			if err := tx.DeleteJob(jid); err != nil {
 				return err
 			}
