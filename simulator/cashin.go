@@ -78,7 +78,7 @@ func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.
 		if err := tx.PutCharge(ch); err != nil {
 			return err
 		}
-		if err := tx.PutJob(agenda.Job{ID: cashInExpireJobID(txID), Kind: jobCashInExpire, Due: ch.ExpiresAt, Payload: []byte(itoa(txID))}); err != nil {
+		if err := tx.PutNewJob(agenda.Job{ID: cashInExpireJobID(txID), Kind: jobCashInExpire, Due: ch.ExpiresAt, Payload: []byte(itoa(txID))}); err != nil {
 			return err
 		}
 		return scheduleAutoPay(tx, sc, "cashin-"+itoa(txID), now, ch.ExpiresAt, pix.Payment{TransactionID: itoa(txID)})

@@ -57,7 +57,7 @@ func (s *Simulator) CreateCob(ctx context.Context, id pix.AccountID, req pix.Cob
 		if err := tx.PutCob(c); err != nil {
 			return err
 		}
-		if err := tx.PutJob(agenda.Job{ID: cobExpireJobID(id, c.TxID), Kind: jobCobExpire, Due: c.ExpiresAt(), Payload: chargeRef(id, c.TxID)}); err != nil {
+		if err := tx.PutNewJob(agenda.Job{ID: cobExpireJobID(id, c.TxID), Kind: jobCobExpire, Due: c.ExpiresAt(), Payload: chargeRef(id, c.TxID)}); err != nil {
 			return err
 		}
 		return scheduleAutoPay(tx, sc, "cob-"+itoa(int64(id))+"-"+c.TxID, now, c.ExpiresAt(), pix.Payment{TxID: c.TxID})

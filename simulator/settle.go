@@ -40,12 +40,12 @@ func (s *Simulator) scheduleSettlement(tx storage.Tx, t pix.Transaction, sc scen
 	}
 	payload := []byte(itoa(t.ID))
 	if !sc.Never {
-		if err := tx.PutJob(agenda.Job{ID: settleJobID(t.ID), Kind: jobSettle, Due: now.Add(delay), Payload: payload}); err != nil {
+		if err := tx.PutNewJob(agenda.Job{ID: settleJobID(t.ID), Kind: jobSettle, Due: now.Add(delay), Payload: payload}); err != nil {
 			return err
 		}
 	}
 	if t.Kind == pix.TxTransfer {
-		return tx.PutJob(agenda.Job{ID: expireJobID(t.ID), Kind: jobExpire, Due: t.CreatedAt.Add(t.Expiration), Payload: payload})
+		return tx.PutNewJob(agenda.Job{ID: expireJobID(t.ID), Kind: jobExpire, Due: t.CreatedAt.Add(t.Expiration), Payload: payload})
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -26,6 +27,21 @@ func (t *Tx) PutJob(j agenda.Job) error {
 	if err := t.DeleteJob(j.ID); err != nil {
 		return err
 	}
+	return t.putJob(j)
+}
+
+// PutNewJob implements storage.Tx: PutJob without the lookup of a pending job
+// to replace. Test binaries make the lookup and refuse a job that is pending.
+func (t *Tx) PutNewJob(j agenda.Job) error {
+	if verifyCache() {
+		if _, found, err := t.getRecent(jobIDKey(j.ID)); err != nil || found {
+			return cmp.Or(err, fmt.Errorf("store: PutNewJob: job %s is pending", j.ID))
+		}
+	}
+	return t.putJob(j)
+}
+
+func (t *Tx) putJob(j agenda.Job) error {
 	t.wroteJob(jobWrite{id: j.ID})
 	key := jobKey(j.Due, j.ID)
 	if due := j.Due.UnixNano(); !t.putJobs || due < t.minJobDue {

@@ -160,6 +160,40 @@ func TestStore_Jobs(t *testing.T) {
 	}
 }
 
+// PutNewJob schedules a job like PutJob; in a test binary it refuses an id
+// that a pending job has, unless the same operation removed that job first.
+func TestStore_PutNewJob(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	t0 := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	put := func(fn func(*Tx) error) error {
+		return s.Update(ctx, func(tx storage.Tx) error { return fn(tx.(*Tx)) })
+	}
+	if err := put(func(tx *Tx) error { return tx.PutNewJob(agenda.Job{ID: "n", Kind: "k", Due: t0}) }); err != nil {
+		t.Fatal(err)
+	}
+	if j, ok, err := s.GetJob(ctx, "n"); err != nil || !ok || !j.Due.Equal(t0) {
+		t.Fatalf("GetJob = %+v, %v, %v", j, ok, err)
+	}
+	err := put(func(tx *Tx) error { return tx.PutNewJob(agenda.Job{ID: "n", Kind: "k", Due: t0.Add(time.Second)}) })
+	if err == nil || !strings.Contains(err.Error(), "job n is pending") {
+		t.Fatalf("PutNewJob of a pending id = %v, want refused", err)
+	}
+	if err := put(func(tx *Tx) error {
+		if err := tx.DeleteJob("n"); err != nil {
+			return err
+		}
+		return tx.PutNewJob(agenda.Job{ID: "n", Kind: "k", Due: t0.Add(2 * time.Second)})
+	}); err != nil {
+		t.Fatalf("PutNewJob after DeleteJob in the same operation: %v", err)
+	}
+	jobs, err := s.ListJobs(ctx, 0)
+	if err != nil || len(jobs) != 1 || !jobs[0].Due.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("jobs = %+v, %v; want n once, at its last due time", jobs, err)
+	}
+}
+
 func TestStore_Durable(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

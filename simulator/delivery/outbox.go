@@ -34,7 +34,10 @@ func Emit(tx storage.Tx, account pix.AccountID, eventType, kind string, txID int
 		return err
 	}
 	for _, d := range webhook.Plan(ev, targets, now) {
-		if err := schedule(tx, d, now); err != nil {
+		if err := tx.PutDelivery(d); err != nil {
+			return err
+		}
+		if err := tx.PutNewJob(deliverJob(d, now)); err != nil { // a new delivery has no job yet
 			return err
 		}
 	}
@@ -46,5 +49,9 @@ func schedule(tx storage.Tx, d webhook.Delivery, due time.Time) error {
 	if err := tx.PutDelivery(d); err != nil {
 		return err
 	}
-	return tx.PutJob(agenda.Job{ID: deliverJobID(d.ID), Kind: JobDeliver, Due: due, Payload: []byte(d.ID)})
+	return tx.PutJob(deliverJob(d, due))
+}
+
+func deliverJob(d webhook.Delivery, due time.Time) agenda.Job {
+	return agenda.Job{ID: deliverJobID(d.ID), Kind: JobDeliver, Due: due, Payload: []byte(d.ID)}
 }

@@ -192,6 +192,10 @@ type Tx interface {
 	// PutJob schedules a job in this transaction (the transactional outbox): the job
 	// exists only if the transaction commits. Call agenda.Wake after commit.
 	PutJob(j agenda.Job) error
+	// PutNewJob is PutJob for a job whose id no pending job has, one derived
+	// from a record this transaction creates: it skips the lookup of a job to
+	// replace, a read that misses (about 1% of a cash-out's CPU).
+	PutNewJob(j agenda.Job) error
 	// Job returns the pending job with the given id as this transaction sees
 	// it; ok is false when there is none.
 	Job(id string) (j agenda.Job, ok bool, err error)
