@@ -2,6 +2,7 @@ package brcode
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,49 @@ func TestCRC16CheckValue(t *testing.T) {
 	if got := CRC16(nil); got != 0xFFFF {
 		t.Fatalf("CRC16(nil) = %04X, want FFFF", got)
 	}
+}
+
+// crc16Bitwise is the CRC by its definition: each bit of b, first to last,
+// shifted into the register, which takes the polynomial when a 1 leaves it.
+func crc16Bitwise(b []byte) uint16 {
+	crc := uint16(0xFFFF)
+	for _, c := range b {
+		for i := 7; i >= 0; i-- {
+			out := crc>>15 ^ uint16(c>>i)&1
+			crc <<= 1
+			if out != 0 {
+				crc ^= 0x1021
+			}
+		}
+	}
+	return crc
+}
+
+func TestCRC16_MatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		if got, want := CRC16(b), crc16Bitwise(b); got != want {
+			t.Fatalf("CRC16(% x) = %04X, want %04X", b, got, want)
+		}
+	}
+}
+
+func BenchmarkCRC16(b *testing.B) {
+	code := []byte(strings.Repeat("00020101021226850014br.gov.bcb.pix2563", 5))
+	b.Run("table", func(b *testing.B) {
+		for b.Loop() {
+			CRC16(code)
+		}
+	})
+	b.Run("bitwise", func(b *testing.B) {
+		for b.Loop() {
+			crc16Bitwise(code)
+		}
+	})
 }
 
 func TestParseWorkedExamples(t *testing.T) {
