@@ -24,7 +24,7 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/httpapi",
 		Allow: []string{"simulator/pix", "simulator/wire", "simulator/clock", "simulator/metrics", "simulator/webhook", "simulator/receivercheck",
 			"simulator/qrcode", "simulator/faults", "simulator/httpapi/strictjson", "scenarios", "docs",
-			"github.com/gorilla/mux", "github.com/prometheus/client_golang", "github.com/google/uuid"},
+			"github.com/gorilla/mux", "github.com/prometheus/client_golang", "github.com/google/uuid", "github.com/goccy/go-json"},
 		Never: []string{"simulator", "simulator/sandboxapi", "simulator/storage", "simulator/badgerstore", "github.com/dgraph-io/badger/v4"},
 		Note:  "the contract's HTTP transport: its route table, decoding, the three error shapes, auth, middleware, the request journal; mounts a control plane given to it"},
 	{Pkg: "simulator/sandboxapi",
