@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -29,4 +32,37 @@ func TestWriteJSON_SameAsEncodingJSON(t *testing.T) {
 		}
 	}()
 	checkSameAsEncodingJSON(v, []byte(`{"amount":1234.5}`))
+}
+
+// discardWriter is a ResponseWriter that keeps nothing.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkWriteJSON writes a charge (the PUT /cob answer) with writeJSON and
+// as encoding/json's Encoder wrote it before.
+func BenchmarkWriteJSON(b *testing.B) {
+	v := cobResponse{Calendario: cobCalendario{Criacao: "2026-03-02T12:00:00.000Z", Expiracao: 3600}, TxID: "abcdefghijklmnopqrstuvwxyz12",
+		Loc:      cobLoc{ID: 1, Location: "qr.pixsandbox.example/qr/v2/a168e1420c9f4313936875c5866cbb9f", TipoCob: "cob"},
+		Location: "qr.pixsandbox.example/qr/v2/a168e1420c9f4313936875c5866cbb9f", Status: "ATIVA", Valor: cobValor{Original: "25.00"}, Chave: "fulano@example.com",
+		PixCopiaECola: "00020101021226820014br.gov.bcb.pix2560qr.pixsandbox.example/qr/v2/a168e1420c9f4313936875c5866cbb9f5204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***6304ABCD"}
+	w := &discardWriter{h: http.Header{}}
+	b.Run("writeJSON", func(b *testing.B) {
+		for b.Loop() {
+			writeJSON(w, 201, v)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(v)
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(201)
+			_, _ = w.Write(buf.Bytes())
+		}
+	})
 }
