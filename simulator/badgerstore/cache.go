@@ -15,9 +15,11 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
-// verifyCache checks every hit against Badger in test binaries, except while
-// they run benchmarks (which measure the cache, not the check).
-var verifyCache = sync.OnceValue(func() bool {
+// checkInTests is whether the store checks, against Badger, what it would
+// otherwise trust: every hit of its caches, and a PutNewJob's claim that no
+// job of that id is pending. It is true in test binaries, except while they
+// run benchmarks (which measure the store, not the checks).
+var checkInTests = sync.OnceValue(func() bool {
 	bench := flag.Lookup("test.bench")
 	return testing.Testing() && (bench == nil || bench.Value.String() == "")
 })
@@ -54,7 +56,7 @@ func loadCached[T any](t *Tx, key []byte, v *T, clone func(T) T, load func(v *T)
 		if e.Found {
 			*v = clone(e.Val.(T))
 		}
-		if verifyCache() {
+		if checkInTests() {
 			if err := verifyHit(key, e.Found, *v, load); err != nil {
 				return false, err
 			}

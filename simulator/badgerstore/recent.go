@@ -40,7 +40,7 @@ func (t *Tx) markRecent(w storecache.Write) {
 // when it has them. They must not be changed.
 func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
 	if val, _, found, ok := t.store.recent.Lookup(key, t.at); ok {
-		if verifyCache() {
+		if checkInTests() {
 			err = verifyHit(key, found, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
 		}
 		return val, found, err
@@ -90,7 +90,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 		}
 		t.store.recent.Decoded(key, val, *v)
 	}
-	if verifyCache() {
+	if checkInTests() {
 		err := verifyHit(key, found, *v, func(w *T) (bool, error) {
 			var b []byte
 			found, err := t.getBytes(key, &b)
