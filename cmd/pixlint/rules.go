@@ -143,8 +143,8 @@ var dependencyRules = []Rule{
 	{Pkg: "cmd/pixsoak", Allow: []string{"fixtures", "simulator/pix", "github.com/google/uuid"},
 		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi"},
 		Note:  "crash soak: SIGKILLs the real binary under load, then checks nothing acknowledged was lost (make soak)"},
-	{Pkg: "cmd/pixload", Never: []string{"simulator/..."},
-		Note: "load runs against the real binary (make bench)"},
+	{Pkg: "cmd/pixload", Allow: []string{"github.com/prometheus/common", "github.com/prometheus/client_model"}, Never: []string{"simulator/..."},
+		Note: "load runs against the real binary (make bench); it reads the server's /metrics with Prometheus's text parser"},
 	{Pkg: "cmd/pixlint", Allow: []string{"github.com/fzipp/gocyclo"}, Never: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "docs"},
 		Note: "the repository's own lint (make lint): the dependency table, the wall clock, complexity, package size, the fuzz list, staticcheck"},
 }

@@ -6,20 +6,24 @@ package main
 // tells a tail that comes from the store from one that comes from load.
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // writerCounts are the store's series at one instant.
 type writerCounts struct {
 	batches, ops       float64
-	applySum           float64 // seconds
-	commitSum, commits float64 // seconds; batches timed
-	commitUpTo         map[string]float64
+	applySum           float64             // seconds
+	commitSum, commits float64             // seconds; batches timed
+	commitUpTo         map[float64]float64 // cumulative commits by bucket bound (seconds)
 }
 
 // writerRun is what the writer did during a route.
@@ -40,42 +44,40 @@ func readWriter(base string) (writerCounts, error) {
 	if resp.StatusCode != http.StatusOK {
 		return writerCounts{}, fmt.Errorf("GET /metrics: %d", resp.StatusCode)
 	}
-	return parseWriter(bufio.NewScanner(resp.Body))
+	return parseWriter(resp.Body)
 }
 
-func parseWriter(sc *bufio.Scanner) (writerCounts, error) {
-	c := writerCounts{commitUpTo: map[string]float64{}}
-	found := false
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || !strings.HasPrefix(name, "pixsandbox_store_") {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return c, fmt.Errorf("/metrics: %s: %w", name, err)
-		}
-		found = true
-		switch {
-		case name == "pixsandbox_store_batches_total":
-			c.batches = v
-		case name == "pixsandbox_store_operations_total":
-			c.ops = v
-		case name == "pixsandbox_store_batch_apply_seconds_sum":
-			c.applySum = v
-		case name == "pixsandbox_store_batch_commit_seconds_sum":
-			c.commitSum = v
-		case name == "pixsandbox_store_batch_commit_seconds_count":
-			c.commits = v
-		case strings.HasPrefix(name, `pixsandbox_store_batch_commit_seconds_bucket{le="`):
-			c.commitUpTo[strings.TrimSuffix(strings.TrimPrefix(name, `pixsandbox_store_batch_commit_seconds_bucket{le="`), `"}`)] = v
-		}
+// parseWriter reads the store's series from a /metrics page in Prometheus's
+// text format.
+func parseWriter(page io.Reader) (writerCounts, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(page)
+	if err != nil {
+		return writerCounts{}, fmt.Errorf("/metrics: %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		return c, err
+	counter := func(name string) (float64, bool) {
+		f := families[name]
+		if f == nil || len(f.GetMetric()) != 1 {
+			return 0, false
+		}
+		return f.GetMetric()[0].GetCounter().GetValue(), true
 	}
-	if !found {
-		return c, fmt.Errorf("/metrics has no pixsandbox_store_ series")
+	histogram := func(name string) *dto.Histogram {
+		if f := families[name]; f != nil && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetHistogram()
+		}
+		return nil
+	}
+	batches, ok1 := counter("pixsandbox_store_batches_total")
+	ops, ok2 := counter("pixsandbox_store_operations_total")
+	apply, commit := histogram("pixsandbox_store_batch_apply_seconds"), histogram("pixsandbox_store_batch_commit_seconds")
+	if !ok1 || !ok2 || apply == nil || commit == nil {
+		return writerCounts{}, fmt.Errorf("/metrics has no pixsandbox_store_ series")
+	}
+	c := writerCounts{batches: batches, ops: ops, applySum: apply.GetSampleSum(),
+		commitSum: commit.GetSampleSum(), commits: float64(commit.GetSampleCount()), commitUpTo: map[float64]float64{}}
+	for _, b := range commit.GetBucket() {
+		c.commitUpTo[b.GetUpperBound()] = float64(b.GetCumulativeCount())
 	}
 	return c, nil
 }
@@ -83,8 +85,8 @@ func parseWriter(sc *bufio.Scanner) (writerCounts, error) {
 // since is what the writer did between b (before the route) and a, over d.
 func (a writerCounts) since(b writerCounts, d time.Duration) writerRun {
 	r := writerRun{Batches: a.batches - b.batches, Ops: a.ops - b.ops, Seconds: d.Seconds()}
-	over := func(le string) float64 { return (a.commits - a.commitUpTo[le]) - (b.commits - b.commitUpTo[le]) }
-	r.Over25ms, r.Over100ms = over("0.025"), over("0.1")
+	over := func(le float64) float64 { return (a.commits - a.commitUpTo[le]) - (b.commits - b.commitUpTo[le]) }
+	r.Over25ms, r.Over100ms = over(0.025), over(0.1)
 	if n := a.commits - b.commits; n > 0 {
 		r.Apply = time.Duration((a.applySum - b.applySum) / n * float64(time.Second))
 		r.Commit = time.Duration((a.commitSum - b.commitSum) / n * float64(time.Second))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"strings"
 	"testing"
 	"time"
@@ -10,20 +9,33 @@ import (
 const metricsBefore = `# HELP pixsandbox_store_batches_total x
 # TYPE pixsandbox_store_batches_total counter
 pixsandbox_store_batches_total 10
+# TYPE pixsandbox_store_operations_total counter
 pixsandbox_store_operations_total 100
+# TYPE pixsandbox_store_batch_apply_seconds histogram
+pixsandbox_store_batch_apply_seconds_bucket{le="+Inf"} 10
 pixsandbox_store_batch_apply_seconds_sum 0.05
 pixsandbox_store_batch_apply_seconds_count 10
+# TYPE pixsandbox_store_batch_commit_seconds histogram
 pixsandbox_store_batch_commit_seconds_bucket{le="0.025"} 9
 pixsandbox_store_batch_commit_seconds_bucket{le="0.1"} 10
 pixsandbox_store_batch_commit_seconds_bucket{le="+Inf"} 10
 pixsandbox_store_batch_commit_seconds_sum 0.1
 pixsandbox_store_batch_commit_seconds_count 10
+# TYPE pixsandbox_http_requests_total counter
 pixsandbox_http_requests_total{route="/x"} 5
 `
 
-const metricsAfter = `pixsandbox_store_batches_total 110
+// metricsAfter is the same page after a route: 100 batches more, 5 of them
+// over 25 ms and 3 of those over 100 ms.
+const metricsAfter = `# TYPE pixsandbox_store_batches_total counter
+pixsandbox_store_batches_total 110
+# TYPE pixsandbox_store_operations_total counter
 pixsandbox_store_operations_total 6500
+# TYPE pixsandbox_store_batch_apply_seconds histogram
+pixsandbox_store_batch_apply_seconds_bucket{le="+Inf"} 110
 pixsandbox_store_batch_apply_seconds_sum 0.55
+pixsandbox_store_batch_apply_seconds_count 110
+# TYPE pixsandbox_store_batch_commit_seconds histogram
 pixsandbox_store_batch_commit_seconds_bucket{le="0.025"} 104
 pixsandbox_store_batch_commit_seconds_bucket{le="0.1"} 107
 pixsandbox_store_batch_commit_seconds_bucket{le="+Inf"} 110
@@ -34,7 +46,7 @@ pixsandbox_store_batch_commit_seconds_count 110
 // A route's writer figures are the differences of two scrapes.
 func TestWriterSince(t *testing.T) {
 	parse := func(s string) writerCounts {
-		c, err := parseWriter(bufio.NewScanner(strings.NewReader(s)))
+		c, err := parseWriter(strings.NewReader(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +64,7 @@ func TestWriterSince(t *testing.T) {
 	if !strings.Contains(out, "| put-cob | 50 | 64.0 | 5.00 ms | 5.00 ms | 5 | 3 | 25% |") || strings.Contains(out, "| balance |") {
 		t.Errorf("writer table:\n%s", out)
 	}
-	if _, err := parseWriter(bufio.NewScanner(strings.NewReader(`{"status":"ok"}`))); err == nil {
+	if _, err := parseWriter(strings.NewReader("# TYPE x counter\nx 1\n")); err == nil {
 		t.Error("a page without the store's series parsed")
 	}
 }
