@@ -44,17 +44,21 @@ func (s *Simulator) scheduleSettlement(tx storage.Tx, t pix.Transaction, sc scen
 			return err
 		}
 	}
-	if t.Kind == pix.TxTransfer {
+	if expires(t) {
 		return tx.PutNewJob(agenda.Job{ID: expireJobID(t.ID), Kind: jobExpire, Due: t.CreatedAt.Add(t.Expiration), Payload: payload})
 	}
 	return nil
 }
 
+// expires reports whether t has an expiration job: a DICT transfer's time in
+// the queue (scheduleSettlement).
+func expires(t pix.Transaction) bool { return t.Kind == pix.TxTransfer }
+
 // jobsOf are the ids of the jobs scheduleSettlement can write for t: its
-// settlement and, for a DICT transfer only, its expiration. Looking up a job a
+// settlement and, when it expires, its expiration. Looking up a job a
 // cash-out never has would cost its settlement a read that misses.
 func jobsOf(t pix.Transaction) []string {
-	if t.Kind == pix.TxTransfer {
+	if expires(t) {
 		return []string{settleJobID(t.ID), expireJobID(t.ID)}
 	}
 	return []string{settleJobID(t.ID)}
