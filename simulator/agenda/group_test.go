@@ -116,3 +116,83 @@ func TestIsJob(t *testing.T) {
 		t.Error("WithJob does not mark the context")
 	}
 }
+
+// A backlog longer than a group runs as a pipeline: the next group starts
+// once every job of the group before has handed over its first write, without
+// waiting for that group to end, and no third group starts before the first
+// has ended. First writes stay in due order across groups.
+func TestRunDue_NextGroupStartsWhileOneRuns(t *testing.T) {
+	a, _, store, _ := newVirtual(t)
+	const n = 800
+	var (
+		mu       sync.Mutex
+		written  []int
+		started  = map[int]bool{}
+		release  = make(chan struct{})
+		second   = make(chan struct{})
+		once     sync.Once
+		tooEarly []int // jobs of a third group started while the first still ran
+		firstRan bool
+	)
+	a.Handle("w", func(ctx context.Context, _ time.Time, j agenda.Job) error {
+		i, _ := strconv.Atoi(string(j.Payload))
+		mu.Lock()
+		started[i] = true
+		if i >= 2*256 && !firstRan {
+			tooEarly = append(tooEarly, i)
+		}
+		mu.Unlock()
+		if i >= 256 {
+			once.Do(func() { close(second) })
+		}
+		time.Sleep(time.Duration(rand.IntN(2)) * time.Millisecond)
+		agenda.InTurn(ctx, func() {
+			mu.Lock()
+			written = append(written, i)
+			mu.Unlock()
+		})
+		if i == 0 { // the first job of the first group holds it open
+			<-release
+		}
+		return nil
+	})
+	for i := range n {
+		mustSchedule(t, a, agenda.Job{ID: "p" + strconv.Itoa(i), Kind: "w", Payload: []byte(strconv.Itoa(i)),
+			Due: epoch.Add(-time.Duration(n-i) * time.Millisecond)})
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.RunDue(context.Background())
+		done <- err
+	}()
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the second group did not start while the first was still running")
+	}
+	time.Sleep(50 * time.Millisecond) // room for a third group to start, were it allowed
+	mu.Lock()
+	firstRan = true
+	mu.Unlock()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tooEarly) > 0 {
+		t.Fatalf("jobs %v of a third group started before the first group ended", tooEarly)
+	}
+	if len(written) != n {
+		t.Fatalf("%d first writes, want %d", len(written), n)
+	}
+	for k, i := range written {
+		if i != k {
+			t.Fatalf("first write %d is job %d: first writes out of due order", k, i)
+		}
+	}
+	if left, err := store.ListJobs(context.Background(), 0); err != nil || len(left) != 0 {
+		t.Fatalf("after RunDue: %d jobs pending (%v)", len(left), err)
+	}
+}
