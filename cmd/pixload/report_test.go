@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +51,13 @@ func TestTableRows(t *testing.T) {
 	eng := engineTable([]engineResult{
 		{Name: "backlog-cash-out", Label: "cash-outs", Target: "≥ 0.08", wrk: &result{Name: "backlog-cash-out", ReqPerSec: 4000, P99: 10 * time.Millisecond}},
 		{Name: "backlog-settle", Label: "backlog", Target: "lag < 2 s", Value: "3 jobs, 0.10 s", Pass: true},
+		{Name: "backlog-worst", Label: "worst", Target: "—", Value: "9 jobs, 0.40 s"},
 	}, ceil)
 	if !strings.Contains(eng, "| 0.10 |") || !strings.Contains(eng, "| ≥ 0.08 | pass |") || !strings.Contains(eng, "| backlog | 3 jobs, 0.10 s | — | — | lag < 2 s | pass |") {
 		t.Errorf("engine table:\n%s", eng)
+	}
+	if !strings.Contains(eng, "| worst | 9 jobs, 0.40 s | — | — | — | — |") { // no target: neither pass nor fail
+		t.Errorf("engine row without a target:\n%s", eng)
 	}
 }
 
@@ -81,5 +86,35 @@ func TestCertHeaderAndSelected(t *testing.T) {
 	}
 	if !selected("", "x") || !selected("a, x", "x") || selected("a,b", "x") {
 		t.Error("selected")
+	}
+}
+
+// The backlog watch keeps the worst lag it read (ties by jobs due), skips the
+// samples of the first seconds and counts the reads that failed.
+func TestBacklogWatch(t *testing.T) {
+	refused := backlog{Due: -1}
+	seq := []backlog{{Due: 10, LagSeconds: 0.5}, {Due: 30, LagSeconds: 1.5}, refused, {Due: 40, LagSeconds: 1.5}, {Due: 5, LagSeconds: 0.1}}
+	stop := make(chan struct{})
+	start := time.Now()
+	i := 0
+	read := func() (backlog, error) {
+		if time.Since(start) < 30*time.Millisecond {
+			return backlog{Due: 50, LagSeconds: 9}, nil // inside the skipped start: never read
+		}
+		b := seq[min(i, len(seq)-1)]
+		if i++; i == len(seq) {
+			close(stop)
+		}
+		if b == refused {
+			return backlog{}, errors.New("refused")
+		}
+		return b, nil
+	}
+	worst, n, errs := backlogWatch(stop, 5*time.Millisecond, 40*time.Millisecond, read)
+	if worst.LagSeconds != 1.5 || worst.Due != 40 {
+		t.Errorf("worst %+v, want 40 jobs, 1.5 s", worst)
+	}
+	if n != 4 || errs != 1 {
+		t.Errorf("%d samples, %d errors; want 4 and 1", n, errs)
 	}
 }
