@@ -264,7 +264,7 @@ func (a *Agenda) AdvanceToEach(ctx context.Context, t time.Time, each func(conte
 // advanceLocked runs the jobs due up to target, then moves the clock there.
 // The caller must hold a.runMu.
 func (a *Agenda) advanceLocked(ctx context.Context, target time.Time, each func(context.Context) error) (int, error) {
-	ran, err := a.runUntilLocked(ctx, target, each)
+	ran, err := a.runUntilLocked(ctx, target, true, each)
 	if err == nil {
 		err = a.moveTo(target)
 	}
@@ -278,117 +278,40 @@ func (a *Agenda) advanceLocked(ctx context.Context, target time.Time, each func(
 func (a *Agenda) RunDue(ctx context.Context) (ran int, err error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
-	return a.runDueLocked(ctx, a.clk.Now())
-}
-
-// runDueLocked runs the pending jobs due at or before limit, in due order, a
-// group at a time like runUntilLocked without moving the clock, but with the
-// next group started while the one before it commits. Once every job of a
-// group has handed over its first write (or ended without one), the jobs due
-// next are read, leaving out those of the group still running, and start as
-// the next group; then the agenda waits for the group before to end. So a
-// backlog of due jobs keeps the store's writer supplied between groups, and
-// first writes still reach the store in due order: a group's first writes
-// all precede the next group's. At most two groups run at once. As within a
-// group, a job may run after another job of the groups in flight deleted or
-// replaced it; handlers check what their job acts on in their own
-// transaction. The caller must hold a.runMu.
-func (a *Agenda) runDueLocked(ctx context.Context, limit time.Time) (ran int, err error) {
-	var prev *flight // the group still running, if any
-	finish := func() error {
-		ferr := prev.wait()
-		ran += len(prev.jobs)
-		prev = nil
-		return ferr
-	}
-	defer func() {
-		if prev != nil { // handlers never outlive the call
-			err = errors.Join(err, finish())
-		}
-	}()
-	for {
-		if err := ctx.Err(); err != nil {
-			return ran, err
-		}
-		jobs, err := a.dueNext(ctx, limit, prev)
-		if err != nil {
-			return ran, err
-		}
-		if len(jobs) == 0 {
-			if prev == nil {
-				return ran, nil
-			}
-			if err := finish(); err != nil {
-				return ran, err
-			}
-			continue // its handlers may have scheduled jobs already due
-		}
-		next := a.startGroup(ctx, jobs)
-		<-next.g.allPassed
-		if prev != nil {
-			if err := finish(); err != nil {
-				prev = next
-				return ran, err
-			}
-		}
-		prev = next
-	}
-}
-
-// dueNext reads up to maxGroup pending jobs due at or before limit, in due
-// order, leaving out the jobs of running, whose own commits may not be
-// visible yet.
-func (a *Agenda) dueNext(ctx context.Context, limit time.Time, running *flight) ([]Job, error) {
-	if running == nil {
-		jobs, err := a.store.DueJobs(ctx, limit, maxGroup)
-		if err != nil {
-			return nil, fmt.Errorf("agenda: due jobs: %w", err)
-		}
-		return jobs, nil
-	}
-	jobs, err := a.store.DueJobs(ctx, limit, maxGroup+len(running.jobs))
-	if err != nil {
-		return nil, fmt.Errorf("agenda: due jobs: %w", err)
-	}
-	skip := running.ids()
-	out := jobs[:0]
-	for _, j := range jobs {
-		if !skip[j.ID] && len(out) < maxGroup {
-			out = append(out, j)
-		}
-	}
-	return out, nil
+	return a.runUntilLocked(ctx, a.clk.Now(), false, nil)
 }
 
 // runUntilLocked runs the pending jobs due at or before limit, in due order,
 // including jobs that handlers schedule along the way, a group at a time
-// (runGroup): the jobs of the earliest instant (every job already overdue
-// together), with the clock first set to it. The caller must hold a.runMu.
-// each, when not nil, is called after every group.
-func (a *Agenda) runUntilLocked(ctx context.Context, limit time.Time, each func(context.Context) error) (int, error) {
+// (runGroup): every job already overdue together; otherwise, with moveClock,
+// the jobs of the earliest instant, with the clock first set to it. The
+// caller must hold a.runMu. each, when not nil, is called after every group.
+func (a *Agenda) runUntilLocked(ctx context.Context, limit time.Time, moveClock bool, each func(context.Context) error) (int, error) {
 	ran := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return ran, err
 		}
-		jobs, err := a.dueNext(ctx, limit, nil)
+		jobs, err := a.store.DueJobs(ctx, limit, maxGroup)
 		if err != nil {
-			return ran, err
+			return ran, fmt.Errorf("agenda: due jobs: %w", err)
 		}
 		if len(jobs) == 0 {
 			return ran, nil
 		}
-		upTo := jobs[0].Due
-		if now := a.clk.Now(); now.After(upTo) {
-			upTo = now
-		}
-		n := 1
-		for n < len(jobs) && !jobs[n].Due.After(upTo) {
-			n++
-		}
-		jobs = jobs[:n]
-		if err := a.moveTo(jobs[n-1].Due); err != nil {
-			return ran, err
+		if moveClock {
+			upTo := jobs[0].Due
+			if now := a.clk.Now(); now.After(upTo) {
+				upTo = now
+			}
+			n := 1
+			for n < len(jobs) && !jobs[n].Due.After(upTo) {
+				n++
+			}
+			jobs = jobs[:n]
+			if err := a.moveTo(jobs[n-1].Due); err != nil {
+				return ran, err
+			}
 		}
 		if err := a.runGroup(ctx, jobs); err != nil {
 			return ran, err

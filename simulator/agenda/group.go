@@ -21,13 +21,10 @@ type group struct {
 	cond   sync.Cond
 	passed []bool // the job handed over its first write, or ended
 	next   int    // every job before next has passed
-	// allPassed is closed once every job has passed: the store has every
-	// first write of the group, or the job ended without one.
-	allPassed chan struct{}
 }
 
 func newGroup(n int) *group {
-	g := &group{passed: make([]bool, n), allPassed: make(chan struct{})}
+	g := &group{passed: make([]bool, n)}
 	g.cond.L = &g.mu
 	return g
 }
@@ -35,12 +32,8 @@ func newGroup(n int) *group {
 // pass marks job i as passed and lets the jobs after it go. Call with g.mu held.
 func (g *group) pass(i int) {
 	g.passed[i] = true
-	before := g.next
 	for g.next < len(g.passed) && g.passed[g.next] {
 		g.next++
-	}
-	if g.next == len(g.passed) && before < g.next {
-		close(g.allPassed)
 	}
 	g.cond.Broadcast()
 }
@@ -105,49 +98,17 @@ func (a *Agenda) runGroup(ctx context.Context, jobs []Job) error {
 	if len(jobs) == 1 {
 		return a.run(ctx, jobs[0], func() {})
 	}
-	return a.startGroup(ctx, jobs).wait()
-}
-
-// A flight is a group whose handlers run in the background (startGroup).
-type flight struct {
-	jobs []Job
-	g    *group
-	done chan struct{} // closed once every handler and its bookkeeping ended
-	err  error         // the store errors of their bookkeeping, once done
-}
-
-// startGroup starts jobs, in due order, as one group and returns at once.
-func (a *Agenda) startGroup(ctx context.Context, jobs []Job) *flight {
-	f := &flight{jobs: jobs, g: newGroup(len(jobs)), done: make(chan struct{})}
+	g := newGroup(len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hctx := context.WithValue(ctx, memberKey{}, member{g: f.g, i: i})
-			errs[i] = a.runIn(ctx, hctx, j, func() { f.g.done(i) })
+			hctx := context.WithValue(ctx, memberKey{}, member{g: g, i: i})
+			errs[i] = a.runIn(ctx, hctx, j, func() { g.done(i) })
 		}()
 	}
-	go func() {
-		wg.Wait()
-		f.err = errors.Join(errs...)
-		close(f.done)
-	}()
-	return f
-}
-
-// wait waits for every job of the flight to end.
-func (f *flight) wait() error {
-	<-f.done
-	return f.err
-}
-
-// ids returns the set of the flight's job ids.
-func (f *flight) ids() map[string]bool {
-	m := make(map[string]bool, len(f.jobs))
-	for _, j := range f.jobs {
-		m[j.ID] = true
-	}
-	return m
+	wg.Wait()
+	return errors.Join(errs...)
 }
