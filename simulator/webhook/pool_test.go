@@ -36,11 +36,26 @@ func TestPool_PerTargetLimitAndOrder(t *testing.T) {
 			t.Fatal("a target's attempts waited behind another target's hanging ones")
 		}
 	}
-	mu.Lock()
-	if len(started) != 2 {
-		t.Fatalf("%d attempts of the hanging target started, want its 2 slots", len(started))
+	// The hanging target holds its 2 slots and queues the rest. Its attempts
+	// run on goroutines of their own, which the fast target's may overtake:
+	// wait for both to have started rather than assume they have.
+	p.mu.Lock()
+	running, queued := p.targets["slow"].running, len(p.targets["slow"].queue)
+	p.mu.Unlock()
+	if running != 2 || queued != 3 {
+		t.Fatalf("hanging target: %d attempts running and %d queued, want its 2 slots and 3 queued", running, queued)
 	}
-	mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(started)
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+		if n > 2 || time.Now().After(deadline) {
+			t.Fatalf("%d attempts of the hanging target started, want its 2 slots", n)
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); p.Pending() != 5; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("pending %d, want the 5 of the hanging target", p.Pending())
