@@ -157,28 +157,34 @@ func runBacklogRow(o options, m machine, tmp, base string, f *fixtureSet, pid in
 		lat  []time.Duration
 		errs int
 	}
-	listing, balance := make(chan probe, 1), make(chan probe, 1)
-	go func() {
-		l, e := prober(stop, 20*time.Millisecond, func() error {
-			return call("GET", base+"/api/transactions?size=50", f.listingToken, "", 200, nil)
-		})
-		listing <- probe{l, e}
-	}()
-	go func() {
-		l, e := prober(stop, 20*time.Millisecond, func() error { return call("GET", base+"/accounts/balances", f.token, "", 200, nil) })
-		balance <- probe{l, e}
-	}()
 	type watch struct {
 		worst         backlog
 		samples, errs int
 	}
-	watched := make(chan watch, 1)
-	go func() {
-		w, n, e := backlogWatch(stop, time.Second, 3*time.Second, func() (backlog, error) { return readBacklog(base) })
-		watched <- watch{w, n, e}
-	}()
+	listing, balance, watched := make(chan probe, 1), make(chan probe, 1), make(chan watch, 1)
+	begun := false
+	rt.onStart = func() { // once the machine is quiet: the probes measure the backlog only
+		begun = true
+		go func() {
+			l, e := prober(stop, 20*time.Millisecond, func() error {
+				return call("GET", base+"/api/transactions?size=50", f.listingToken, "", 200, nil)
+			})
+			listing <- probe{l, e}
+		}()
+		go func() {
+			l, e := prober(stop, 20*time.Millisecond, func() error { return call("GET", base+"/accounts/balances", f.token, "", 200, nil) })
+			balance <- probe{l, e}
+		}()
+		go func() {
+			w, n, e := backlogWatch(stop, time.Second, 3*time.Second, func() (backlog, error) { return readBacklog(base) })
+			watched <- watch{w, n, e}
+		}()
+	}
 	r, err := runWrk(o, m, tmp, base, rt, pid)
 	close(stop)
+	if !begun {
+		return nil, fmt.Errorf("backlog row: wrk never started: %v", err)
+	}
 	lp, bp, wb := <-listing, <-balance, <-watched
 	if err != nil {
 		return nil, err

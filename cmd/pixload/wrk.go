@@ -59,6 +59,9 @@ func runWrk(o options, m machine, tmp, base string, rt route, pid int) (result, 
 		"-d", fmt.Sprintf("%ds", int(o.duration.Seconds())), "--timeout", "5s", "-s", script, base)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if rt.onStart != nil {
+		rt.onStart()
+	}
 	err := started(cmd)
 	if err == nil {
 		err = cmd.Wait()
@@ -153,6 +156,9 @@ type route struct {
 	script                    string
 	extraName                 string
 	preflight                 func(base string) error
+	// onStart, when set, is called once the machine is quiet, right before
+	// wrk starts: what watches the route runs from then on.
+	onStart func()
 }
 
 func luaString(s string) string { return strconv.Quote(s) }
