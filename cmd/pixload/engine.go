@@ -20,10 +20,12 @@ import (
 //     GET /_sandbox/jobs says how far the runner is behind, once a second
 //     (the worst) and at the end (settlements keep pace when the lag stays
 //     under 2 s);
-//   - isolation: account A's cash_out target accepts connections and never
-//     answers; A sends cash-outs at full speed (all their webhooks hang) while
-//     account B sends one every 200 ms: how long after acceptance each of B's
-//     settles, on the simulation clock (the settlement delay is 2 s);
+//   - isolation (once the settlements left by the row before have run and
+//     the machine is quiet): account A's cash_out target accepts connections
+//     and never answers; A sends 200 cash-outs a second (all their webhooks
+//     hang) while account B sends one every 200 ms: how long after acceptance
+//     each of B's settles, on the simulation clock (the settlement delay is
+//     2 s);
 //   - advance: about 300 requests a second, 40% of them cash-outs, with a
 //     POST /_sandbox/clock/advance {"seconds":5} every second (A's target
 //     still hanging): the advance's latency.
@@ -147,6 +149,25 @@ func backlogWatch(stop <-chan struct{}, every, skip time.Duration, read func() (
 	}
 }
 
+// drainBacklog waits up to limit for GET /_sandbox/jobs to report no job
+// due, and returns how long it waited.
+func drainBacklog(base string, limit time.Duration) (time.Duration, error) {
+	start := time.Now() // wall time: how long the wait took
+	for {
+		b, err := readBacklog(base)
+		if err != nil {
+			return time.Since(start), err
+		}
+		if b.Due == 0 {
+			return time.Since(start), nil
+		}
+		if time.Since(start) > limit {
+			return time.Since(start), fmt.Errorf("%d jobs still due after %s", b.Due, limit)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // runBacklogRow is the backlog row.
 func runBacklogRow(o options, m machine, tmp, base string, f *fixtureSet, pid int) ([]engineResult, error) {
 	o.duration = o.backlogDuration
@@ -249,6 +270,17 @@ func runIsolationRows(o options, m machine, tmp, base string, f *fixtureSet, pid
 		return nil, err
 	}
 	defer h.close()
+	// Start on a settled, quiet server, as every route does: settlements left
+	// by the row before (the backlog row ends with up to seconds of them) would
+	// delay B's by their own lag, which the backlog row measures already.
+	if waited, err := drainBacklog(base, time.Minute); err != nil {
+		return nil, err
+	} else if waited > 2*time.Second {
+		fmt.Printf("  %-16s waited %s for the settlements left by the row before\n", "isolation", fmtDur(waited))
+	}
+	if waited := waitQuiet(o.quietWait, pid); waited > 2*time.Second {
+		fmt.Printf("  %-16s waited %s for the machine and the server to go quiet\n", "isolation", fmtDur(waited))
+	}
 	if err := call("POST", base+"/_sandbox/webhook-targets", "", fmt.Sprintf(`{"accountId":%d,"eventType":"cash_out","url":%q}`, f.writeAccounts[0], h.url()), 201, nil); err != nil {
 		return nil, fmt.Errorf("register the hanging target: %w", err)
 	}
