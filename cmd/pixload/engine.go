@@ -134,6 +134,11 @@ func backlogWatch(stop <-chan struct{}, every, skip time.Duration, read func() (
 			return worst, samples, errs
 		case <-t.C:
 		}
+		select {
+		case <-stop: // a tick and the stop both ready: the stop wins
+			return worst, samples, errs
+		default:
+		}
 		if time.Since(start) < skip {
 			continue
 		}
