@@ -34,9 +34,10 @@ func BenchmarkTokenIssue(b *testing.B) {
 }
 
 // BenchmarkBalanceRead measures GET /accounts/balances: token verification, one
-// store read and rendering.
+// store read and rendering, with the request journal on as `pixsandbox serve`
+// keeps it (1,000 requests).
 func BenchmarkBalanceRead(b *testing.B) {
-	env := simulatortest.New(b, simulatortest.Options{})
+	env := simulatortest.New(b, simulatortest.Options{JournalSize: 1000})
 	tok := apitest.TokenFor(b, env, 0)
 	h := env.Server.Config.Handler
 	b.ReportAllocs()

@@ -76,9 +76,12 @@ type JournalEntry struct {
 	ResponseContentType             string
 	Refs                            []string
 
-	// What the request left, kept as it came: the bodies are masked and
-	// their refs read only when the journal is read (materialize), so
-	// serving a request costs a copy, not a JSON decode of both bodies.
+	// What the request left, kept as it came: the headers and bodies are
+	// masked and the refs read only when the journal is read (materialize),
+	// so serving a request costs a copy, not a JSON decode of both bodies.
+	// The header map is the request's own: net/http makes one per request
+	// and nothing writes to it once the handler has returned.
+	rawHeaders     http.Header
 	rawReq, rawRes []byte
 	vars           map[string]string
 	materialized   bool
@@ -95,13 +98,14 @@ func (e *JournalEntry) materialize() {
 			refs[v] = true
 		}
 	}
+	e.RequestHeaders = maskHeaders(e.rawHeaders)
 	e.RequestBody = maskBody(e.rawReq, refs)
 	e.ResponseBody = maskBody(e.rawRes, refs)
 	for ref := range refs {
 		e.Refs = append(e.Refs, ref)
 	}
 	sort.Strings(e.Refs)
-	e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, true
+	e.rawHeaders, e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, nil, true
 }
 
 // Journal is the request journal: a ring of the last cap entries. The wrapper
@@ -272,7 +276,7 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	e := JournalEntry{
 		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
-		RequestHeaders:   maskHeaders(r.Header),
+		rawHeaders:       r.Header,
 		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
