@@ -23,7 +23,7 @@ var dependencyRules = []Rule{
 		Note:  "the requests `pixsandbox trigger` sends to a running simulator (through sandboxclient)"},
 	{Pkg: "simulator/httpapi",
 		Allow: []string{"simulator/pix", "simulator/wire", "simulator/clock", "simulator/metrics", "simulator/webhook", "simulator/receivercheck",
-			"simulator/qrcode", "simulator/faults", "simulator/httpapi/strictjson", "scenarios", "docs",
+			"simulator/qrcode", "simulator/faults", "simulator/httpapi/strictjson", "simulator/selfcheck", "scenarios", "docs",
 			"github.com/gorilla/mux", "github.com/prometheus/client_golang", "github.com/google/uuid", "github.com/goccy/go-json"},
 		Never: []string{"simulator", "simulator/sandboxapi", "simulator/storage", "simulator/badgerstore", "github.com/dgraph-io/badger/v4"},
 		Note:  "the contract's HTTP transport: its route table, decoding, the three error shapes, auth, middleware, the request journal; mounts a control plane given to it"},
@@ -86,7 +86,7 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/storage", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/webhook"},
 		Never: []string{"simulator", "simulator/httpapi", "github.com/dgraph-io/badger/v4"},
 		Note:  "the Store/Tx interfaces the core writes through"},
-	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "simulator/badgerstore/storecodec", "github.com/dgraph-io/badger/v4"},
+	{Pkg: "simulator/badgerstore", Allow: []string{"simulator/pix", "simulator/ledger", "simulator/agenda", "simulator/storage", "simulator/webhook", "simulator/badgerstore/storecache", "simulator/badgerstore/storecodec", "simulator/selfcheck", "github.com/dgraph-io/badger/v4"},
 		Never: []string{"simulator", "simulator/httpapi"},
 		Note:  "storage.Store over Badger: the single writer (group commit), shared read snapshots, keys and indexes"},
 	{Pkg: "simulator/badgerstore/storecache", Never: []string{"simulator", "simulator/storage", "github.com/dgraph-io/badger/v4"},
@@ -94,6 +94,9 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/badgerstore/storecodec", Allow: []string{"simulator/pix", "simulator/webhook", "github.com/goccy/go-json"},
 		Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "github.com/dgraph-io/badger/v4"},
 		Note:  "how the store writes a record as bytes: JSON through goccy/go-json, transactions without their zero fields, webhook events with their body as JSON"},
+
+	{Pkg: "simulator/selfcheck", Never: []string{"simulator", "simulator/storage", "simulator/badgerstore", "simulator/httpapi"},
+		Note: "whether a test binary (not its benchmarks) runs: the switch for the checks the store and the transport make, in tests only, of what they otherwise trust"},
 
 	// Webhooks and the other edges.
 	{Pkg: "simulator/webhook", Allow: []string{"simulator/pix", "simulator/wire", "simulator/faults", "github.com/standard-webhooks/standard-webhooks/libraries"},

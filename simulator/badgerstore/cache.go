@@ -2,27 +2,21 @@ package badgerstore
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
-	"testing"
 
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecache"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/selfcheck"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // checkInTests is whether the store checks, against Badger, what it would
 // otherwise trust: every hit of its caches, and a PutNewJob's claim that no
-// job of that id is pending. It is true in test binaries, except while they
-// run benchmarks (which measure the store, not the checks).
-var checkInTests = sync.OnceValue(func() bool {
-	bench := flag.Lookup("test.bench")
-	return testing.Testing() && (bench == nil || bench.Value.String() == "")
-})
+// job of that id is pending (test binaries, not their benchmarks).
+var checkInTests = selfcheck.On
 
 // cacheKeyOf returns the key of the cache entry that a write of key changes,
 // or nil when it changes none. A record of a cached kind is its own entry; a

@@ -4,20 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	gojson "github.com/goccy/go-json"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi/strictjson"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/selfcheck"
 	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
@@ -66,11 +65,8 @@ func putBodyBuffer(buf *bytes.Buffer) {
 }
 
 // checkEncoding is whether writeJSON compares its encoding with
-// encoding/json's: in test binaries, except while they run benchmarks.
-var checkEncoding = sync.OnceValue(func() bool {
-	bench := flag.Lookup("test.bench")
-	return testing.Testing() && (bench == nil || bench.Value.String() == "")
-})
+// encoding/json's (test binaries, not their benchmarks).
+var checkEncoding = selfcheck.On
 
 func checkSameAsEncodingJSON(v any, body []byte) {
 	var want bytes.Buffer
