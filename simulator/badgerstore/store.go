@@ -143,8 +143,10 @@ type Tx struct {
 	// base, in a batch of the writer, is a read-only snapshot of the store
 	// as the batch found it, and written the keys the batch wrote so far:
 	// an iteration under a prefix the batch has not written reads base (see
-	// newIterator). nil in a read-only Tx.
+	// newIterator). nil in a read-only Tx. snap is the shared snapshot base
+	// belongs to, released by releaseBase.
 	base    *badger.Txn
+	snap    *snapshot
 	written [][]byte
 	// txs holds the transactions this Tx read or wrote, decoded (remember),
 	// and newTxs the transaction numbers it drew (NextID).

@@ -256,8 +256,8 @@ func (s *Store) round(ops []*op) []*op {
 	// no other writer commits records (sequence leases touch none that
 	// operations iterate).
 	sn := s.snaps.acquire(s.db)
-	defer s.snaps.release(sn)
-	t := &Tx{txn: txn, store: s, base: sn.txn, at: sn.commits}
+	t := &Tx{txn: txn, store: s, base: sn.txn, snap: sn, at: sn.commits}
+	defer t.releaseBase()
 	ok := make([]*op, 0, len(ops))
 	for i, o := range ops {
 		if !o.ran && o.ctx.Err() != nil {
@@ -305,6 +305,14 @@ func (s *Store) round(ops []*op) []*op {
 	return nil
 }
 
+// releaseBase ends the batch's use of its snapshot; later calls do nothing.
+func (t *Tx) releaseBase() {
+	if t.snap != nil {
+		t.store.snaps.release(t.snap)
+		t.snap, t.base = nil, nil
+	}
+}
+
 // commit commits t and answers the operations that wrote into it. The commit
 // count moves before any answer, so a read that starts after an answer sees
 // the batch (snapshots), and the job floor is lowered after the commit
@@ -316,6 +324,10 @@ func (s *Store) commit(t *Tx, ok []*op, applied time.Duration) {
 	if err == nil {
 		s.recent.Commit(t.recentWrites, t.at+1)
 	}
+	// The batch's snapshot is released before the new one opens and before
+	// any answer, so it is discarded now if no reader holds it, not after a
+	// caller has already moved on.
+	t.releaseBase()
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
 	if err == nil && t.putJobs {
