@@ -153,6 +153,9 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	// The attempt's Duration is timed from before its timeout starts, so an
+	// attempt cut by the timeout reports at least Timeout.
+	start := time.Now()                              // wall time: the attempt's measured Duration
 	ctx, cancel := context.WithTimeout(ctx, timeout) // wall time: the HTTP timeout
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
@@ -162,7 +165,6 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	}
 	req.Header = h
 
-	start := time.Now() // wall time: the attempt's measured Duration
 	resp, err := dp.client(timeout).Do(req)
 	if err != nil {
 		a.Duration = time.Since(start) // wall time
