@@ -20,8 +20,22 @@ func TestSoak_KillsLoseNothing(t *testing.T) {
 	cfg := Config{Kills: 3, Workers: 6, Seed: 7, Pause: 5 * time.Millisecond,
 		MinUptime: 300 * time.Millisecond, MaxUptime: 700 * time.Millisecond,
 		ServerBin: os.Getenv("PIXSOAK_SERVER_BIN"), Log: testWriter{t}}
-	if raceEnabled {
-		cfg.BuildFlags = []string{"-race"}
+	if cfg.ServerBin == "" {
+		// The server is built before the run's deadline starts: with a cold
+		// build cache on a loaded machine, building it (under -race) takes
+		// minutes, which would use up the deadline meant for a hung server.
+		// go test's -timeout bounds the build.
+		var flags []string
+		if raceEnabled {
+			flags = []string{"-race"}
+		}
+		t0 := time.Now() // wall time: progress report
+		bin, err := buildServer(t.Context(), t.TempDir(), flags...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("built %s %v in %v", serverPackage, flags, time.Since(t0).Round(time.Millisecond))
+		cfg.ServerBin = bin
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // wall time: a hung server fails the test
 	defer cancel()

@@ -102,11 +102,12 @@ func mustDone(t *testing.T, s agenda.Store, id string) time.Time {
 	return ranAt
 }
 
-// waitFor polls cond until it holds or a short wall-time deadline passes. Only
-// the tests of the background runner use it.
+// waitFor polls cond until it holds or a wall-time deadline passes, one long
+// enough that only a hang reaches it on a loaded machine. Only the tests of
+// the background runner use it.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -464,9 +464,13 @@ func TestWriter_Durations(t *testing.T) {
 	if n := count(after.Commit, before.Commit, 0); n != commits {
 		t.Errorf("commit durations count %d commits, want %d", n, commits)
 	}
+	// The held round is above 25 ms. The five quick ones normally are not,
+	// but on a loaded machine any of them can stall past 25 ms. Every round
+	// above 25 ms, though, means the rounds are not timed each on its own
+	// (the held time counted again in the later ones).
 	over25 := slices.Index(DurationBounds[:], 25*time.Millisecond) + 1
-	if n := count(after.Apply, before.Apply, over25); n != 1 {
-		t.Errorf("%d rounds above 25 ms, want the held one", n)
+	if n := count(after.Apply, before.Apply, over25); n < 1 || n >= commits {
+		t.Errorf("%d of %d rounds above 25 ms, want the held one and not every one", n, commits)
 	}
 	if d := after.Apply.Sum - before.Apply.Sum; d < 30*time.Millisecond {
 		t.Errorf("apply time %v, want at least the 30 ms held", d)

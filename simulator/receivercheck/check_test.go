@@ -592,8 +592,13 @@ func TestCheckReceiver_OutOfOrder(t *testing.T) {
 // ones fails it and passes the rest.
 func TestCheckReceiver_SlowCaseCatchesStaleTimestamps(t *testing.T) {
 	t.Parallel()
-	r := newTestReceiver(t, receiverOpts{maxAge: 2 * time.Second})
-	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: 3 * time.Second, Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseSlow}})
+	// webhook-timestamp is in whole seconds, so a fresh delivery reaches the
+	// receiver up to 1 s older than it is: maxAge leaves it 4 s of wall time
+	// to arrive. The slow delivery is signed slow before it is sent, so it is
+	// always older than maxAge on arrival.
+	const maxAge, slow = 5 * time.Second, 6 * time.Second
+	r := newTestReceiver(t, receiverOpts{maxAge: maxAge})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: slow, Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseSlow}})
 	if c := caseOf(t, rep, receivercheck.CaseTransfer); c.Result != receivercheck.Pass {
 		t.Fatalf("transfer: %+v", c)
 	}
@@ -601,7 +606,7 @@ func TestCheckReceiver_SlowCaseCatchesStaleTimestamps(t *testing.T) {
 	if c.Result != receivercheck.Fail || c.StatusCode != http.StatusBadRequest {
 		t.Fatalf("slow: %+v", c)
 	}
-	if d := c.Deliveries[0]; d.SentAt.Unix()-d.WebhookTimestamp < 2 {
+	if d := c.Deliveries[0]; d.SentAt.Sub(time.Unix(d.WebhookTimestamp, 0)) < slow {
 		t.Fatalf("slow delivery sent at %s with webhook-timestamp %d", d.SentAt, d.WebhookTimestamp)
 	}
 }

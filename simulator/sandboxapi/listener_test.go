@@ -36,13 +36,23 @@ func createListener(tb testing.TB, env *simulatortest.Env, body string) apitest.
 // its lease runs out (wall time), as after a crash of its client.
 func TestListener_LeaseExpires(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	const url = "http://127.0.0.1:9/hook"
+	const url, ttl = "http://127.0.0.1:9/hook", time.Second
+	// The lease starts while the creation is served, after sent; it cannot
+	// run out before sent+ttl.
+	sent := time.Now()
 	r := createListener(t, env, `{"accountId":1,"url":"`+url+`","ttlSeconds":1}`)
 	if r.Status != http.StatusCreated || len(r.Body["targets"].([]any)) != 7 || !strings.HasPrefix(r.Body["secret"].(string), "whsec_") {
 		t.Fatalf("create: %d %s", r.Status, r.Raw)
 	}
-	if n := listenerTargets(t, env, url); n != 7 {
+	// The targets are counted in the store while the lease runs. A listing
+	// that ended after sent+ttl (a stalled machine) may have met the expiry
+	// under way: its count is only logged.
+	n := listenerTargets(t, env, url)
+	switch listed := time.Since(sent); {
+	case n != 7 && listed < ttl:
 		t.Fatalf("%d targets, want one per event type", n)
+	case n != 7:
+		t.Logf("%d targets listed %s after the creation was sent, past the %s lease: not counted", n, listed, ttl)
 	}
 	id := r.Body["id"].(string)
 	// The lease is wall time: wait for it, bounded.
