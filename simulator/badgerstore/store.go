@@ -62,7 +62,7 @@ func Open(o Options) (*Store, error) {
 	// A base level of 64 MiB in tables of 12 MiB, against Badger's 10 MiB in
 	// 2 MiB: under sustained writes (a load run writes hundreds of megabytes)
 	// the levels below the level-0 tables fill more slowly, so fewer
-	// compactions rewrite them and take the core from requests. In five
+	// compactions rewrite them and take the core from requests. In six
 	// alternating pairs of pixload's backlog row, reads during the backlog
 	// had a lower p99 and settlements fell less far behind in every pair
 	// (docs/performance.md, ninth round). A store that holds little data is
