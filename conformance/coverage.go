@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"regexp"
-
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 )
 
@@ -21,15 +19,15 @@ func init() {
 }
 
 func route(name, checks string) framework.CoverageItem {
-	return framework.CoverageItem{Kind: framework.KindRoute, Name: name, Section: "Endpoints > " + name, Checks: regexp.MustCompile(checks)}
+	return framework.CoverageItem{Kind: framework.KindRoute, Name: name, Section: "Endpoints > " + name, Checks: framework.Pattern(checks)}
 }
 
 func code(section, name, checks string) framework.CoverageItem {
-	return framework.CoverageItem{Kind: framework.KindErrorCode, Name: name, Section: section, Checks: regexp.MustCompile(checks)}
+	return framework.CoverageItem{Kind: framework.KindErrorCode, Name: name, Section: section, Checks: framework.Pattern(checks)}
 }
 
 func transition(section, name, checks string) framework.CoverageItem {
-	return framework.CoverageItem{Kind: framework.KindTransition, Name: name, Section: section, Checks: regexp.MustCompile(checks)}
+	return framework.CoverageItem{Kind: framework.KindTransition, Name: name, Section: section, Checks: framework.Pattern(checks)}
 }
 
 const (

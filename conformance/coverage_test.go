@@ -52,6 +52,23 @@ func TestCoverage_EveryItemHasChecks(t *testing.T) {
 	}
 }
 
+// TestRouteProbes_EveryProbeGuardsChecks: every route probe's pattern
+// compiles (framework.Pattern compiles on first use) and matches at least one
+// check of the spec tree; a probe that matches none would leave its route's
+// checks running on a target that lacks the route.
+func TestRouteProbes_EveryProbeGuardsChecks(t *testing.T) {
+	reports := previewReports(t)
+	probes := framework.RouteProbes()
+	if len(probes) == 0 {
+		t.Fatal("no route probe is registered")
+	}
+	for _, p := range probes {
+		if !slices.ContainsFunc(reports, func(r types.SpecReport) bool { return p.Checks.MatchString(r.FullText()) }) {
+			t.Errorf("the probe of %s matches no check", p.Route)
+		}
+	}
+}
+
 // TestCoverage_Golden keeps docs/conformance-coverage.md equal to the spec
 // tree's coverage.
 func TestCoverage_Golden(t *testing.T) {

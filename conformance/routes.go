@@ -30,7 +30,7 @@ func probe(route string, path func() string, body string) framework.RouteProbe {
 		Route:  route,
 		Method: method,
 		Path:   path,
-		Checks: regexp.MustCompile(`^(` + regexp.QuoteMeta(route) + `|` + regexp.QuoteMeta(unauthorizedCheck+route) + `) `),
+		Checks: framework.Pattern(`^(` + regexp.QuoteMeta(route) + `|` + regexp.QuoteMeta(unauthorizedCheck+route) + `) `),
 	}
 	if body != "" {
 		p.Body = []byte(body)
@@ -49,9 +49,9 @@ func routeProbes() []framework.RouteProbe {
 	token := probe("POST "+apiclient.TokenPath, constPath(apiclient.TokenPath), "{}")
 	token.Public = true
 	balance := probe("GET /balance", constPath("/balance"), "")
-	balance.Checks = regexp.MustCompile(`^(GET /balance and GET /api/balance GET /balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /balance) `)
+	balance.Checks = framework.Pattern(`^(GET /balance and GET /api/balance GET /balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /balance) `)
 	apiBalance := probe("GET /api/balance", constPath("/api/balance"), "")
-	apiBalance.Checks = regexp.MustCompile(`^(GET /balance and GET /api/balance GET /api/balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /api/balance) `)
+	apiBalance.Checks = framework.Pattern(`^(GET /balance and GET /api/balance GET /api/balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /api/balance) `)
 	return []framework.RouteProbe{
 		token,
 		balance,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +29,7 @@ type CoverageItem struct {
 	Kind    string
 	Name    string
 	Section string // the specification's section that lists it
-	Checks  *regexp.Regexp
+	Checks  Matcher
 	Reason  string
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,7 +43,7 @@ type RouteProbe struct {
 	Public bool
 	// Checks matches the full text of the checks of the route; they run only
 	// when the route is present.
-	Checks *regexp.Regexp
+	Checks Matcher
 }
 
 // RoutePresence is what a probe found.
@@ -64,6 +65,9 @@ var (
 // RegisterRoutes adds route probes; package conformance registers one per
 // route of the specification.
 func RegisterRoutes(probes ...RouteProbe) { routeProbes = append(routeProbes, probes...) }
+
+// RouteProbes returns the registered probes, in registration order.
+func RouteProbes() []RouteProbe { return slices.Clone(routeProbes) }
 
 // probeFor returns the probe whose Checks match a check's full text.
 func probeFor(fullText string) (RouteProbe, bool) {
