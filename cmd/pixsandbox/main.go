@@ -84,8 +84,9 @@ Run "pixsandbox COMMAND -h" for a command's flags.
 func serve(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if n := serveProcs(runtime.NumCPU(), os.Getenv("GOMAXPROCS")); n > 0 {
-		runtime.GOMAXPROCS(n)
+	adapt := serveProcs(runtime.NumCPU(), os.Getenv("GOMAXPROCS")) > 0
+	if adapt {
+		runtime.GOMAXPROCS(2) // while the start writes; the governor below takes over
 	}
 
 	m := NewMain(stdout, stderr)
@@ -102,6 +103,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	m.PrintBanner()
+	if adapt {
+		go newProcGovernor(m.store.WriterStats, runtime.GOMAXPROCS).run(ctx, procsTick)
+	}
 	<-ctx.Done()
 	m.Logger.Info("shutting down")
 	if err := m.Close(); err != nil {
@@ -109,24 +113,6 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// serveProcs is the number of processors the server runs Go code on when it
-// differs from Go's default, or 0 to keep the default. A process confined to
-// one CPU (taskset, a cpuset) gets two: with one, a goroutine preempted while
-// it holds Badger's write lock (the commit that rotates the memtable, after
-// allocating the new one's 21 MB arena) waits in the global run queue while
-// Badger's flush and its block builders pass the processor between them, and
-// every write waits behind it (a run-time trace showed 42 ms of such waiting in
-// a 70 ms commit). With two, the kernel shares the core between them.
-// GOMAXPROCS in the environment is left alone, and so is a limit that comes
-// from a CPU quota on a machine of several CPUs: two threads there could use
-// the quota up early in its period and be throttled for the rest of it.
-func serveProcs(numCPU int, env string) int {
-	if env != "" || numCPU != 1 {
-		return 0
-	}
-	return 2
 }
 
 const certHeaderUsage = `Usage:

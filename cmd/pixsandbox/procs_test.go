@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 )
 
 func TestServeProcs(t *testing.T) {
@@ -27,12 +30,24 @@ func TestServeProcs(t *testing.T) {
 }
 
 // TestServe_ProcessorsOnOneCPU starts the server confined to one CPU and reads
-// the processors it runs Go code on from its metrics: two, or what GOMAXPROCS
-// says when it is set.
+// the processors it runs Go code on from its metrics: two after the start
+// (it writes), one once the store has been idle, two again on a write; or what
+// GOMAXPROCS says when it is set.
 func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
 		t.Skip("taskset is not installed: the server cannot be confined to one CPU here")
+	}
+	procs := func(c *child) string { return metricValue(t, c.url, "go_sched_gomaxprocs_threads") }
+	waitProcs := func(c *child, want string) {
+		t.Helper()
+		deadline := time.Now().Add(procsTick*procsIdleTicks + 30*time.Second)
+		for procs(c) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("the server still runs on %s processors, want %s", procs(c), want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 	for env, want := range map[string]string{"": "2", "1": "1"} {
 		cmd := exec.Command(taskset, "-c", "0", os.Args[0], "-test.run=^$")
@@ -41,11 +56,53 @@ func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 			cmd.Env = append(cmd.Env, "GOMAXPROCS="+env)
 		}
 		c := startServe(t, cmd, "--addr 127.0.0.1:0 --in-memory --log-level error")
-		got := metricValue(t, c.url, "go_sched_gomaxprocs_threads")
-		c.kill(t)
-		if got != want {
-			t.Errorf("GOMAXPROCS=%q on one CPU: the server runs on %s processors, want %s", env, got, want)
+		if got := procs(c); got != want {
+			t.Errorf("GOMAXPROCS=%q on one CPU: the server runs on %s processors after its start, want %s", env, got, want)
 		}
+		if env == "" {
+			waitProcs(c, "1") // idle
+			if st, body := c.do(t, "POST", "/_sandbox/clock/advance", `{"seconds":1}`, nil); st != 200 {
+				t.Fatalf("advance: %d %v", st, body)
+			}
+			waitProcs(c, "2") // a write
+		}
+		c.kill(t)
+	}
+}
+
+// TestProcGovernor: two processors from the start and while operations are
+// committed, one after procsIdleTicks looks without one, two again at the
+// next operation; the runtime is told only of changes.
+func TestProcGovernor(t *testing.T) {
+	var ops int64 = 7
+	var sets []int
+	g := newProcGovernor(func() badgerstore.WriterStats { return badgerstore.WriterStats{Operations: ops} },
+		func(n int) int { sets = append(sets, n); return 0 })
+	look := func(n int) {
+		for range n {
+			g.step()
+		}
+	}
+	look(procsIdleTicks - 1)
+	if len(sets) != 0 {
+		t.Fatalf("after %d idle looks: set %v, want nothing (still two)", procsIdleTicks-1, sets)
+	}
+	ops++
+	look(1) // sees the write: the count starts again
+	look(procsIdleTicks - 1)
+	if len(sets) != 0 {
+		t.Fatalf("idle looks after a write: set %v, want nothing", sets)
+	}
+	look(1)
+	if !slices.Equal(sets, []int{1}) {
+		t.Fatalf("after %d idle looks: set %v, want [1]", procsIdleTicks, sets)
+	}
+	look(5)
+	ops += 3
+	look(1)
+	look(2)
+	if !slices.Equal(sets, []int{1, 2}) {
+		t.Fatalf("a write after idling: set %v, want [1 2]", sets)
 	}
 }
 
