@@ -24,7 +24,7 @@ func serveProcs(numCPU int, env string) int {
 // write it takes to go back to one processor.
 const (
 	procsTick      = 100 * time.Millisecond
-	procsIdleTicks = 10 // 1 s: writes a second apart keep two; with none, no commit can wait behind Badger's background work
+	procsIdleTicks = 3 // 300 ms: writes closer than that keep two; with none, no commit can wait behind Badger's background work
 )
 
 // A procGovernor runs the server's Go code on two processors while the store
