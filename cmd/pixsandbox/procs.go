@@ -21,10 +21,11 @@ func serveProcs(numCPU int, env string) int {
 }
 
 // How often the governor looks at the store, and how many looks without a
-// write it takes to go back to one processor.
+// write it takes to go back to one processor: 300 ms. Writes closer together
+// keep two; with none, no commit can wait behind Badger's background work.
 const (
 	procsTick      = 100 * time.Millisecond
-	procsIdleTicks = 3 // 300 ms: writes closer than that keep two; with none, no commit can wait behind Badger's background work
+	procsIdleTicks = 3
 )
 
 // A procGovernor runs the server's Go code on two processors while the store
