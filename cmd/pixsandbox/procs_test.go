@@ -68,6 +68,7 @@ func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 		waitProcs(c, "1", "idle")
 		// Writes back to back (clock advances) until two processors show.
 		stop, done := make(chan struct{}), make(chan struct{})
+		client := &http.Client{Timeout: 10 * time.Second} // a hung server ends the writes, and waitProcs fails
 		go func() {
 			defer close(done)
 			for {
@@ -76,7 +77,7 @@ func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 					return
 				default:
 				}
-				resp, err := http.Post(c.url+"/_sandbox/clock/advance", "application/json", strings.NewReader(`{"seconds":1}`))
+				resp, err := client.Post(c.url+"/_sandbox/clock/advance", "application/json", strings.NewReader(`{"seconds":1}`))
 				if err != nil {
 					return
 				}
