@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brianvoe/gofakeit/v7"
+	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
@@ -66,6 +67,15 @@ type Config struct {
 	// (accounts may choose another in their settings): "" means
 	// pix.CashInWebhookReceive, the V2 envelope the spec asks for.
 	CashInWebhook pix.CashInWebhook
+
+	// Workspace is the id of the workspace this simulator serves ("" for
+	// the default): its tokens name it (auth.TokenWorkspace).
+	Workspace string
+	// Accounts chooses what a new workspace starts with: "" or "fixtures"
+	// the fixture accounts (in a workspace other than the default with a
+	// fresh client id and secret each, so client ids stay unique across the
+	// server; their certificates are the fixtures'), "none" no account.
+	Accounts string
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -162,6 +172,14 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case cfg.Accounts == "none":
+		accounts = nil
+	case cfg.Workspace != "":
+		for i := range accounts {
+			accounts[i].ClientID, accounts[i].ClientSecret = uuid.NewString(), auth.NewClientSecret()
+		}
+	}
 	s.seedAccts, s.fixtures = accounts, cfg.Fixtures
 	caCertPEM, caKeyPEM, err := cfg.Fixtures.CA()
 	if err != nil {
@@ -177,7 +195,7 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
 		return nil, err
 	}
-	if s.auth, err = auth.Open(ctx, s.store, s.clock); err != nil {
+	if s.auth, err = auth.Open(ctx, s.store, s.clock, cfg.Workspace); err != nil {
 		return nil, err
 	}
 	if err := s.reseed(ctx, cfg.Seed); err != nil {

@@ -12,7 +12,8 @@ func repoConfig(root string) Config {
 		WallClock:            wallClockUses,
 		MaxComplexity:        25,
 		ComplexityExceptions: complexityExceptions,
-		MaxPackageLines:      3000,
+		WarnPackageLines:     3000, // a warning band (issue 31): seams over numbers
+		MaxPackageLines:      4500,
 		SizeExempt:           []string{"conformance"}, // the specs: one spec file per resource, in one package
 		SizeExceptions:       sizeExceptions,
 		Makefile:             "Makefile",

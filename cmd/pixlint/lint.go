@@ -37,8 +37,12 @@ type Config struct {
 	ComplexityExceptions []ComplexityException
 
 	MaxPackageLines int
-	SizeExempt      []string // packages never measured
-	SizeExceptions  []SizeException
+	// WarnPackageLines starts the size check's warning band: a package
+	// above it is reported as a warning, one above MaxPackageLines fails.
+	// 0: no band.
+	WarnPackageLines int
+	SizeExempt       []string // packages never measured
+	SizeExceptions   []SizeException
 
 	Makefile string // file (relative to Root) whose fuzz target must discover the targets; "" for none
 
@@ -52,6 +56,13 @@ type Finding struct {
 	Where string // a module-relative package, file or file:line
 	Msg   string
 }
+
+// warningCheck is the check of the findings that are printed and fail
+// nothing: the size check's warning band.
+const warningCheck = "size-band"
+
+// Warning reports whether the finding is a warning (warningCheck).
+func (f Finding) Warning() bool { return f.Check == warningCheck }
 
 func (f Finding) String() string { return fmt.Sprintf("%s: %s [%s]", f.Where, f.Msg, f.Check) }
 
@@ -68,6 +79,7 @@ func Lint(cfg Config) ([]Finding, error) {
 	out = append(out, checkWallClock(t, cfg.ClockPackage, cfg.WallClock)...)
 	out = append(out, checkComplexity(t, cfg.MaxComplexity, cfg.ComplexityExceptions)...)
 	out = append(out, checkSize(t, cfg.MaxPackageLines, cfg.SizeExempt, cfg.SizeExceptions)...)
+	out = append(out, warnSize(t, cfg.WarnPackageLines, cfg.MaxPackageLines, cfg.SizeExempt)...)
 	out = append(out, checkFuzz(t, cfg.Makefile)...)
 	sortFindings(out)
 	return out, nil

@@ -272,6 +272,16 @@ func TestSize(t *testing.T) {
 		[2]string{"store", "no longer needed"},
 	)
 	cfg.SizeExceptions = nil
+	cfg.MaxPackageLines, cfg.WarnPackageLines = 100, 50
+	if fs := only("size", lint(t, cfg)); len(fs) != 0 {
+		t.Fatalf("in the warning band, no size problem:\n%s", dump(fs))
+	}
+	fs := only(warningCheck, lint(t, cfg))
+	want(t, fs, [2]string{"app", "84 lines of non-test Go, in the warning band (50 to 100)"})
+	if !fs[0].Warning() {
+		t.Errorf("a package in the band is a warning: %+v", fs[0])
+	}
+	cfg.MaxPackageLines, cfg.WarnPackageLines = 50, 0
 	cfg.SizeExempt = []string{"app"}
 	if fs := only("size", lint(t, cfg)); len(fs) != 0 {
 		t.Fatalf("app exempt:\n%s", dump(fs))

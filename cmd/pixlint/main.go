@@ -91,11 +91,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pixlint:", err)
 		return 1
 	}
+	problems := 0
 	for _, f := range findings {
 		fmt.Fprintln(stdout, f)
+		if !f.Warning() {
+			problems++
+		}
 	}
-	if len(findings) > 0 {
-		fmt.Fprintf(stdout, "pixlint: %d problem(s)\n", len(findings))
+	if problems > 0 {
+		fmt.Fprintf(stdout, "pixlint: %d problem(s)\n", problems)
 		return 1
 	}
 	return 0

@@ -11,6 +11,28 @@ type SizeException struct {
 	Max int
 }
 
+// warnSize reports, as warnings, the packages of more than warn lines and
+// at most max: large enough to look for a seam, not a reason to cut.
+func warnSize(t *tree, warn, max int, exempt []string) []Finding {
+	if warn <= 0 {
+		return nil
+	}
+	lines := map[string]int{}
+	for _, f := range t.Files {
+		if !f.Test {
+			lines[f.Pkg] += f.Lines
+		}
+	}
+	var out []Finding
+	for p, n := range lines {
+		if n > warn && n <= max && !slices.Contains(exempt, p) {
+			out = append(out, Finding{warningCheck, p, fmt.Sprintf(
+				"%d lines of non-test Go, in the warning band (%d to %d): split it where a seam shows, not to fit the number", n, warn, max)})
+		}
+	}
+	return out
+}
+
 // checkSize reports every package whose non-test .go files (all of them,
 // whatever their build tags) add up to more than max lines, unless exempt or
 // within its exception, and exceptions no package needs any more.

@@ -25,6 +25,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"github.com/pixsandbox/pixsandbox/simulator/workspace"
 )
 
 var errHelp = errors.New("help requested")
@@ -39,6 +40,7 @@ type Main struct {
 	fixtures       *fixtures.Set
 	store          *badgerstore.Store
 	sim            *simulator.Simulator
+	spaces         *workspace.Manager
 	http           *http.Server
 	ln             net.Listener
 	serveErr       chan error
@@ -114,7 +116,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: !m.Config.Sync}); err != nil {
 		return err
 	}
-	m.sim, err = simulator.New(ctx, simulator.Config{
+	base := simulator.Config{
 		Store: m.store, Logger: m.Logger, ClockMode: clock.Mode(m.Config.Clock), ClockStart: m.Config.ClockStart,
 		Seed: m.Config.Seed, Fixtures: m.fixtures, SettlementDelay: m.Config.SettlementDelay,
 		MEDTimeline:         pix.MEDTimeline{Acknowledge: m.Config.MEDAcknowledge, Analysis: m.Config.MEDAnalysis, Refund: m.Config.MEDRefund},
@@ -122,15 +124,26 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		CashInWebhook:       pix.CashInWebhook(m.Config.CashInWebhook),
 		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate, Timeout: m.Config.WebhookTimeout},
 		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget,
-	})
+	}
+	if m.sim, err = simulator.New(ctx, base); err != nil {
+		return err
+	}
+	// Other workspaces start from the same configuration; a virtual clock
+	// starts where the default's is unless the creation says otherwise.
+	base.ClockStart = time.Time{}
+	m.spaces, err = workspace.Open(ctx, workspace.Config{Engine: spaceEngine{m.store}, Default: m.sim, Base: base,
+		Fixtures: m.fixtures, Limits: workspace.Limits{Workspaces: m.Config.MaxWorkspaces, Accounts: m.Config.MaxAccounts},
+		Wall: time.Now, Logger: m.Logger})
 	if err != nil {
 		return err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken, JournalSize: m.Config.JournalSize}
+	spaces := workspaces{m.spaces}
+	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
+		JournalSize: m.Config.JournalSize, Workspaces: spaces}
 	if m.Config.ControlPlane {
-		hcfg.ControlPlane = sandboxapi.New(m.sim)
+		hcfg.ControlPlane = sandboxapi.WithWorkspaces(m.sim, spaces)
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
@@ -150,6 +163,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.serveErr = make(chan error, 1)
 	go func() { m.serveErr <- m.http.Serve(m.ln) }()
 	m.sim.Start(context.WithoutCancel(ctx))
+	m.spaces.Start(context.WithoutCancel(ctx))
 	m.Logger.Info("pixsandbox running", "url", m.URL(), "clock", m.Config.Clock, "data_dir", m.dataDirLabel(),
 		"control_plane", m.Config.ControlPlane, "admin_token", m.Config.AdminToken != "")
 	return nil
@@ -177,6 +191,10 @@ func (m *Main) Close() error {
 			errs = append(errs, err)
 		}
 		m.http = nil
+	}
+	if m.spaces != nil {
+		m.spaces.Stop()
+		m.spaces = nil
 	}
 	if m.sim != nil {
 		m.sim.Stop()

@@ -161,6 +161,10 @@ type Config struct {
 	// control plane (or reset it). Without it those checks are skipped, with
 	// that reason, and the target's clock is left where it was.
 	AllowClockMoves bool
+	// NoWorkspace runs the checks in the target's default world even when its
+	// control plane offers workspaces; KeepWorkspace keeps the run's
+	// workspace at the end and prints its id.
+	NoWorkspace, KeepWorkspace bool
 	// Focus and Skip, when set, are regular expressions over a check's full
 	// text: only matching checks run (Focus), matching checks do not (Skip).
 	// They replace -ginkgo.focus and -ginkgo.skip.
@@ -227,7 +231,9 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	}
 	boolean(&c.AllowReset, "allow-reset", "ALLOW_RESET", "run the check of POST /_sandbox/reset, which drops every record of the target")
 	boolean(&c.AllowEmpty, "allow-empty", "ALLOW_EMPTY", "pass a run in which no check ran")
-	boolean(&c.AllowClockMoves, "allow-clock-moves", "ALLOW_CLOCK_MOVES", "run the checks that move the clock of a target with a control plane (or reset it)")
+	boolean(&c.AllowClockMoves, "allow-clock-moves", "ALLOW_CLOCK_MOVES", "run the checks that move the clock of a target with a control plane (or reset it) in its default world; a run in a workspace of its own runs them anyway")
+	boolean(&c.NoWorkspace, "no-workspace", "NO_WORKSPACE", "run in the target's default world even when its control plane offers workspaces")
+	boolean(&c.KeepWorkspace, "keep-workspace", "KEEP_WORKSPACE", "keep the run's workspace at the end and print its id")
 
 	def := c.SettleTimeout
 	if v, ok := os.LookupEnv(EnvPrefix + "SETTLE_TIMEOUT"); ok {

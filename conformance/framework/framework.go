@@ -63,10 +63,13 @@ type suiteState struct {
 	config       Config
 	controlPlane bool
 	clockMode    string
-	client       *apiclient.Client
-	sandbox      *sandbox.Client
-	receiver     *Receiver
-	certPEM      string
+	// workspace is the id of the workspace the run created on the target
+	// and runs every check in (empty when the target has none).
+	workspace string
+	client    *apiclient.Client
+	sandbox   *sandbox.Client
+	receiver  *Receiver
+	certPEM   string
 	// setupFailure is why the run could not start (target unreachable,
 	// configuration unusable), empty when setupSuite succeeded.
 	setupFailure string
@@ -187,8 +190,11 @@ func setupSuite(ctx ginkgo.SpecContext) {
 			setupFail("-control-plane=on but GET /_sandbox/clock did not answer 200 with a mode: %s", r)
 		}
 	}
+	if state.controlPlane && !c.NoWorkspace {
+		openWorkspace(ctx, client, sb)
+	}
 	ginkgo.AddReportEntry("control plane", fmt.Sprintf("%v (-control-plane=%s, clock mode %q%s)", state.controlPlane, c.ControlPlane, state.clockMode, note))
-	if state.controlPlane && !c.AllowClockMoves {
+	if state.controlPlane && !c.AllowClockMoves && state.workspace == "" {
 		sb.DenyClockMoves = SkipClockMoves
 		fmt.Fprintf(os.Stdout, "The target has a control plane: the checks that move its clock or reset it are skipped (%s).\n", SkipClockMoves)
 	}
@@ -217,6 +223,58 @@ func setupSuite(ctx ginkgo.SpecContext) {
 	state.receiver = rcv
 	state.ready = true
 }
+
+// openWorkspace creates a workspace of the run's own on a target whose
+// control plane offers them (POST /_sandbox/workspaces answers 201), and
+// points the control-plane client and every public request at it: every
+// check then runs there, those that move the clock or reset included, and
+// nobody else's world changes. The workspace is deleted when the run ends
+// (kept with -keep-workspace). A target without workspaces (404, 405) runs
+// as before.
+func openWorkspace(ctx ginkgo.SpecContext, client *apiclient.Client, sb *sandbox.Client) {
+	c := state.config
+	r, err := sb.Do(ctx, http.MethodPost, "/_sandbox/workspaces", map[string]any{
+		"name": "pixsandbox-conform-" + (&Framework{}).UniqueID("")[:8], "accounts": "fixtures", "ttl": "6h"})
+	if err != nil {
+		setupFail("target %s: POST /_sandbox/workspaces: %v", c.Target, err)
+	}
+	switch r.Status {
+	case http.StatusCreated:
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		return // no workspaces: the checks run in the target's one world
+	default:
+		setupFail("target %s: creating the run's workspace: %s", c.Target, r)
+	}
+	id, _ := r.Field("id")
+	ws, ok := id.(string)
+	if !ok || ws == "" {
+		setupFail("target %s: POST /_sandbox/workspaces answered 201 without an id: %s", c.Target, r)
+	}
+	state.workspace = ws
+	sb.Workspace = ws
+	client.Headers = http.Header{apiclient.HeaderWorkspace: {ws}}
+	if cr, err := sb.Do(ctx, http.MethodGet, "/_sandbox/clock", nil); err == nil {
+		if mode, ok := cr.Field("mode"); ok {
+			state.clockMode, _ = mode.(string)
+		}
+	}
+	ginkgo.AddReportEntry("workspace", ws)
+	fmt.Fprintf(os.Stdout, "Running every check in workspace %s of the target (its own clock and accounts).\n", ws)
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		if c.KeepWorkspace {
+			fmt.Fprintf(os.Stdout, "Kept workspace %s (-keep-workspace): its control routes are under /_sandbox/workspaces/%s/.\n", ws, ws)
+			return
+		}
+		r, err := sb.Do(ctx, http.MethodDelete, "/_sandbox/workspaces/"+ws, nil)
+		if err != nil || r.Status != http.StatusOK {
+			fmt.Fprintf(os.Stdout, "Could not delete workspace %s: %v %v\n", ws, err, r)
+		}
+	})
+}
+
+// InWorkspace reports whether the run has a workspace of its own on the
+// target, where moving the clock or resetting touches nobody else.
+func InWorkspace() bool { return state.workspace != "" }
 
 // Identity is who a spec acts as: an account's credentials and a certificate
 // registered and linked to it.
@@ -313,7 +371,7 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 	if slices.Contains(spec.Labels(), LabelSandbox) && !state.controlPlane {
 		ginkgo.Skip(SkipNoControlPlane)
 	}
-	if spec.IsSerial && state.controlPlane && !state.config.AllowClockMoves {
+	if spec.IsSerial && state.controlPlane && !state.config.AllowClockMoves && state.workspace == "" {
 		ginkgo.Skip(SkipClockMoves)
 	}
 

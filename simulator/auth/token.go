@@ -32,18 +32,33 @@ type Service struct {
 	store      storage.Store
 	clock      clock.Clock
 	signingKey []byte
+	workspace  string // the ws claim of its tokens ("" in the default workspace)
 	tokens     tokenCache
 	certs      certCache
 }
 
 // Open returns the Service over store, with the signing key kept in the
-// store (created on the first start, so tokens survive a restart).
-func Open(ctx context.Context, store storage.Store, c clock.Clock) (*Service, error) {
+// store (created on the first start, so tokens survive a restart). The
+// tokens of a workspace other than the default carry its id in the claim
+// "ws" (TokenWorkspace), so a server of many workspaces knows which one
+// verifies a token without a header; each workspace has its own key.
+func Open(ctx context.Context, store storage.Store, c clock.Clock, workspace string) (*Service, error) {
 	key, err := loadSigningKey(ctx, store)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, clock: c, signingKey: key}, nil
+	return &Service{store: store, clock: c, signingKey: key, workspace: workspace}, nil
+}
+
+// TokenWorkspace returns the workspace a token names in its "ws" claim,
+// without verifying it ("" for the default workspace, or for anything that
+// is not a JWT): the workspace's own Service verifies it.
+func TokenWorkspace(token string) string {
+	var claims tokenClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(token, &claims); err != nil {
+		return ""
+	}
+	return claims.Workspace
 }
 
 // Forget forgets every verified token (after a reset dropped the accounts).
@@ -57,7 +72,8 @@ func (a *Service) KeepSigningKey(tx storage.Tx) error {
 
 // tokenClaims are the claims of an access token.
 type tokenClaims struct {
-	ClientID string `json:"client_id"`
+	ClientID  string `json:"client_id"`
+	Workspace string `json:"ws,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -173,7 +189,7 @@ func (a *Service) Sign(id pix.AccountID, clientID string, now time.Time) (pix.To
 	iat := now.Truncate(1e9) // JWT NumericDate has whole seconds
 	exp := iat.Add(pix.TokenLifetime)
 	claims := tokenClaims{
-		ClientID: strings.ToLower(clientID),
+		ClientID: strings.ToLower(clientID), Workspace: a.workspace,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    tokenIssuer,
 			Subject:   strconv.FormatInt(int64(id), 10),
@@ -223,7 +239,7 @@ func (a *Service) Authenticate(ctx context.Context, token string) (pix.AccountID
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return 0, unauthorized("token expired")
-	case err != nil:
+	case err != nil, claims.Workspace != a.workspace:
 		return 0, unauthorized("invalid token")
 	}
 	n, err := strconv.ParseInt(claims.Subject, 10, 64)

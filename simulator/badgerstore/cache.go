@@ -45,8 +45,8 @@ func getCached[T any](t *Tx, key []byte, v *T, clone func(T) T) (bool, error) {
 // (a list read by an iteration): key names the entry, and writes that change
 // it mark key (cacheKeyOf).
 func loadCached[T any](t *Tx, key []byte, v *T, clone func(T) T, load func(v *T) (bool, error)) (bool, error) {
-	c := &t.store.cache
-	if e, ok := c.Lookup(key, t.at); ok {
+	c, full := &t.store.cache, t.full(key)
+	if e, ok := c.Lookup(full, t.at); ok {
 		if e.Found {
 			*v = clone(e.Val.(T))
 		}
@@ -65,7 +65,7 @@ func loadCached[T any](t *Tx, key []byte, v *T, clone func(T) T, load func(v *T)
 	if found {
 		val = clone(*v)
 	}
-	c.Store(key, t.at, storecache.Entry{Val: val, Found: found})
+	c.Store(full, t.at, storecache.Entry{Val: val, Found: found})
 	return found, nil
 }
 

@@ -238,9 +238,9 @@ func (s *Store) eachDue(ctx context.Context, until time.Time, limit int, values 
 		it := t.newIterator(opts)
 		defer it.Close()
 		for it.Seek([]byte(prefixJob + num(floor))); it.ValidForPrefix(prefix) && (limit <= 0 || n < limit); it.Next() {
-			due, ok := jobKeyDue(it.Item().Key())
+			due, ok := jobKeyDue(it.Key())
 			if !ok {
-				return fmt.Errorf("store: job key %q holds no due time", it.Item().Key())
+				return fmt.Errorf("store: job key %q holds no due time", it.Key())
 			}
 			if due > end {
 				break

@@ -126,7 +126,7 @@ func (t *Tx) countEach(tx pix.Transaction, change func(*bucketCounts)) error {
 	for _, u := range countUnits {
 		key := countKey(tx.AccountID, u, tx.CreatedAt.UnixNano()/int64(u))
 		var c bucketCounts
-		item, err := t.txn.Get(key)
+		item, err := t.txn.Get(t.full(key))
 		switch {
 		case err == nil:
 			err = item.Value(c.decode)
@@ -318,7 +318,7 @@ func (t *Tx) indexEdge(prefix []byte, last bool) (at time.Time, ok bool, err err
 	if !it.ValidForPrefix(prefix) {
 		return time.Time{}, false, nil
 	}
-	key := it.Item().Key()
+	key := it.Key()
 	n, ok := parseNum(key[len(prefix):min(len(key), len(prefix)+numWidth)])
 	if !ok {
 		return time.Time{}, false, fmt.Errorf("store: malformed time index key %q", key)
@@ -372,7 +372,7 @@ func (t *Tx) sumBuckets(a pix.AccountID, f pix.TransactionFilter, u time.Duratio
 	stop := string(countKey(a, u, end))
 	n := 0
 	for it.Seek(countKey(a, u, first)); it.ValidForPrefix(prefix); it.Next() {
-		if string(it.Item().Key()) >= stop {
+		if string(it.Key()) >= stop {
 			break
 		}
 		var c bucketCounts
@@ -391,7 +391,7 @@ func (t *Tx) countKeys(prefix []byte, from, to time.Time) (int, error) {
 	it := t.newIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	n := 0
-	for it.Seek(lo); it.ValidForPrefix(prefix) && string(it.Item().Key()) <= string(hi); it.Next() {
+	for it.Seek(lo); it.ValidForPrefix(prefix) && string(it.Key()) <= string(hi); it.Next() {
 		n++
 	}
 	return n, nil
@@ -415,7 +415,7 @@ func (t *Tx) scanRange(prefix []byte, from, to time.Time, reverse bool, fn func(
 		seek, inRange = hi, func(k []byte) bool { return string(k) >= string(lo) }
 	}
 	for it.Seek(seek); it.ValidForPrefix(prefix); it.Next() {
-		key := it.Item().Key()
+		key := it.Key()
 		if !inRange(key) {
 			break
 		}

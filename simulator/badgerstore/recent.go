@@ -27,10 +27,10 @@ func recentKind(key []byte) bool {
 		bytes.HasPrefix(key, []byte(prefixJobID))
 }
 
-// markRecent tells the recent cache that this batch's commit writes w.key,
-// and keeps the write for it.
-func (t *Tx) markRecent(w storecache.Write) {
-	if recentKind(w.Key) {
+// markRecent tells the recent cache that this batch's commit writes w.Key
+// (the full key of the workspace's key), and keeps the write for it.
+func (t *Tx) markRecent(key []byte, w storecache.Write) {
+	if recentKind(key) {
 		t.store.recent.Wrote(w.Key, t.at+1)
 		t.recentWrites = append(t.recentWrites, w)
 	}
@@ -39,7 +39,7 @@ func (t *Tx) markRecent(w storecache.Write) {
 // getRecent reads the stored bytes of a key of a recent kind, from the cache
 // when it has them. They must not be changed.
 func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
-	if val, _, found, ok := t.store.recent.Lookup(key, t.at); ok {
+	if val, _, found, ok := t.store.recent.Lookup(t.full(key), t.at); ok {
 		if checkInTests() {
 			err = verifyHit(key, found, val, func(v *[]byte) (bool, error) { return t.getBytes(key, v) })
 		}
@@ -51,7 +51,7 @@ func (t *Tx) getRecent(key []byte) (val []byte, found bool, err error) {
 
 // getBytes reads the stored bytes of key from Badger.
 func (t *Tx) getBytes(key []byte, v *[]byte) (bool, error) {
-	item, err := t.txn.Get(key)
+	item, err := t.txn.Get(t.full(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
 	}
@@ -69,7 +69,8 @@ func (t *Tx) getBytes(key []byte, v *[]byte) (bool, error) {
 // transactions, or a page read again and again, decodes each version once.
 // v must point to a zero T.
 func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
-	val, dec, found, ok := t.store.recent.Lookup(key, t.at)
+	full := t.full(key)
+	val, dec, found, ok := t.store.recent.Lookup(full, t.at)
 	switch {
 	case !ok:
 		found, err := t.getBytes(key, &val)
@@ -79,7 +80,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 		if err := storecodec.Decode(val, v); err != nil {
 			return false, err
 		}
-		t.store.recent.Stored(key, t.at, val, *v)
+		t.store.recent.Stored(full, t.at, val, *v)
 		return true, nil
 	case !found:
 	case dec != nil:
@@ -88,7 +89,7 @@ func getDecoded[T any](t *Tx, key []byte, v *T) (bool, error) {
 		if err := storecodec.Decode(val, v); err != nil {
 			return false, err
 		}
-		t.store.recent.Decoded(key, val, *v)
+		t.store.recent.Decoded(full, val, *v)
 	}
 	if checkInTests() {
 		err := verifyHit(key, found, *v, func(w *T) (bool, error) {

@@ -19,7 +19,10 @@ import (
 // them has records without them. Version 4 stores webhook event bodies as JSON
 // (storecodec.Event), which a build before it would read as empty: it refuses the
 // directory instead. An upgrade to 4 rebuilds the derived keys once, like any.
-const schemaVersion = 4
+// Version 5 adds workspaces (keys under w/<id>/, space.go): a build before it
+// would see the default workspace only and drop the others on a reset, so it
+// refuses the directory; a version-4 directory needs nothing rebuilt.
+const schemaVersion = 5
 
 var schemaKey = []byte("meta/schema")
 
@@ -54,6 +57,8 @@ func (s *Store) upgrade(ctx context.Context) error {
 	switch {
 	case version == schemaVersion:
 		return nil
+	case version == 4: // workspaces change no derived key of the default workspace
+		return s.writeSchemaVersion()
 	case version > schemaVersion:
 		return fmt.Errorf("store: the data directory has schema version %d, newer than this build's %d", version, schemaVersion)
 	}

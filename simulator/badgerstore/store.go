@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,16 +30,31 @@ type Options struct {
 	NoSync bool
 }
 
-// Store is a storage.Store over Badger.
+// Store is a storage.Store over Badger: one workspace's keys (space.go).
+// Open returns the default workspace's, whose keys carry no prefix; Space
+// returns another workspace's, over the same database, caches and writer.
 type Store struct {
+	*engine
+	// pre is the workspace's key prefix: empty for the default workspace,
+	// "w/<id>/" for another (spacePrefix).
+	pre    []byte
+	id     string
+	floor  jobFloor
+	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
+}
+
+// engine is what every workspace's Store shares: the database, its
+// sequences, snapshots, caches and the single writer.
+type engine struct {
 	db     *badger.DB
 	seqs   *sequences
-	floor  jobFloor
 	snaps  snapshots
 	cache  storecache.Records // accounts, settings, DICT entries, target lists (cache.go)
 	recent storecache.Recent  // transactions and jobs just written (recent.go)
 	writer *writer
-	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
+
+	spacesMu sync.Mutex
+	spaces   map[string]*Store // the workspaces' Stores handed out (Space)
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -72,8 +88,9 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
 	}
-	s := &Store{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}, writer: newWriter()}
-	go s.runWriter()
+	e := &engine{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}, writer: newWriter(), spaces: map[string]*Store{}}
+	s := &Store{engine: e}
+	go e.runWriter()
 	if err := s.upgrade(context.Background()); err != nil {
 		s.writer.stop()
 		db.Close()
@@ -83,8 +100,12 @@ func Open(o Options) (*Store, error) {
 }
 
 // Close lets the writer finish the operations submitted, returns unused
-// sequence numbers, flushes and closes the database.
+// sequence numbers, flushes and closes the database. On a workspace's Store
+// (Space) it does nothing: the default workspace's Store owns the database.
 func (s *Store) Close() error {
+	if len(s.pre) > 0 {
+		return nil
+	}
 	s.writer.stop()
 	err := s.seqs.release()
 	s.snaps.close()
@@ -94,24 +115,33 @@ func (s *Store) Close() error {
 	return err
 }
 
-// Reset drops every key, as in a new data directory (the schema version is
-// written again). It runs on the writer between two batches: operations
-// submitted before it commit first, those after it see the empty store.
+// Reset drops every key of the workspace, as in a new data directory (the
+// schema version is written again); other workspaces keep theirs. It runs on
+// the writer between two batches: operations submitted before it commit
+// first, those after it see the empty workspace.
 func (s *Store) Reset(ctx context.Context) error {
-	return s.writer.submit(&op{ctx: ctx, exclusive: s.reset})
+	return s.writer.submit(&op{ctx: ctx, store: s, exclusive: s.reset})
 }
 
 func (s *Store) reset() error {
-	if err := s.seqs.release(); err != nil {
+	if err := s.seqs.releasePrefix(s.pre); err != nil {
 		return fmt.Errorf("store: release sequences: %w", err)
 	}
-	if err := s.db.DropAll(); err != nil {
-		return fmt.Errorf("store: drop all: %w", err)
+	prefixes, err := s.ownPrefixes()
+	if err != nil {
+		return err
+	}
+	if len(prefixes) > 0 {
+		if err := s.db.DropPrefix(prefixes...); err != nil {
+			return fmt.Errorf("store: drop workspace keys: %w", err)
+		}
 	}
 	s.floor.lower(0)
 	s.cache.Reset(s.snaps.commits.Load() + 1)
 	s.recent.Reset(s.snaps.commits.Load() + 1)
-	err := s.writeSchemaVersion()
+	if len(s.pre) == 0 {
+		err = s.writeSchemaVersion()
+	}
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
 	return err
@@ -133,12 +163,14 @@ func (s *Store) update(ctx context.Context, fn func(*Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.writer.submit(&op{ctx: ctx, fn: fn})
+	return s.writer.submit(&op{ctx: ctx, store: s, fn: fn})
 }
 
 // Tx is one Badger transaction; it implements storage.Tx.
 type Tx struct {
-	txn   *badger.Txn
+	txn *badger.Txn
+	// store is the workspace of the operation running: a batch's Tx serves
+	// operations of several workspaces, one after another (writer.round).
 	store *Store
 	at    uint64 // the commit count of the store this Tx reads (snapshots)
 	// putJobs and minJobDue record the jobs this transaction scheduled, for
@@ -159,8 +191,8 @@ type Tx struct {
 	written [][]byte
 	// txs holds the transactions this Tx read or wrote, decoded (remember),
 	// and newTxs the transaction numbers it drew (NextID).
-	txs    map[int64]pix.Transaction
-	newTxs map[int64]bool
+	txs    map[txRef]pix.Transaction
+	newTxs map[txRef]bool
 	// recentWrites lists this batch's writes of the kinds the recent cache
 	// keeps, in order.
 	recentWrites []storecache.Write
@@ -181,13 +213,19 @@ type jobWrite struct {
 // made iterations in a large batch cost more the larger the batch; where the
 // batch wrote nothing under opt.Prefix the snapshot it started from has the
 // same keys, so the iterator reads that instead.
-func (t *Tx) newIterator(opt badger.IteratorOptions) *badger.Iterator {
+func (t *Tx) newIterator(opt badger.IteratorOptions) *iterator {
+	opt.Prefix = t.full(opt.Prefix)
+	it := &iterator{pre: t.store.pre}
 	if t.base != nil && len(opt.Prefix) > 0 && !t.wroteUnder(opt.Prefix) {
-		return t.base.NewIterator(opt)
+		it.Iterator = t.base.NewIterator(opt)
+	} else {
+		it.Iterator = t.txn.NewIterator(opt)
 	}
-	return t.txn.NewIterator(opt)
+	return it
 }
 
+// wroteUnder reports whether the batch wrote a key under prefix (a full key,
+// its workspace's prefix included).
 func (t *Tx) wroteUnder(prefix []byte) bool {
 	for _, k := range t.written {
 		if bytes.HasPrefix(k, prefix) {
@@ -207,7 +245,7 @@ func (t *Tx) get(key []byte, v any) (bool, error) {
 		}
 		return true, storecodec.Decode(val, v)
 	}
-	item, err := t.txn.Get(key)
+	item, err := t.txn.Get(t.full(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return false, nil
 	}
@@ -236,33 +274,36 @@ func (t *Tx) put(key []byte, v any) error {
 	return t.set(key, b)
 }
 
-// set and del are the only writes of a Tx.
+// set and del are the only writes of a Tx. key is the workspace's key (no
+// prefix); the caches and Badger see it with the prefix.
 func (t *Tx) set(key, val []byte) error {
+	full := t.full(key)
 	t.writes++
 	if t.base != nil {
-		t.written = append(t.written, key)
+		t.written = append(t.written, full)
 	}
-	t.bytes += len(key) + len(val)
+	t.bytes += len(full) + len(val)
 	t.mark(key)
-	t.markRecent(storecache.Write{Key: key, Val: val})
-	return t.txn.Set(key, val)
+	t.markRecent(key, storecache.Write{Key: full, Val: val})
+	return t.txn.Set(full, val)
 }
 
 func (t *Tx) del(key []byte) error {
+	full := t.full(key)
 	t.writes++
 	if t.base != nil {
-		t.written = append(t.written, key)
+		t.written = append(t.written, full)
 	}
-	t.bytes += len(key)
+	t.bytes += len(full)
 	t.mark(key)
-	t.markRecent(storecache.Write{Key: key, Deleted: true})
-	return t.txn.Delete(key)
+	t.markRecent(key, storecache.Write{Key: full, Deleted: true})
+	return t.txn.Delete(full)
 }
 
 // mark tells the record cache that this batch's commit writes key.
 func (t *Tx) mark(key []byte) {
 	if k := cacheKeyOf(key); k != nil {
-		t.store.cache.Wrote(k, t.at+1)
+		t.store.cache.Wrote(t.full(k), t.at+1)
 	}
 }
 
@@ -271,12 +312,11 @@ func (t *Tx) scan(prefix []byte, fn func(key, val []byte) (stop bool, err error)
 	it := t.newIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
 	defer it.Close()
 	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		item := it.Item()
-		val, err := item.ValueCopy(nil)
+		val, err := it.Item().ValueCopy(nil)
 		if err != nil {
 			return err
 		}
-		stop, err := fn(item.KeyCopy(nil), val)
+		stop, err := fn(bytes.Clone(it.Key()), val)
 		if err != nil || stop {
 			return err
 		}

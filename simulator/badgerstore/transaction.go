@@ -43,16 +43,19 @@ type sequences struct {
 	seqs map[string]*badger.Sequence
 }
 
-func (s *sequences) next(name string) (int64, error) {
+// next draws the next number of sequence name of the workspace whose key
+// prefix is pre.
+func (s *sequences) next(pre []byte, name string) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seq, ok := s.seqs[name]
+	key := string(pre) + "meta/seq/" + name
+	seq, ok := s.seqs[key]
 	if !ok {
 		var err error
-		if seq, err = s.db.GetSequence([]byte("meta/seq/"+name), sequenceLease); err != nil {
+		if seq, err = s.db.GetSequence([]byte(key), sequenceLease); err != nil {
 			return 0, err
 		}
-		s.seqs[name] = seq
+		s.seqs[key] = seq
 	}
 	for {
 		n, err := seq.Next()
@@ -63,6 +66,27 @@ func (s *sequences) next(name string) (int64, error) {
 			return int64(n), nil
 		}
 	}
+}
+
+// releasePrefix returns the unused numbers of the sequences of the workspace
+// whose key prefix is pre (every workspace's when pre is empty: the
+// default's keys have no prefix, and a release only leaves a gap).
+func (s *sequences) releasePrefix(pre []byte) error {
+	if len(pre) == 0 {
+		return s.release()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for key, seq := range s.seqs {
+		if strings.HasPrefix(key, string(pre)) {
+			if err := seq.Release(); err != nil && first == nil {
+				first = err
+			}
+			delete(s.seqs, key)
+		}
+	}
+	return first
 }
 
 func (s *sequences) release() error {
@@ -83,19 +107,28 @@ func (s *sequences) release() error {
 // handed out twice), so PutTransaction does not look for a version of it to
 // replace: that lookup misses through every level of the LSM tree.
 func (t *Tx) NextID(sequence string) (int64, error) {
-	id, err := t.store.seqs.next(sequence)
+	id, err := t.store.seqs.next(t.store.pre, sequence)
 	if err == nil && sequence == "transaction" {
 		if t.newTxs == nil {
-			t.newTxs = make(map[int64]bool)
+			t.newTxs = make(map[txRef]bool)
 		}
-		t.newTxs[id] = true
+		t.newTxs[t.txRef(id)] = true
 	}
 	return id, err
 }
 
+// txRef names a transaction in a batch that serves several workspaces, each
+// with its own transaction numbers.
+type txRef struct {
+	store *Store
+	id    int64
+}
+
+func (t *Tx) txRef(id int64) txRef { return txRef{t.store, id} }
+
 // Transaction returns a transaction by id.
 func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
-	if tx, ok := t.txs[id]; ok {
+	if tx, ok := t.txs[t.txRef(id)]; ok {
 		return tx, nil
 	}
 	var tx pix.Transaction
@@ -118,9 +151,9 @@ func (t *Tx) Transaction(id int64) (pix.Transaction, error) {
 // wrote; a Tx that is discarded takes its memory with it.
 func (t *Tx) remember(tx pix.Transaction) {
 	if t.txs == nil {
-		t.txs = make(map[int64]pix.Transaction)
+		t.txs = make(map[txRef]pix.Transaction)
 	}
-	t.txs[tx.ID] = tx
+	t.txs[t.txRef(tx.ID)] = tx
 }
 
 func (t *Tx) transactionByIndex(key []byte) (pix.Transaction, error) {
@@ -146,8 +179,8 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 	if tx.ID <= 0 || tx.AccountID <= 0 {
 		return fmt.Errorf("store: transaction needs an id and an account (%d, %d)", tx.ID, tx.AccountID)
 	}
-	prev, existed := t.txs[tx.ID]
-	if !existed && !t.newTxs[tx.ID] {
+	prev, existed := t.txs[t.txRef(tx.ID)]
+	if !existed && !t.newTxs[t.txRef(tx.ID)] {
 		var err error
 		if existed, err = t.get(txKey(tx.ID), &prev); err != nil {
 			return err

@@ -186,11 +186,11 @@ func (t *Tx) DeliveriesAfterAttempt(a pix.AccountID, after int64, limit int) ([]
 // deliveriesFrom loads the deliveries an index names, from start in the
 // iterator's direction (a key is <prefix><20-digit number>/<delivery id>),
 // each once, filtered by account when not zero, at most limit.
-func (t *Tx) deliveriesFrom(it *badger.Iterator, start, prefix []byte, a pix.AccountID, limit int) ([]webhook.Delivery, error) {
+func (t *Tx) deliveriesFrom(it *iterator, start, prefix []byte, a pix.AccountID, limit int) ([]webhook.Delivery, error) {
 	var out []webhook.Delivery
 	seen := map[string]bool{}
 	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
-		id := string(it.Item().Key()[len(prefix)+21:])
+		id := string(it.Key()[len(prefix)+21:])
 		if seen[id] {
 			continue
 		}

@@ -63,7 +63,13 @@ type writer struct {
 // op is one operation and where its answer goes.
 type op struct {
 	ctx context.Context
-	fn  func(*Tx) error
+	// store is the workspace the operation acts on (Tx.store while it runs).
+	store *Store
+	// putJobs and minJobDue are the jobs fn's last run scheduled (Tx), for
+	// the workspace's jobFloor and notifier once the batch commits.
+	putJobs   bool
+	minJobDue int64
+	fn        func(*Tx) error
 	// exclusive, when set, runs alone between batches instead of fn (Reset).
 	exclusive func() error
 	ran       bool       // fn succeeded once: a replay runs it regardless of ctx
@@ -132,7 +138,7 @@ func (w *writer) stop() {
 }
 
 // run is the writer goroutine.
-func (s *Store) runWriter() {
+func (s *engine) runWriter() {
 	w := s.writer
 	defer close(w.done)
 	batch := make([]*op, 0, maxBatchOps)
@@ -224,7 +230,7 @@ jobs:
 }
 
 // applyBatch runs the operations of a batch in order, exclusive ones alone.
-func (s *Store) applyBatch(batch []*op) {
+func (s *engine) applyBatch(batch []*op) {
 	for len(batch) > 0 {
 		if batch[0].exclusive != nil {
 			batch[0].answer(batch[0].exclusive())
@@ -249,14 +255,14 @@ func (s *Store) applyBatch(batch []*op) {
 // operation did not fit), or, after an operation failed with writes, the
 // ones that had succeeded before it (to run again without its writes) and
 // those after it.
-func (s *Store) round(ops []*op) []*op {
+func (s *engine) round(ops []*op) []*op {
 	elapsed := stopwatch()
 	txn := s.db.NewTransaction(true)
 	// The snapshot of the last commit is the store as this batch finds it:
 	// no other writer commits records (sequence leases touch none that
 	// operations iterate).
 	sn := s.snaps.acquire(s.db)
-	t := &Tx{txn: txn, store: s, base: sn.txn, snap: sn, at: sn.commits}
+	t := &Tx{txn: txn, base: sn.txn, snap: sn, at: sn.commits}
 	defer t.releaseBase()
 	ok := make([]*op, 0, len(ops))
 	for i, o := range ops {
@@ -265,11 +271,12 @@ func (s *Store) round(ops []*op) []*op {
 			continue
 		}
 		writes := t.writes
-		t.jobWrites = nil
+		t.jobWrites, t.store, t.putJobs, t.minJobDue = nil, o.store, false, 0
 		err := call(o.fn, t)
 		switch {
 		case err == nil:
 			o.ran, o.jobWrites = true, t.jobWrites
+			o.putJobs, o.minJobDue = t.putJobs, t.minJobDue
 			ok = append(ok, o)
 			if t.bytes >= maxBatchBytes && i+1 < len(ops) {
 				s.commit(t, ok, elapsed())
@@ -317,7 +324,7 @@ func (t *Tx) releaseBase() {
 // count moves before any answer, so a read that starts after an answer sees
 // the batch (snapshots), and the job floor is lowered after the commit
 // (jobFloor). applied is how long the round ran its operations.
-func (s *Store) commit(t *Tx, ok []*op, applied time.Duration) {
+func (s *engine) commit(t *Tx, ok []*op, applied time.Duration) {
 	elapsed := stopwatch()
 	err := t.txn.Commit()
 	s.writer.count(len(ok), applied, elapsed())
@@ -330,10 +337,11 @@ func (s *Store) commit(t *Tx, ok []*op, applied time.Duration) {
 	t.releaseBase()
 	s.snaps.committed()
 	s.snaps.refresh(s.db)
-	if err == nil && t.putJobs {
-		s.floor.lower(t.minJobDue)
-		if fn := s.onJobs.Load(); fn != nil {
-			(*fn)(time.Unix(0, t.minJobDue).UTC())
+	if err == nil {
+		for _, o := range ok {
+			if o.putJobs {
+				o.store.scheduled(o.minJobDue)
+			}
 		}
 	}
 	if err != nil {
@@ -381,6 +389,15 @@ func (w *writer) count(n int, applied, committed time.Duration) {
 // NotifyScheduled implements agenda.Notifier: fn is called after each commit
 // that scheduled jobs, with the earliest due time among them.
 func (s *Store) NotifyScheduled(fn func(due time.Time)) { s.onJobs.Store(&fn) }
+
+// scheduled lowers the workspace's job floor to a job due at due (Unix
+// nanoseconds) just committed and tells its agenda.
+func (s *Store) scheduled(due int64) {
+	s.floor.lower(due)
+	if fn := s.onJobs.Load(); fn != nil {
+		(*fn)(time.Unix(0, due).UTC())
+	}
+}
 
 // call runs fn on t, turning a panic into an error: the writer serves every
 // caller and must survive any one of them.

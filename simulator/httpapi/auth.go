@@ -49,7 +49,11 @@ func (s *Server) handleAuthToken(r *http.Request) (any, error) {
 	if body.ClientSecret != nil {
 		in.ClientSecret = *body.ClientSecret
 	}
-	tok, err := s.svc.IssueToken(r.Context(), in, sc)
+	svc, err := s.tokenServices(r, in.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := svc.IssueToken(r.Context(), in, sc)
 	if err != nil {
 		return nil, err
 	}

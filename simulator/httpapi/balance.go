@@ -35,7 +35,7 @@ type StandardBalance struct {
 
 // handleBalanceBacen handles "GET /accounts/balances".
 func (s *Server) handleBalanceBacen(r *http.Request) (any, error) {
-	b, err := s.svc.AccountBalance(r.Context(), accountOf(r))
+	b, err := s.svcOf(r).AccountBalance(r.Context(), accountOf(r))
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *Server) handleBalanceBacen(r *http.Request) (any, error) {
 
 // handleBalanceStandard handles "GET /balance" and "GET /api/balance".
 func (s *Server) handleBalanceStandard(r *http.Request) (any, error) {
-	b, err := s.svc.AccountBalance(r.Context(), accountOf(r))
+	b, err := s.svcOf(r).AccountBalance(r.Context(), accountOf(r))
 	if err != nil {
 		return nil, err
 	}

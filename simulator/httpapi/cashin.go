@@ -108,7 +108,7 @@ func (s *Server) handleCashInCreate(r *http.Request) (any, error) {
 	if err := decodeValidated(r, &req, pix.CodeHTTPError, func() error { _, err := req.toDomain().Validate(0); return err }); err != nil {
 		return nil, err
 	}
-	t, ch, err := s.svc.CreateCashIn(r.Context(), accountOf(r), req.toDomain(), sc)
+	t, ch, err := s.svcOf(r).CreateCashIn(r.Context(), accountOf(r), req.toDomain(), sc)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func (s *Server) handleCashOutCreate(r *http.Request) (any, error) {
 	if err := decodeValidated(r, &req, pix.CodeHTTPError, func() error { _, err := req.toDomain().Validate(); return err }); err != nil {
 		return nil, err
 	}
-	t, err := s.svc.CreateCashOut(r.Context(), accountOf(r), req.toDomain(), sc)
+	t, err := s.svcOf(r).CreateCashOut(r.Context(), accountOf(r), req.toDomain(), sc)
 	if err != nil {
 		return nil, err
 	}

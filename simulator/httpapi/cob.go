@@ -152,7 +152,7 @@ func (s *Server) handleCobPut(r *http.Request) (any, error) {
 	if err := decodeValidated(r, &req, pix.CodeInvalidRequest, func() error { _, err := req.toDomain(txid).Validate(); return err }); err != nil {
 		return nil, err
 	}
-	c, err := s.svc.CreateCob(r.Context(), accountOf(r), req.toDomain(txid), sc)
+	c, err := s.svcOf(r).CreateCob(r.Context(), accountOf(r), req.toDomain(txid), sc)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (s *Server) handleCobPut(r *http.Request) (any, error) {
 
 // handleCobGet handles "GET /cob/{txid}" (Central Bank reference).
 func (s *Server) handleCobGet(r *http.Request) (any, error) {
-	c, err := s.svc.Cob(r.Context(), accountOf(r), mux.Vars(r)["txid"])
+	c, err := s.svcOf(r).Cob(r.Context(), accountOf(r), mux.Vars(r)["txid"])
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Server) handleCobPatch(r *http.Request) (any, error) {
 	if req["status"] != string(pix.CobStatusRemovidaPeloUsuarioRecebedor) {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "status", Message: `must be "REMOVIDA_PELO_USUARIO_RECEBEDOR"`})
 	}
-	c, err := s.svc.RemoveCob(r.Context(), accountOf(r), mux.Vars(r)["txid"])
+	c, err := s.svcOf(r).RemoveCob(r.Context(), accountOf(r), mux.Vars(r)["txid"])
 	if err != nil {
 		return nil, err
 	}

@@ -158,13 +158,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rt *Route, e
 			violations = append(violations, violationDTO{Field: v.Field, Message: v.Message})
 		}
 		body = tokenErrorDTO{
-			StatusCode: status, Timestamp: formatTime(s.clock.Now()), Path: r.URL.Path, Method: r.Method,
+			StatusCode: status, Timestamp: formatTime(s.nowOf(r)), Path: r.URL.Path, Method: r.Method,
 			Code: string(code), Message: msg, UserMessage: user,
 			Details: tokenErrorDetails{Hint: e.Hint, Violations: violations}, ErrorID: reqID,
 		}
 	case extendedShape:
 		dto := extendedErrorDTO{
-			StatusCode: status, Timestamp: formatTime(s.clock.Now()), Path: publicPath(r.URL.Path), Method: r.Method,
+			StatusCode: status, Timestamp: formatTime(s.nowOf(r)), Path: publicPath(r.URL.Path), Method: r.Method,
 			Code: string(pix.CodeHTTPError), Message: msg, UserMessage: user, ErrorID: reqID, Error: http.StatusText(status),
 		}
 		if len(e.Violations) > 0 {

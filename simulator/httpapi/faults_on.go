@@ -26,6 +26,7 @@ func init() {
 // injectFaults installs the faults that are on.
 func (s *Server) injectFaults() {
 	s.svc = faultyServices{s.svc}
+	s.wrapSvc = func(svc Services) Services { return faultyServices{svc} }
 	for _, rt := range s.routes {
 		if rt.Name == "cob.put" && faults.On(faults.CobStatus200) {
 			rt.Success = http.StatusOK

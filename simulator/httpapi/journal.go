@@ -66,6 +66,7 @@ type JournalEntry struct {
 	Path      string
 	Query     string
 	Route     string // the route template, "(unmatched)" when none
+	Workspace string // the workspace it acted on ("" the default)
 	Account   int64  // the authenticated account, or the account a control-plane path names; 0 none
 	Status    int
 	Duration  time.Duration // wall time to answer
@@ -164,15 +165,25 @@ func (j *Journal) Capacity() int {
 	return j.cap
 }
 
-// Clear drops every entry and returns how many there were.
-func (j *Journal) Clear() int {
+// Clear drops the entries of workspace ws ("" the default) and returns how
+// many there were; the other workspaces' stay.
+func (j *Journal) Clear(ws string) int {
 	if j == nil {
 		return 0
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	n := len(j.ring)
-	j.ring, j.start = nil, 0
+	kept := make([]JournalEntry, 0, len(j.ring))
+	for i := range j.ring {
+		if e := j.ring[(j.start+i)%len(j.ring)]; e.Workspace != ws {
+			kept = append(kept, e)
+		}
+	}
+	n := len(j.ring) - len(kept)
+	j.ring, j.start = kept, 0
+	if len(kept) == 0 {
+		j.ring = nil
+	}
 	return n
 }
 
@@ -183,13 +194,16 @@ type journalFilter struct {
 	Status     int // an exact status, or 1..5 for a class (4 = 4xx)
 	Since      time.Time
 	After      int64    // entries with a greater ID only
+	Workspace  string   // entries of this workspace only ("" the default)
+	All        bool     // every workspace's entries (workspace=all, from the default)
 	Refs       []string // entries naming any of them
 	Limit      int
 }
 
 func (f journalFilter) match(e *JournalEntry) bool {
 	switch {
-	case f.Account != 0 && e.Account != f.Account,
+	case !f.All && e.Workspace != f.Workspace,
+		f.Account != 0 && e.Account != f.Account,
 		f.PathPrefix != "" && !strings.HasPrefix(e.Path, f.PathPrefix),
 		f.Status >= 100 && e.Status != f.Status,
 		f.Status > 0 && f.Status < 10 && e.Status/100 != f.Status,
@@ -243,9 +257,10 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 
 // journalRecording captures one request while it is served.
 type journalRecording struct {
-	start    time.Time
-	at       time.Time
-	req, res cappedBuffer
+	workspace string // the workspace the request acted on ("" the default)
+	start     time.Time
+	at        time.Time
+	req, res  cappedBuffer
 }
 
 // startJournal begins recording r: its body is copied as the handler reads it
@@ -275,7 +290,7 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	}
 	e := JournalEntry{
 		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
+		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d, Workspace: jr.workspace,
 		rawHeaders:       r.Header,
 		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
@@ -395,6 +410,15 @@ func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 		}
 	}
 	f.Account = int64(p.whole("account", 0, 1, 0))
+	f.Workspace = pix.WorkspaceOf(r.Context())
+	switch v := p.q.Get("workspace"); {
+	case v == "":
+	case v == "all" && f.Workspace == "":
+		f.All = true
+	case v == f.Workspace || (v == pix.DefaultWorkspace && f.Workspace == ""):
+	default:
+		p.vs = append(p.vs, pix.Violation{Field: "workspace", Message: `must be the workspace the request acts on, or "all" on the default's routes`})
+	}
 	f.After = int64(p.whole("after", 0, 0, 0))
 	if v := p.q.Get("status"); v != "" {
 		switch n, err := strconv.Atoi(v); {

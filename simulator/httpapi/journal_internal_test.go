@@ -15,7 +15,7 @@ func TestJournal_RingKeepsTheNewest(t *testing.T) {
 	if len(got) != 3 || got[0].Path != "/5" || got[2].Path != "/3" || got[0].ID != 5 {
 		t.Fatalf("ring holds %+v", got)
 	}
-	if n := j.Clear(); n != 3 || j.Len() != 0 {
+	if n := j.Clear(""); n != 3 || j.Len() != 0 {
 		t.Fatalf("clear = %d, size %d", n, j.Len())
 	}
 	if newJournal(0) != nil {

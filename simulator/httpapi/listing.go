@@ -82,11 +82,11 @@ var listingWindowEnd = func(end time.Time) time.Time { return end }
 // date-times; the defaults are lookback before now and now (the current date:
 // omitting endDate is measured like endDate=today); the interval between
 // startDate and endDate's day may not exceed 31 days (Gap G-53).
-func (s *Server) listingQuery(q url.Values, maxSize int, lookback time.Duration) (pix.TransactionFilter, error) {
+func (s *Server) listingQuery(r *http.Request, q url.Values, maxSize int, lookback time.Duration) (pix.TransactionFilter, error) {
 	p := &queryParams{q: q}
 	f := pix.TransactionFilter{Page: p.whole("page", 1, 1, 0), Size: p.whole("size", pix.DefaultPageSize, 1, maxSize),
 		Status: queryEnum(p, "status", pix.TxStatuses), Type: queryEnum(p, "type", pix.TxTypes)}
-	now := s.clock.Now()
+	now := s.nowOf(r)
 	f.To, f.From = now, now.Add(-lookback)
 	endDay := now.UTC().Truncate(24 * time.Hour) // endDate defaults to the current date
 	if v := q.Get("endDate"); v != "" {
@@ -116,7 +116,7 @@ func (s *Server) listingQuery(q url.Values, maxSize int, lookback time.Duration)
 }
 
 func (s *Server) listing(r *http.Request, f pix.TransactionFilter) (any, error) {
-	page, total, err := s.svc.ListTransactions(r.Context(), accountOf(r), f)
+	page, total, err := s.svcOf(r).ListTransactions(r.Context(), accountOf(r), f)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Server) listing(r *http.Request, f pix.TransactionFilter) (any, error) 
 // handleTransactionsList handles "GET /api/transactions".
 func (s *Server) handleTransactionsList(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	f, err := s.listingQuery(q, pix.MaxAccountPageSize, pix.DefaultAccountLookback)
+	f, err := s.listingQuery(r, q, pix.MaxAccountPageSize, pix.DefaultAccountLookback)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *Server) handleTransactionsList(r *http.Request) (any, error) {
 // it), at most 1000 results in all. The key is matched on the decoded path, so
 // a phone's + may be sent as is or as %2B (Gap G-54).
 func (s *Server) handleTransactionsByKey(r *http.Request) (any, error) {
-	f, err := s.listingQuery(r.URL.Query(), pix.MaxKeyPageSize, pix.DefaultKeyLookback)
+	f, err := s.listingQuery(r, r.URL.Query(), pix.MaxKeyPageSize, pix.DefaultKeyLookback)
 	if err != nil {
 		return nil, err
 	}

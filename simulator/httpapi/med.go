@@ -28,7 +28,7 @@ func (s *Server) handleMEDList(r *http.Request) (any, error) {
 	if len(p.vs) > 0 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, p.vs...)
 	}
-	meds, total, err := s.svc.ListMEDs(r.Context(), accountOf(r), f)
+	meds, total, err := s.svcOf(r).ListMEDs(r.Context(), accountOf(r), f)
 	if err != nil {
 		return nil, err
 	}

@@ -86,6 +86,14 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.finishJournal(jr, rt, r, rec, d)
 		}()
 
+		var err error
+		if r, err = s.scope(rt, r); err != nil {
+			s.writeError(rec, r, rt, err)
+			return
+		}
+		if jr != nil && pix.WorkspaceOf(r.Context()) != "" {
+			jr.workspace, jr.at = pix.WorkspaceOf(r.Context()), s.nowOf(r)
+		}
 		if err := s.guard(rt, r); err != nil {
 			s.writeError(rec, r, rt, err)
 			return
@@ -128,6 +136,12 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 		return nil
 	}
 	got := r.Header.Get("X-Sandbox-Admin-Token")
+	if id := pix.WorkspaceOf(r.Context()); id != "" && s.ws != nil && got != "" {
+		// A workspace's own admin token opens that workspace's routes.
+		if own := s.ws.AdminToken(id); own != "" && subtle.ConstantTimeCompare([]byte(got), []byte(own)) == 1 {
+			return nil
+		}
+	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
 		return pix.Errorf(pix.KindUnauthorized, pix.CodeAdminTokenRequired,
 			"the control plane needs the header X-Sandbox-Admin-Token with the server's --admin-token")
@@ -138,14 +152,21 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 // authenticate reads "Authorization: Bearer <token>" (scheme case-insensitive).
 func (s *Server) authenticate(r *http.Request) (pix.AccountID, error) {
 	h := strings.TrimSpace(r.Header.Get("Authorization"))
-	scheme, token, ok := strings.Cut(h, " ")
+	_, token, ok := cutBearer(h)
 	if h == "" {
 		return 0, pix.Errorf(pix.KindUnauthorized, pix.CodeUnauthorized, "missing Authorization: Bearer <access_token> header")
 	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+	if !ok || token == "" {
 		return 0, pix.Errorf(pix.KindUnauthorized, pix.CodeUnauthorized, "the Authorization header must be Bearer <access_token>")
 	}
-	return s.svc.Authenticate(r.Context(), strings.TrimSpace(token))
+	return s.svcOf(r).Authenticate(r.Context(), strings.TrimSpace(token))
+}
+
+// cutBearer splits an Authorization header into its scheme and token, and
+// reports whether the scheme is Bearer.
+func cutBearer(h string) (scheme, token string, ok bool) {
+	scheme, token, ok = strings.Cut(strings.TrimSpace(h), " ")
+	return scheme, strings.TrimSpace(token), ok && strings.EqualFold(scheme, "Bearer")
 }
 
 // setHeader sets a response header from a handler; the wrapper applies it.

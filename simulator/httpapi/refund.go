@@ -95,7 +95,7 @@ func (s *Server) handleRefundPut(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, _, err := s.svc.CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{EndToEndID: e2e}, req, sc)
+	ref, _, err := s.svcOf(r).CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{EndToEndID: e2e}, req, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (s *Server) handleRefundGet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, err := s.svc.RefundOf(r.Context(), accountOf(r), e2e, id)
+	ref, err := s.svcOf(r).RefundOf(r.Context(), accountOf(r), e2e, id)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (s *Server) handleRefundInCreate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, _, err := s.svc.CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{TransactionID: mux.Vars(r)["id"]}, req, sc)
+	ref, _, err := s.svcOf(r).CreateRefund(r.Context(), accountOf(r), pix.RefundOriginal{TransactionID: mux.Vars(r)["id"]}, req, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,9 @@ type Config struct {
 	// JournalSize is how many requests the request journal keeps
 	// (GET /_sandbox/requests); 0 keeps none.
 	JournalSize int
+	// Workspaces, when set, serves many workspaces (workspace.go); Services
+	// is then the default workspace's.
+	Workspaces Workspaces
 }
 
 // ControlPlane is a route table served beside the contract's on the same
@@ -120,6 +123,10 @@ type Page struct {
 // Server is an http.Handler serving the API.
 type Server struct {
 	svc Services
+	ws  Workspaces // nil: one world
+	// wrapSvc, when set, wraps each workspace's Services as svc is wrapped
+	// (the faults build: injectFaults).
+	wrapSvc func(Services) Services
 	// controlPlane is whether a control plane is mounted (GET / links to it).
 	controlPlane bool
 	clock        clock.Clock
@@ -144,7 +151,7 @@ func NewServer(cfg Config) *Server {
 		cfg.Registry = prometheus.NewRegistry()
 	}
 	s := &Server{
-		svc: cfg.Services, controlPlane: cfg.ControlPlane != nil, clock: cfg.Clock, log: cfg.Logger,
+		svc: cfg.Services, ws: cfg.Workspaces, controlPlane: cfg.ControlPlane != nil, clock: cfg.Clock, log: cfg.Logger,
 		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.

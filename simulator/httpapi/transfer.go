@@ -90,7 +90,7 @@ func (s *Server) handleTransferCreate(r *http.Request) (any, error) {
 	if err := decodeValidated(r, &req, pix.CodeInvalidRequest, func() error { _, err := req.toDomain(key).Validate(); return err }); err != nil {
 		return nil, err
 	}
-	t, replayed, err := s.svc.CreateTransfer(r.Context(), accountOf(r), req.toDomain(key), sc)
+	t, replayed, err := s.svcOf(r).CreateTransfer(r.Context(), accountOf(r), req.toDomain(key), sc)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (req registerRequest) target(account pix.AccountID) (webhook.Target, error)
 }
 
 func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
-	if !s.svc.WebhookRegistration() {
+	if !s.svcOf(r).WebhookRegistration() {
 		return registerResponse{Success: false, Message: disabledMessage}, nil
 	}
 	var req registerRequest
@@ -100,7 +100,7 @@ func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, created, err := s.svc.RegisterWebhookTarget(r.Context(), t, true)
+	_, created, err := s.svcOf(r).RegisterWebhookTarget(r.Context(), t, true)
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +116,10 @@ func (s *Server) handleWebhooksCreate(r *http.Request) (any, error) {
 func (s *Server) handleWebhooksList(r *http.Request) (any, error) {
 	id := accountOf(r)
 	out := webhookList{AccountID: int64(id), Webhooks: []webhookRegistration{}}
-	if !s.svc.WebhookRegistration() {
+	if !s.svcOf(r).WebhookRegistration() {
 		return out, nil
 	}
-	targets, err := s.svc.WebhookTargets(r.Context(), id)
+	targets, err := s.svcOf(r).WebhookTargets(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (s *Server) handleWebhookResend(r *http.Request) (any, error) {
 	if req.URL != nil {
 		url = *req.URL
 	}
-	a, err := s.svc.ResendWebhook(r.Context(), accountOf(r), mux.Vars(r)["transactionIdentifier"], url)
+	a, err := s.svcOf(r).ResendWebhook(r.Context(), accountOf(r), mux.Vars(r)["transactionIdentifier"], url)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (cp *ControlPlane) handleAccountCreate(r *http.Request) (any, error) {
 		}
 		in.Balance = c
 	}
-	out, err := cp.sandbox.CreateAccount(r.Context(), in)
+	out, err := cp.sb(r.Context()).CreateAccount(r.Context(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (cp *ControlPlane) handleAccountGet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, b, err := cp.sandbox.Account(r.Context(), id)
+	a, b, err := cp.sb(r.Context()).Account(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ type accountOverviewDTO struct {
 // handleAccountList answers GET /_sandbox/accounts: every account with
 // its balance and client ids, in id order.
 func (cp *ControlPlane) handleAccountList(r *http.Request) (any, error) {
-	accts, err := cp.sandbox.Accounts(r.Context())
+	accts, err := cp.sb(r.Context()).Accounts(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (cp *ControlPlane) handleAccountToken(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := cp.sandbox.SandboxToken(r.Context(), id)
+	t, err := cp.sb(r.Context()).SandboxToken(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (cp *ControlPlane) handleCertificateCreate(r *http.Request) (any, error) {
 		}
 	}
 	in.Revoked = req.Revoked != nil && *req.Revoked
-	c, err := cp.sandbox.AddCertificate(r.Context(), id, in)
+	c, err := cp.sb(r.Context()).AddCertificate(r.Context(), id, in)
 	if err != nil {
 		return nil, err
 	}

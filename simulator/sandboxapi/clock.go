@@ -26,8 +26,8 @@ func newClockDTO(c pix.ClockReport, moved bool) clockDTO {
 	return d
 }
 
-func (cp *ControlPlane) handleClockGet(*http.Request) (any, error) {
-	return newClockDTO(cp.sandbox.ClockNow(), false), nil
+func (cp *ControlPlane) handleClockGet(r *http.Request) (any, error) {
+	return newClockDTO(cp.sb(r.Context()).ClockNow(), false), nil
 }
 
 // delayRequest names a span of simulation time as {"seconds": N} or
@@ -90,7 +90,7 @@ func (cp *ControlPlane) handleClockAdvance(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := cp.sandbox.AdvanceClock(r.Context(), d, wait)
+	c, err := cp.sb(r.Context()).AdvanceClock(r.Context(), d, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (cp *ControlPlane) handleClockSet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := cp.sandbox.SetClock(r.Context(), t, wait)
+	c, err := cp.sb(r.Context()).SetClock(r.Context(), t, wait)
 	if err != nil {
 		return nil, err
 	}

@@ -86,10 +86,23 @@ type Sandbox interface {
 	CheckReceiver(ctx context.Context, cfg receivercheck.Config) (receivercheck.Report, error)
 }
 
+// Workspaces is what the control plane needs of a server of many
+// workspaces (package workspace's Manager, through cmd/pixsandbox): each
+// one's Sandbox, and their creation, listing and deletion (workspace.go).
+type Workspaces interface {
+	// Sandbox returns workspace id's Sandbox ("" for the default).
+	Sandbox(id string) (Sandbox, bool)
+	CreateWorkspace(ctx context.Context, in pix.NewWorkspace) (pix.CreatedWorkspace, error)
+	Workspace(ctx context.Context, id string) (pix.WorkspaceInfo, error)
+	Workspaces(ctx context.Context, page, size int) ([]pix.WorkspaceInfo, int)
+	DeleteWorkspace(ctx context.Context, id string) error
+}
+
 // ControlPlane is the /_sandbox control plane over a Sandbox: an
 // httpapi.ControlPlane, mounted by setting it as httpapi.Config.ControlPlane.
 type ControlPlane struct {
-	sandbox Sandbox
+	sandbox Sandbox         // the default workspace's
+	spaces  Workspaces      // nil: one world, no /_sandbox/workspaces routes
 	srv     *httpapi.Server // the server it is mounted on (Mount)
 	log     *slog.Logger
 	// listeners are the leases of pixsandbox listen (listener.go).
@@ -99,6 +112,26 @@ type ControlPlane struct {
 // New returns the control plane of sb, to mount on one httpapi.Server.
 func New(sb Sandbox) *ControlPlane {
 	return &ControlPlane{sandbox: sb, listeners: &listenerSet{byID: map[string]*listener{}}}
+}
+
+// WithWorkspaces returns the control plane of a server of many workspaces:
+// sb is the default's, and every route also answers under
+// /_sandbox/workspaces/{workspace}/ for the others.
+func WithWorkspaces(sb Sandbox, ws Workspaces) *ControlPlane {
+	cp := New(sb)
+	cp.spaces = ws
+	return cp
+}
+
+// sb returns the Sandbox of the workspace ctx acts on; the server's wrapper
+// has checked that it exists (httpapi scope).
+func (cp *ControlPlane) sb(ctx context.Context) Sandbox {
+	if id := pix.WorkspaceOf(ctx); id != "" && cp.spaces != nil {
+		if s, ok := cp.spaces.Sandbox(id); ok {
+			return s
+		}
+	}
+	return cp.sandbox
 }
 
 // Mount implements httpapi.ControlPlane: the route table and the pages, served

@@ -37,7 +37,7 @@ func (cp *ControlPlane) handleDictCreate(r *http.Request) (any, error) {
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err
 	}
-	e, err := cp.sandbox.RegisterDictKey(r.Context(), pix.DictEntry{Key: text(req.Key), Type: pix.KeyType(text(req.Type)), Name: text(req.Name),
+	e, err := cp.sb(r.Context()).RegisterDictKey(r.Context(), pix.DictEntry{Key: text(req.Key), Type: pix.KeyType(text(req.Type)), Name: text(req.Name),
 		Document: text(req.Document), ISPB: text(req.ISPB), Branch: text(req.Branch), AccountNumber: text(req.AccountNumber),
 		AccountType: text(req.AccountType), Scenario: text(req.Scenario)})
 	if err != nil {
@@ -47,7 +47,7 @@ func (cp *ControlPlane) handleDictCreate(r *http.Request) (any, error) {
 }
 
 func (cp *ControlPlane) handleDictGet(r *http.Request) (any, error) {
-	e, err := cp.sandbox.DictKey(r.Context(), mux.Vars(r)["key"])
+	e, err := cp.sb(r.Context()).DictKey(r.Context(), mux.Vars(r)["key"])
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func (cp *ControlPlane) handleInvariants(r *http.Request) (any, error) {
-	rep, err := cp.sandbox.CheckInvariants(r.Context())
+	rep, err := cp.sb(r.Context()).CheckInvariants(r.Context())
 	if err != nil {
 		return nil, err
 	}

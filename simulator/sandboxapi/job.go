@@ -56,7 +56,7 @@ func (cp *ControlPlane) handleJobCreate(r *http.Request) (any, error) {
 	if len(note) > 200 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "note", Message: "must be at most 200 characters"})
 	}
-	j, err := cp.sandbox.ScheduleMarker(r.Context(), d, note)
+	j, err := cp.sb(r.Context()).ScheduleMarker(r.Context(), d, note)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (cp *ControlPlane) handleJobCreate(r *http.Request) (any, error) {
 }
 
 func (cp *ControlPlane) handleJobList(r *http.Request) (any, error) {
-	jobs, err := cp.sandbox.PendingJobs(r.Context(), 1000)
+	jobs, err := cp.sb(r.Context()).PendingJobs(r.Context(), 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (cp *ControlPlane) handleJobList(r *http.Request) (any, error) {
 	for i, j := range jobs {
 		out[i] = newJobDTO(j)
 	}
-	b, err := cp.sandbox.JobBacklog(r.Context())
+	b, err := cp.sb(r.Context()).JobBacklog(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ type backlogDTO struct {
 }
 
 func (cp *ControlPlane) handleJobGet(r *http.Request) (any, error) {
-	j, err := cp.sandbox.Job(r.Context(), mux.Vars(r)["id"])
+	j, err := cp.sb(r.Context()).Job(r.Context(), mux.Vars(r)["id"])
 	if err != nil {
 		return nil, err
 	}

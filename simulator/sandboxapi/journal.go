@@ -3,7 +3,18 @@ package sandboxapi
 import (
 	"net/http"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
+
+// workspaceName is a workspace's id as the API spells it ("default" for "").
+func workspaceName(id string) string {
+	if id == "" {
+		return pix.DefaultWorkspace
+	}
+	return id
+}
 
 type journalEntryDTO struct {
 	ID                    int64             `json:"id"`
@@ -13,6 +24,7 @@ type journalEntryDTO struct {
 	Path                  string            `json:"path"`
 	Query                 string            `json:"query,omitempty"`
 	Route                 string            `json:"route"`
+	Workspace             string            `json:"workspace"`
 	AccountID             *int64            `json:"accountId"`
 	Status                int               `json:"status"`
 	DurationMs            float64           `json:"durationMs"`
@@ -46,7 +58,7 @@ func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 	out.Enabled, out.Capacity, out.Size = true, j.Capacity(), j.Len()
 	for _, e := range entries {
 		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: e.At.UTC().Format(time.RFC3339Nano), Method: e.Method,
-			Path: e.Path, Query: e.Query, Route: e.Route, Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+			Path: e.Path, Query: e.Query, Route: e.Route, Workspace: workspaceName(e.Workspace), Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
 			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs}
 		if e.Account != 0 {
@@ -62,6 +74,6 @@ func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 }
 
 // handleRequestClear serves DELETE /_sandbox/requests.
-func (cp *ControlPlane) handleRequestClear(*http.Request) (any, error) {
-	return map[string]int{"deleted": cp.srv.Journal().Clear()}, nil
+func (cp *ControlPlane) handleRequestClear(r *http.Request) (any, error) {
+	return map[string]int{"deleted": cp.srv.Journal().Clear(httpapi.WorkspaceOf(r))}, nil
 }

@@ -43,6 +43,7 @@ const (
 
 // listener is one lease.
 type listener struct {
+	workspace string // the workspace its targets are in ("" the default)
 	id        string
 	url       string
 	secret    string
@@ -108,7 +109,7 @@ func (cp *ControlPlane) handleListenerCreate(r *http.Request) (any, error) {
 	case req.AccountID != nil && *req.AccountID <= 0:
 		return nil, bad("accountId", "must be a positive account number")
 	}
-	l := &listener{url: *req.URL, ttl: listenerDefaultTTL, events: webhook.EventTypes, all: req.All}
+	l := &listener{workspace: pix.WorkspaceOf(r.Context()), url: *req.URL, ttl: listenerDefaultTTL, events: webhook.EventTypes, all: req.All}
 	if len(req.Events) > 0 {
 		l.events = nil
 		for _, e := range req.Events {
@@ -161,7 +162,7 @@ func (cp *ControlPlane) handleListenerCreate(r *http.Request) (any, error) {
 
 // newListenerAccounts lists the accounts not in have.
 func (cp *ControlPlane) newListenerAccounts(ctx context.Context, have []int64) ([]int64, error) {
-	all, err := cp.sandbox.Accounts(ctx)
+	all, err := cp.sb(ctx).Accounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func (cp *ControlPlane) addListenerAccounts(ctx context.Context, l *listener, ls
 		for _, ev := range l.events {
 			t := webhook.Target{AccountID: acct, URL: l.url, EventType: ev, Active: true, Secret: l.secret,
 				Headers: []webhook.Header{{Key: listenerHeader, Value: l.id}}}
-			out, created, err := cp.sandbox.RegisterWebhookTarget(ctx, t, false)
+			out, created, err := cp.sb(ctx).RegisterWebhookTarget(ctx, t, false)
 			if err != nil {
 				ls.mu.Lock()
 				l.targets = append(l.targets, made...)
@@ -207,7 +208,7 @@ func (cp *ControlPlane) addListenerAccounts(ctx context.Context, l *listener, ls
 // sweepListenerTargets removes an account's targets that carry the listener
 // header of a listener this process does not hold (one of an earlier process).
 func (cp *ControlPlane) sweepListenerTargets(ctx context.Context, acct int64, ls *listenerSet) error {
-	ts, err := cp.sandbox.WebhookTargets(ctx, pix.AccountID(acct))
+	ts, err := cp.sb(ctx).WebhookTargets(ctx, pix.AccountID(acct))
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func (cp *ControlPlane) sweepListenerTargets(ctx context.Context, acct int64, ls
 			_, live := ls.byID[h.Value]
 			ls.mu.Unlock()
 			if !live {
-				if err := cp.sandbox.DeleteWebhookTarget(ctx, t.ID); err != nil && !isNotFound(err) {
+				if err := cp.sb(ctx).DeleteWebhookTarget(ctx, t.ID); err != nil && !isNotFound(err) {
 					return err
 				}
 			}
@@ -234,7 +235,7 @@ func (cp *ControlPlane) sweepListenerTargets(ctx context.Context, acct int64, ls
 func (cp *ControlPlane) dropListenerTargets(l *listener) int {
 	// The request that ends a listener may be gone (a lease that ran out):
 	// the removal has its own short deadline (wall time: I/O).
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(pix.WithWorkspace(context.Background(), l.workspace), 30*time.Second)
 	defer cancel()
 	ls := cp.listeners
 	ls.mu.Lock()
@@ -242,7 +243,7 @@ func (cp *ControlPlane) dropListenerTargets(l *listener) int {
 	ls.mu.Unlock()
 	n := 0
 	for _, t := range targets {
-		if err := cp.sandbox.DeleteWebhookTarget(ctx, t.ID); err == nil {
+		if err := cp.sb(ctx).DeleteWebhookTarget(ctx, t.ID); err == nil {
 			n++
 		} else if !isNotFound(err) {
 			cp.log.Warn("listener: could not remove a webhook target", "listener", l.id, "target", t.ID, "error", err)
@@ -275,7 +276,7 @@ func (cp *ControlPlane) listenerByPath(r *http.Request) (*listener, error) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l, ok := ls.byID[id]
-	if !ok {
+	if !ok || l.workspace != pix.WorkspaceOf(r.Context()) {
 		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", shorten(id, 60))
 	}
 	return l, nil
@@ -344,13 +345,15 @@ func (cp *ControlPlane) handleListenerDelete(r *http.Request) (any, error) {
 }
 
 // handleListenerList serves GET /_sandbox/listeners.
-func (cp *ControlPlane) handleListenerList(*http.Request) (any, error) {
+func (cp *ControlPlane) handleListenerList(r *http.Request) (any, error) {
 	ls := cp.listeners
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	out := []listenerDTO{}
 	for _, l := range ls.byID {
-		out = append(out, l.dto())
+		if l.workspace == pix.WorkspaceOf(r.Context()) {
+			out = append(out, l.dto())
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return map[string]any{"data": out}, nil

@@ -71,7 +71,7 @@ func (cp *ControlPlane) handleMEDCreate(r *http.Request) (any, error) {
 	if b := req.RequestingBank; b != nil {
 		in.RequestingBank = pix.BankRef{ISPB: text(b.ISPB), Name: text(b.Name)}
 	}
-	m, err := cp.sandbox.OpenMED(r.Context(), in)
+	m, err := cp.sb(r.Context()).OpenMED(r.Context(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -83,20 +83,20 @@ func (cp *ControlPlane) handleMEDGet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := cp.sandbox.GetMED(r.Context(), id)
+	m, err := cp.sb(r.Context()).GetMED(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
 	return newSandboxMEDDTO(m), nil
 }
 
-func (cp *ControlPlane) medAction(step func(ctx context.Context, id int64) (pix.MED, error)) httpapi.HandlerFunc {
+func (cp *ControlPlane) medAction(step func(sb Sandbox, ctx context.Context, id int64) (pix.MED, error)) httpapi.HandlerFunc {
 	return func(r *http.Request) (any, error) {
 		id, err := medIDVar(r)
 		if err != nil {
 			return nil, err
 		}
-		m, err := step(r.Context(), id)
+		m, err := step(cp.sb(r.Context()), r.Context(), id)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (cp *ControlPlane) handleMEDAnalyze(r *http.Request) (any, error) {
 	if req.Details != nil {
 		details = *req.Details
 	}
-	m, err := cp.sandbox.AnalyzeMED(r.Context(), id, result, details)
+	m, err := cp.sb(r.Context()).AnalyzeMED(r.Context(), id, result, details)
 	if err != nil {
 		return nil, err
 	}

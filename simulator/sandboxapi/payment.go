@@ -55,7 +55,7 @@ func (cp *ControlPlane) handlePayment(r *http.Request) (any, error) {
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err
 	}
-	res, err := cp.sandbox.Pay(r.Context(), req.toDomain())
+	res, err := cp.sb(r.Context()).Pay(r.Context(), req.toDomain())
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (cp *ControlPlane) handlePixIn(r *http.Request) (any, error) {
 	if req.Key == nil {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "key", Message: "is required: a key of a sandbox account"})
 	}
-	res, err := cp.sandbox.PixIn(r.Context(), req.toDomain())
+	res, err := cp.sb(r.Context()).PixIn(r.Context(), req.toDomain())
 	if err != nil {
 		return nil, err
 	}

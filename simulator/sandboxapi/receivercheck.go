@@ -71,7 +71,7 @@ func (cp *ControlPlane) handleCheckReceiver(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := cp.sandbox.CheckReceiver(r.Context(), cfg)
+	rep, err := cp.sb(r.Context()).CheckReceiver(r.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}

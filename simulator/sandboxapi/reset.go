@@ -6,7 +6,7 @@ import "net/http"
 // fixtures seeded again. The route is exclusive: it runs once the requests in
 // flight are done, and requests that arrive meanwhile wait for it.
 func (cp *ControlPlane) handleReset(r *http.Request) (any, error) {
-	if err := cp.sandbox.Reset(r.Context()); err != nil {
+	if err := cp.sb(r.Context()).Reset(r.Context()); err != nil {
 		return nil, err
 	}
 	return map[string]string{"status": "reset"}, nil

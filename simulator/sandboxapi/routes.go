@@ -48,10 +48,10 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		// MED: the payer's bank opens one; its steps can be forced (med.go).
 		{Name: "sandbox.med.create", Method: http.MethodPost, Path: "/_sandbox/med", Success: http.StatusCreated, Handle: cp.handleMEDCreate},
 		{Name: "sandbox.med.get", Method: http.MethodGet, Path: "/_sandbox/med/{id}", Success: http.StatusOK, Handle: cp.handleMEDGet},
-		{Name: "sandbox.med.receive", Method: http.MethodPost, Path: "/_sandbox/med/{id}/receive", Success: http.StatusOK, Handle: cp.medAction(cp.sandbox.ReceiveMED)},
+		{Name: "sandbox.med.receive", Method: http.MethodPost, Path: "/_sandbox/med/{id}/receive", Success: http.StatusOK, Handle: cp.medAction(Sandbox.ReceiveMED)},
 		{Name: "sandbox.med.analyze", Method: http.MethodPost, Path: "/_sandbox/med/{id}/analyze", Success: http.StatusOK, Handle: cp.handleMEDAnalyze},
-		{Name: "sandbox.med.cancel", Method: http.MethodPost, Path: "/_sandbox/med/{id}/cancel", Success: http.StatusOK, Handle: cp.medAction(cp.sandbox.CancelMED)},
-		{Name: "sandbox.med.refund", Method: http.MethodPost, Path: "/_sandbox/med/{id}/refund", Success: http.StatusOK, Handle: cp.medAction(cp.sandbox.RefundMED)},
+		{Name: "sandbox.med.cancel", Method: http.MethodPost, Path: "/_sandbox/med/{id}/cancel", Success: http.StatusOK, Handle: cp.medAction(Sandbox.CancelMED)},
+		{Name: "sandbox.med.refund", Method: http.MethodPost, Path: "/_sandbox/med/{id}/refund", Success: http.StatusOK, Handle: cp.medAction(Sandbox.RefundMED)},
 		// Webhook targets, deliveries and whether the public registration routes act (webhook.go).
 		{Name: "sandbox.webhooktargets.create", Method: http.MethodPost, Path: "/_sandbox/webhook-targets", Success: http.StatusCreated, Handle: cp.handleTargetCreate},
 		{Name: "sandbox.webhooktargets.list", Method: http.MethodGet, Path: "/_sandbox/webhook-targets", Success: http.StatusOK, Handle: cp.handleTargetList},
@@ -70,6 +70,9 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		// polling it does not fill it.
 		{Name: "sandbox.requests.list", Method: http.MethodGet, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: cp.handleRequestList, NoJournal: true},
 		{Name: "sandbox.requests.clear", Method: http.MethodDelete, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: cp.handleRequestClear, NoJournal: true},
+	}
+	if cp.spaces != nil {
+		rts = append(rts, cp.workspaceRoutes(rts)...)
 	}
 	for _, rt := range rts {
 		rt.Public, rt.Admin = true, true

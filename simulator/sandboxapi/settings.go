@@ -48,7 +48,7 @@ func (cp *ControlPlane) handleSettingsGet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := cp.sandbox.AccountSettings(r.Context(), id)
+	st, err := cp.sb(r.Context()).AccountSettings(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (cp *ControlPlane) handleSettingsPut(r *http.Request) (any, error) {
 	if err := httpapi.DecodeSandboxJSON(r, &req); err != nil {
 		return nil, err
 	}
-	st, err := cp.sandbox.AccountSettings(r.Context(), id)
+	st, err := cp.sb(r.Context()).AccountSettings(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (cp *ControlPlane) handleSettingsPut(r *http.Request) (any, error) {
 	if len(vs) > 0 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, vs...)
 	}
-	st, err = cp.sandbox.SetAccountSettings(r.Context(), id, st)
+	st, err = cp.sb(r.Context()).SetAccountSettings(r.Context(), id, st)
 	if err != nil {
 		return nil, err
 	}

@@ -79,14 +79,14 @@ type chargeDTO struct {
 }
 
 func (cp *ControlPlane) handleTransactionGet(r *http.Request) (any, error) {
-	t, err := cp.sandbox.Transaction(r.Context(), mux.Vars(r)["id"])
+	t, err := cp.sb(r.Context()).Transaction(r.Context(), mux.Vars(r)["id"])
 	if err != nil {
 		return nil, err
 	}
 	if t.Kind != pix.TxCashIn {
 		return newTransactionDTO(t), nil
 	}
-	ch, err := cp.sandbox.CashInCharge(r.Context(), t.ID)
+	ch, err := cp.sb(r.Context()).CashInCharge(r.Context(), t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (cp *ControlPlane) handleTransactionGet(r *http.Request) (any, error) {
 }
 
 func (cp *ControlPlane) handleTransactionSettle(r *http.Request) (any, error) {
-	t, err := cp.sandbox.SettleTransaction(r.Context(), mux.Vars(r)["id"])
+	t, err := cp.sb(r.Context()).SettleTransaction(r.Context(), mux.Vars(r)["id"])
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (cp *ControlPlane) handleTransactionFail(r *http.Request) (any, error) {
 	if req.ErrorCode == nil {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "errorCode", Message: "is required: one of the spec's webhook errorCodes"})
 	}
-	t, err := cp.sandbox.FailTransaction(r.Context(), mux.Vars(r)["id"], pix.Code(*req.ErrorCode))
+	t, err := cp.sb(r.Context()).FailTransaction(r.Context(), mux.Vars(r)["id"], pix.Code(*req.ErrorCode))
 	if err != nil {
 		return nil, err
 	}

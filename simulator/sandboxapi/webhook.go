@@ -58,7 +58,7 @@ func (cp *ControlPlane) handleTargetCreate(r *http.Request) (any, error) {
 	for _, h := range req.Headers {
 		t.Headers = append(t.Headers, webhook.Header{Key: h.Key, Value: h.Value})
 	}
-	out, _, err := cp.sandbox.RegisterWebhookTarget(r.Context(), t, false)
+	out, _, err := cp.sb(r.Context()).RegisterWebhookTarget(r.Context(), t, false)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (cp *ControlPlane) handleTargetList(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := cp.sandbox.WebhookTargets(r.Context(), id)
+	ts, err := cp.sb(r.Context()).WebhookTargets(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (cp *ControlPlane) handleTargetDelete(r *http.Request) (any, error) {
 	if err != nil || n <= 0 {
 		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "id", Message: "must be a positive number"})
 	}
-	if err := cp.sandbox.DeleteWebhookTarget(r.Context(), n); err != nil {
+	if err := cp.sb(r.Context()).DeleteWebhookTarget(r.Context(), n); err != nil {
 		return nil, err
 	}
 	return map[string]any{"deleted": n}, nil
@@ -145,11 +145,11 @@ func (cp *ControlPlane) handleDeliveries(r *http.Request) (any, error) {
 		case txID != 0:
 			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "afterAttempt", Message: "cannot be combined with transactionId"})
 		}
-		ds, err = cp.sandbox.WebhookDeliveriesAfterAttempt(r.Context(), acct, after, limit)
+		ds, err = cp.sb(r.Context()).WebhookDeliveriesAfterAttempt(r.Context(), acct, after, limit)
 		if err != nil {
 			return nil, err
 		}
-	} else if ds, err = cp.sandbox.WebhookDeliveries(r.Context(), acct, txID, limit); err != nil {
+	} else if ds, err = cp.sb(r.Context()).WebhookDeliveries(r.Context(), acct, txID, limit); err != nil {
 		return nil, err
 	}
 	out := make([]deliveryDTO, len(ds))
@@ -189,10 +189,10 @@ func (cp *ControlPlane) handleRegistration(r *http.Request) (any, error) {
 		if req.Mode == nil || (*req.Mode != "enabled" && *req.Mode != "disabled") {
 			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "mode", Message: `must be "enabled" or "disabled"`})
 		}
-		cp.sandbox.SetWebhookRegistration(*req.Mode == "enabled")
+		cp.sb(r.Context()).SetWebhookRegistration(*req.Mode == "enabled")
 	}
 	mode := "disabled"
-	if cp.sandbox.WebhookRegistration() {
+	if cp.sb(r.Context()).WebhookRegistration() {
 		mode = "enabled"
 	}
 	return map[string]string{"mode": mode}, nil

@@ -20,6 +20,8 @@ const (
 	HeaderScenario = "X-Sandbox-Scenario"
 	// HeaderAdminToken authenticates control-plane requests when the sandbox requires it.
 	HeaderAdminToken = "X-Sandbox-Admin-Token"
+	// HeaderWorkspace names the workspace a request acts on.
+	HeaderWorkspace = "X-Sandbox-Workspace"
 )
 
 // TokenPath is the path of the token endpoint.
@@ -176,6 +178,9 @@ type Client struct {
 	HTTP *http.Client
 	// TokenPath is the path of the token route; empty means TokenPath.
 	TokenPath string
+	// Headers are sent with every request, before the request's own (which
+	// replace them): X-Sandbox-Workspace when the suite runs in a workspace.
+	Headers http.Header
 }
 
 // NewClient returns a Client for baseURL whose requests time out after
@@ -245,6 +250,9 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 	req.Header.Set("Accept", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, vs := range c.Headers {
+		req.Header[k] = append([]string(nil), vs...)
 	}
 	for k, vs := range headers {
 		req.Header.Del(k)

@@ -25,6 +25,9 @@ type Client struct {
 	// instead of sending POST /_sandbox/clock, POST /_sandbox/clock/advance or
 	// POST /_sandbox/reset.
 	DenyClockMoves string
+	// Workspace, when not empty, is the workspace the client acts on: every
+	// /_sandbox/... path is sent as /_sandbox/workspaces/{Workspace}/...
+	Workspace string
 	// AccountName, when not empty, is the holder's name of the accounts
 	// CreateAccount creates without a name of their own, so that a person
 	// looking at a shared sandbox can tell the suite's accounts apart.
@@ -65,6 +68,9 @@ func (s *Client) Do(ctx context.Context, method, path string, body any) (*apicli
 	if s.DenyClockMoves != "" && movesClock(method, path) {
 		return nil, fmt.Errorf("control plane: %s %s not sent: %s", method, path, s.DenyClockMoves)
 	}
+	if rest, ok := strings.CutPrefix(path, "/_sandbox/"); ok && s.Workspace != "" && !strings.HasPrefix(rest, "workspaces") {
+		path = "/_sandbox/workspaces/" + s.Workspace + "/" + rest
+	}
 	var raw []byte
 	if body != nil {
 		var buf bytes.Buffer
@@ -78,6 +84,13 @@ func (s *Client) Do(ctx context.Context, method, path string, body any) (*apicli
 	var h http.Header
 	if s.AdminToken != "" {
 		h = http.Header{apiclient.HeaderAdminToken: {s.AdminToken}}
+	}
+	if strings.HasPrefix(path, "/_sandbox/workspaces") {
+		// The path names the workspace: no default X-Sandbox-Workspace.
+		if h == nil {
+			h = http.Header{}
+		}
+		h[apiclient.HeaderWorkspace] = nil
 	}
 	return s.Client.Do(ctx, method, path, "", raw, h)
 }

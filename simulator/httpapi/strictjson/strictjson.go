@@ -266,6 +266,9 @@ func (c *typeChecker) check(t reflect.Type, v any, path string) (any, bool) {
 		}
 		return v, true
 	}
+	if t.Kind() == reflect.Interface && t.NumMethod() == 0 { // any: the caller judges the value
+		return v, true
+	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		arr, ok := v.([]any)

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+)
+
+// testWorkspace is a workspace created through the control plane.
+type testWorkspace struct {
+	ID, AdminToken string
+	Accounts       []map[string]any
+}
+
+func createWorkspace(tb testing.TB, m *Main, body string, h map[string]string) testWorkspace {
+	tb.Helper()
+	st, out := call(tb, "POST", m.URL()+"/_sandbox/workspaces", body, h)
+	if st != http.StatusCreated {
+		tb.Fatalf("create workspace %s: %d %v", body, st, out)
+	}
+	w := testWorkspace{ID: out["id"].(string), AdminToken: out["adminToken"].(string)}
+	for _, a := range out["accounts"].([]any) {
+		w.Accounts = append(w.Accounts, a.(map[string]any))
+	}
+	return w
+}
+
+// token issues a token for a workspace account with its own credentials.
+func (w testWorkspace) token(tb testing.TB, m *Main, i int) string {
+	tb.Helper()
+	a := w.Accounts[i]
+	st, body := call(tb, "POST", m.URL()+"/api/auth/token",
+		fmt.Sprintf(`{"clientId":%q,"clientSecret":%q}`, a["clientId"], a["clientSecret"]),
+		map[string]string{"Content-Type": "application/json", "X-SSL-Client-Cert": pix.EncodeCertHeader([]byte(a["certificate"].(string)))})
+	if st != http.StatusCreated {
+		tb.Fatalf("workspace %s token: %d %v", w.ID, st, body)
+	}
+	return body["access_token"].(string)
+}
+
+func (w testWorkspace) url(m *Main, path string) string {
+	return m.URL() + "/_sandbox/workspaces/" + w.ID + strings.TrimPrefix(path, "/_sandbox")
+}
+
+func bearerH(tok string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+}
+
+// The first acceptance of workspaces: advancing A by 90 days moves nothing
+// of B (its clock, tokens, pending charges, refund window), and closes A's
+// refund window.
+func TestWorkspaces_ClocksApart(t *testing.T) {
+	m := MustRunMain(t, nil)
+	a := createWorkspace(t, m, `{"name":"A"}`, nil)
+	b := createWorkspace(t, m, `{"name":"B"}`, nil)
+	if a.Accounts[0]["clientId"] == b.Accounts[0]["clientId"] {
+		t.Fatal("two workspaces seeded the fixture accounts with one client id")
+	}
+	_, clockBefore := call(t, "GET", m.URL()+"/_sandbox/clock", "", nil)
+
+	type world struct {
+		w           testWorkspace
+		tok, e2e    string
+		cobTxid     string
+		clockBefore string
+	}
+	var ws []*world
+	for i, w := range []testWorkspace{a, b} {
+		x := &world{w: w, tok: w.token(t, m, 0)}
+		key := w.Accounts[0]["pixKeys"].([]any)[1].(map[string]any)["key"].(string)
+		st, paid := call(t, "POST", w.url(m, "/_sandbox/pix-in"), `{"key":"`+key+`","amount":50}`, nil)
+		if st != http.StatusCreated {
+			t.Fatalf("pix-in: %d %v", st, paid)
+		}
+		x.e2e = paid["endToEndId"].(string)
+		x.cobTxid = fmt.Sprintf("workspacecob%014d", i)
+		st, cob := call(t, "PUT", m.URL()+"/cob/"+x.cobTxid, `{"calendario":{"expiracao":86400},"valor":{"original":"10.00"}}`, bearerH(x.tok))
+		if st != http.StatusCreated {
+			t.Fatalf("cob: %d %v", st, cob)
+		}
+		_, c := call(t, "GET", w.url(m, "/_sandbox/clock"), "", nil)
+		x.clockBefore = c["now"].(string)
+		ws = append(ws, x)
+	}
+	wa, wb := ws[0], ws[1]
+
+	st, adv := call(t, "POST", a.url(m, "/_sandbox/clock/advance"), `{"seconds":7776000}`, nil) // 90 days
+	if st != http.StatusOK {
+		t.Fatalf("advance A: %d %v", st, adv)
+	}
+	if _, c := call(t, "GET", b.url(m, "/_sandbox/clock"), "", nil); c["now"] != wb.clockBefore {
+		t.Errorf("B's clock moved: %v, was %s", c["now"], wb.clockBefore)
+	}
+	if _, c := call(t, "GET", m.URL()+"/_sandbox/clock", "", nil); c["now"] != clockBefore["now"] {
+		t.Errorf("the default workspace's clock moved: %v, was %v", c["now"], clockBefore["now"])
+	}
+	if _, c := call(t, "GET", a.url(m, "/_sandbox/clock"), "", nil); c["now"] == wa.clockBefore {
+		t.Errorf("A's clock did not move")
+	}
+	// B: token valid, charge still ATIVA, refund accepted.
+	if st, body := call(t, "GET", m.URL()+"/accounts/balances", "", bearerH(wb.tok)); st != http.StatusOK {
+		t.Errorf("B's token after A's advance: %d %v", st, body)
+	}
+	if st, cob := call(t, "GET", m.URL()+"/cob/"+wb.cobTxid, "", bearerH(wb.tok)); st != http.StatusOK || cob["status"] != "ATIVA" {
+		t.Errorf("B's cob after A's advance: %d %v", st, cob["status"])
+	}
+	if st, ref := call(t, "PUT", m.URL()+"/pix/"+wb.e2e+"/devolucao/d1", `{"valor":"1.00"}`, bearerH(wb.tok)); st != http.StatusCreated {
+		t.Errorf("B's refund after A's advance: %d %v", st, ref)
+	}
+	// A: token expired, charge expired, refund window closed.
+	if st, _ := call(t, "GET", m.URL()+"/accounts/balances", "", bearerH(wa.tok)); st != http.StatusUnauthorized {
+		t.Errorf("A's token after 90 days: %d, want 401", st)
+	}
+	tokA := a.token(t, m, 0)
+	if st, cob := call(t, "GET", m.URL()+"/cob/"+wa.cobTxid, "", bearerH(tokA)); st != http.StatusOK || cob["status"] == "ATIVA" {
+		t.Errorf("A's cob after 90 days: %d %v, want it expired", st, cob["status"])
+	}
+	if st, ref := call(t, "PUT", m.URL()+"/pix/"+wa.e2e+"/devolucao/d1", `{"valor":"1.00"}`, bearerH(tokA)); st != http.StatusUnprocessableEntity {
+		t.Errorf("A's refund after 90 days: %d %v, want 422", st, ref)
+	}
+}
+
+// A token of one workspace never reaches another's objects, a header naming
+// another workspace is a 403, and a workspace's admin token opens its own
+// control routes only.
+func TestWorkspaces_Isolation(t *testing.T) {
+	m := MustRunMain(t, func(c *Config) { c.AdminToken = "server-secret" })
+	adm := map[string]string{"X-Sandbox-Admin-Token": "server-secret"}
+	a := createWorkspace(t, m, `{"accounts":1}`, adm)
+	b := createWorkspace(t, m, `{"accounts":1}`, adm)
+	tokA, tokB := a.token(t, m, 0), b.token(t, m, 0)
+
+	st, cob := call(t, "PUT", m.URL()+"/cob/isolationcob0000000000000001", `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`, bearerH(tokB))
+	if st != http.StatusCreated {
+		t.Fatalf("cob in B: %d %v", st, cob)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/cob/isolationcob0000000000000001", "", bearerH(tokA)); st != http.StatusNotFound {
+		t.Errorf("A's token on B's cob: %d, want 404", st)
+	}
+	_, balA := call(t, "GET", m.URL()+"/api/balance", "", bearerH(tokA))
+	_, balB := call(t, "GET", m.URL()+"/api/balance", "", bearerH(tokB))
+	if balA["netBalance"] == nil || fmt.Sprint(balA) == fmt.Sprint(balB) && a.Accounts[0]["balance"] != b.Accounts[0]["balance"] {
+		t.Errorf("balances: A %v B %v", balA, balB)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/api/balance", "", map[string]string{"Authorization": "Bearer " + tokA, "X-Sandbox-Workspace": b.ID}); st != http.StatusForbidden {
+		t.Errorf("A's token with X-Sandbox-Workspace B: %d, want 403", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/api/balance", "", map[string]string{"Authorization": "Bearer " + tokA, "X-Sandbox-Workspace": a.ID}); st != http.StatusOK {
+		t.Errorf("A's token with X-Sandbox-Workspace A: %d, want 200", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/api/balance", "", map[string]string{"Authorization": "Bearer " + tokA, "X-Sandbox-Workspace": "default"}); st != http.StatusForbidden {
+		t.Errorf("A's token with X-Sandbox-Workspace default: %d, want 403", st)
+	}
+	// Admin tokens: A's opens A's routes, not B's, not the server's.
+	ownA := map[string]string{"X-Sandbox-Admin-Token": a.AdminToken}
+	if st, _ := call(t, "GET", a.url(m, "/_sandbox/clock"), "", ownA); st != http.StatusOK {
+		t.Errorf("A's admin token on A's clock: %d", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/_sandbox/clock", "", map[string]string{"X-Sandbox-Admin-Token": a.AdminToken, "X-Sandbox-Workspace": a.ID}); st != http.StatusOK {
+		t.Errorf("A's admin token with the header: %d", st)
+	}
+	for _, u := range []string{b.url(m, "/_sandbox/clock"), m.URL() + "/_sandbox/clock", m.URL() + "/_sandbox/workspaces"} {
+		if st, _ := call(t, "GET", u, "", ownA); st != http.StatusUnauthorized {
+			t.Errorf("A's admin token on %s: %d, want 401", u, st)
+		}
+	}
+	if st, _ := call(t, "GET", b.url(m, "/_sandbox/clock"), "", adm); st != http.StatusOK {
+		t.Errorf("the server's admin token on B: %d", st)
+	}
+	// Ids: malformed 400, unknown 404, header against path 403.
+	if st, _ := call(t, "GET", m.URL()+"/_sandbox/workspaces/not-an-id/clock", "", adm); st != http.StatusBadRequest {
+		t.Errorf("malformed id: %d, want 400", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/_sandbox/workspaces/00000000-0000-4000-8000-000000000000/clock", "", adm); st != http.StatusNotFound {
+		t.Errorf("unknown id: %d, want 404", st)
+	}
+	if st, _ := call(t, "GET", a.url(m, "/_sandbox/clock"), "", map[string]string{"X-Sandbox-Admin-Token": "server-secret", "X-Sandbox-Workspace": b.ID}); st != http.StatusForbidden {
+		t.Errorf("path A, header B: %d, want 403", st)
+	}
+	// Listing and deletion.
+	st, list := call(t, "GET", m.URL()+"/_sandbox/workspaces", "", adm)
+	if st != http.StatusOK || fmt.Sprint(list["metadata"].(map[string]any)["total"]) != "2" {
+		t.Errorf("list: %d %v", st, list)
+	}
+	if st, _ := call(t, "DELETE", m.URL()+"/_sandbox/workspaces/"+a.ID, "", ownA); st != http.StatusOK {
+		t.Errorf("delete A with its own admin token: %d", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/api/balance", "", bearerH(tokA)); st != http.StatusUnauthorized {
+		t.Errorf("a deleted workspace's token: %d, want 401", st)
+	}
+	if st, _ := call(t, "GET", a.url(m, "/_sandbox/clock"), "", adm); st != http.StatusNotFound {
+		t.Errorf("a deleted workspace's routes: %d, want 404", st)
+	}
+	if st, _ := call(t, "GET", m.URL()+"/api/balance", "", bearerH(tokB)); st != http.StatusOK {
+		t.Errorf("B after A's deletion: %d", st)
+	}
+}
+
+// Workspaces survive a restart: their clocks, accounts and tokens.
+func TestWorkspaces_Restart(t *testing.T) {
+	dir := t.TempDir()
+	m := MustRunMain(t, func(c *Config) { c.InMemory, c.DataDir = false, dir })
+	a := createWorkspace(t, m, `{"accounts":2,"seed":9}`, nil)
+	tok := a.token(t, m, 1)
+	if st, _ := call(t, "POST", a.url(m, "/_sandbox/clock/advance"), `{"seconds":600}`, nil); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	_, c1 := call(t, "GET", a.url(m, "/_sandbox/clock"), "", nil)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = MustRunMain(t, func(c *Config) { c.InMemory, c.DataDir = false, dir })
+	if _, c2 := call(t, "GET", a.url(m, "/_sandbox/clock"), "", nil); c2["now"] != c1["now"] {
+		t.Errorf("A's clock after a restart: %v, was %v", c2["now"], c1["now"])
+	}
+	if st, body := call(t, "GET", m.URL()+"/api/balance", "", bearerH(tok)); st != http.StatusOK {
+		t.Errorf("A's token after a restart: %d %v", st, body)
+	}
+	a.token(t, m, 0) // its client ids still name it
+	st, accts := call(t, "GET", a.url(m, "/_sandbox/accounts"), "", nil)
+	if n := len(accts["accounts"].([]any)); st != http.StatusOK || n != 2 {
+		t.Errorf("A's accounts after a restart: %d, %d", st, n)
+	}
+}
+
+// Bad creations are 400s naming the field, and create nothing.
+func TestWorkspaces_BadCreate(t *testing.T) {
+	m := MustRunMain(t, func(c *Config) { c.MaxAccounts = 5 })
+	for body, field := range map[string]string{
+		`{"accounts":{}}`:     "accounts",
+		`{"accounts":"many"}`: "accounts",
+		`{"accounts":6}`:      "accounts",
+		`{"accounts":-1}`:     "accounts",
+		`{"clock":"solar"}`:   "clock",
+		`{"ttl":"soon"}`:      "ttl",
+		`{"seed":-3}`:         "seed",
+		`{"clockStart":"x"}`:  "clockStart",
+		`{"name":` + strings.Repeat(`"n`, 1) + strings.Repeat("n", 100) + `"}`: "name",
+		`[]`: "body",
+	} {
+		st, out := call(t, "POST", m.URL()+"/_sandbox/workspaces", body, nil)
+		msg, _ := json.Marshal(out["message"])
+		if st != http.StatusBadRequest || !strings.Contains(string(msg), field) {
+			t.Errorf("%s: %d %s, want 400 naming %s", body, st, msg, field)
+		}
+	}
+	if st, list := call(t, "GET", m.URL()+"/_sandbox/workspaces", "", nil); st != http.StatusOK || len(list["data"].([]any)) != 0 {
+		t.Errorf("after bad creations: %d %v", st, list)
+	}
+	// An empty body takes every default.
+	w := createWorkspace(t, m, ``, nil)
+	if len(w.Accounts) != 3 {
+		t.Errorf("default accounts: %d, want the 3 fixture accounts", len(w.Accounts))
+	}
+}

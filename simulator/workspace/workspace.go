@@ -1,0 +1,559 @@
+// Package workspace keeps the many isolated PIX worlds of one server: the
+// default workspace and any number of others, each a *simulator.Simulator
+// over its own slice of the one store (its key prefix), with its own clock,
+// agenda, accounts, credentials and token signing key. It creates, opens,
+// lists, expires and deletes them, and tells the transport which workspace a
+// client id, a token or an id names (docs/workspaces.md).
+package workspace
+
+import (
+	"cmp"
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator"
+	"github.com/pixsandbox/pixsandbox/simulator/auth"
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
+)
+
+// Engine is the store's side of workspaces (badgerstore.Store through an
+// adapter): a Store per workspace over one database, and the registry of
+// workspace records.
+type Engine interface {
+	Space(id string) storage.Store
+	Spaces() ([]string, error)
+	DropSpace(ctx context.Context, id string) error
+	PutSpaceRecord(ctx context.Context, id string, rec []byte) error
+	DeleteSpaceRecord(ctx context.Context, id string) error
+	SpaceRecords(ctx context.Context) (map[string][]byte, error)
+}
+
+// Limits bound what workspaces may hold (all configurable by serve flags).
+type Limits struct {
+	Workspaces int // per server, besides the default (default 10,000)
+	Accounts   int // per workspace at creation (default 1,000)
+}
+
+// Defaults of the zero fields of Limits and of a workspace's TTL.
+const (
+	DefaultMaxWorkspaces = 10000
+	DefaultMaxAccounts   = 1000
+	DefaultTTL           = 24 * time.Hour
+)
+
+// Config configures a Manager.
+type Config struct {
+	Engine  Engine
+	Default *simulator.Simulator
+	// Base is what every workspace's simulator is configured with; Store,
+	// Workspace, ClockMode, ClockStart, Seed and Accounts are set per
+	// workspace.
+	Base     simulator.Config
+	Fixtures *fixtures.Set
+	Limits   Limits
+	// Wall is the wall clock of expiry (a workspace's TTL counts wall time
+	// without a request); nil means no expiry runs.
+	Wall   func() time.Time
+	Logger *slog.Logger
+}
+
+// record is what the registry keeps of a workspace.
+type record struct {
+	ID         string        `json:"id"`
+	Name       string        `json:"name"`
+	AdminToken string        `json:"adminToken"`
+	Clock      string        `json:"clock"`
+	ClockStart time.Time     `json:"clockStart"`
+	Seed       uint64        `json:"seed"`
+	Accounts   string        `json:"accounts"` // what a reset seeds again: "fixtures" or "none"
+	TTL        time.Duration `json:"ttl"`
+	CreatedAt  time.Time     `json:"createdAt"`
+}
+
+type entry struct {
+	rec      record
+	sim      *simulator.Simulator
+	lastUsed atomic.Int64 // wall Unix nanoseconds
+}
+
+// Manager holds the workspaces of one server.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.RWMutex
+	ws      map[string]*entry
+	clients map[string]string // client id (lowercase) → workspace id
+	runCtx  context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	// creating counts creations under way, so the limit holds for them too.
+	creating int
+}
+
+// Open opens every workspace the registry records and drops the keys of any
+// workspace it does not (one whose creation or deletion a crash cut short).
+func Open(ctx context.Context, cfg Config) (*Manager, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Limits.Workspaces = cmp.Or(cfg.Limits.Workspaces, DefaultMaxWorkspaces)
+	cfg.Limits.Accounts = cmp.Or(cfg.Limits.Accounts, DefaultMaxAccounts)
+	m := &Manager{cfg: cfg, log: cfg.Logger, ws: map[string]*entry{}, clients: map[string]string{}}
+	recs, err := cfg.Engine.SpaceRecords(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workspaces: read the registry: %w", err)
+	}
+	spaces, err := cfg.Engine.Spaces()
+	if err != nil {
+		return nil, fmt.Errorf("workspaces: list: %w", err)
+	}
+	for _, id := range spaces {
+		if _, ok := recs[id]; !ok {
+			m.log.Info("workspace: dropping the keys of an unfinished creation or deletion", "workspace", id)
+			if err := cfg.Engine.DropSpace(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ids := make([]string, 0, len(recs))
+	for id := range recs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		var rec record
+		if err := json.Unmarshal(recs[id], &rec); err != nil {
+			return nil, fmt.Errorf("workspace %s: registry record: %w", id, err)
+		}
+		sim, err := m.newSimulator(ctx, rec)
+		if err != nil {
+			return nil, fmt.Errorf("workspace %s: %w", id, err)
+		}
+		e := &entry{rec: rec, sim: sim}
+		e.lastUsed.Store(m.wallNow().UnixNano())
+		m.ws[id] = e
+	}
+	return m, nil
+}
+
+func (m *Manager) wallNow() time.Time {
+	if m.cfg.Wall == nil {
+		return time.Unix(0, 0)
+	}
+	return m.cfg.Wall()
+}
+
+func (m *Manager) newSimulator(ctx context.Context, rec record) (*simulator.Simulator, error) {
+	c := m.cfg.Base
+	c.Store = m.cfg.Engine.Space(rec.ID)
+	c.Workspace = rec.ID
+	c.ClockMode = clock.Mode(rec.Clock)
+	c.ClockStart = rec.ClockStart
+	c.Seed = rec.Seed
+	c.Accounts = rec.Accounts
+	if c.Logger != nil {
+		c.Logger = c.Logger.With("workspace", rec.ID)
+	}
+	return simulator.New(ctx, c)
+}
+
+// Start runs every workspace's jobs and, with a wall clock, the expiry of
+// idle workspaces. ctx is the runners' context.
+func (m *Manager) Start(ctx context.Context) {
+	m.mu.Lock()
+	m.runCtx, m.stop = context.WithCancel(ctx)
+	for _, e := range m.ws {
+		e.sim.Start(m.runCtx)
+	}
+	m.mu.Unlock()
+	if m.cfg.Wall != nil {
+		m.wg.Add(1)
+		go m.expireLoop(m.runCtx)
+	}
+}
+
+// Stop stops every workspace's jobs (not the default's).
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	if m.stop != nil {
+		m.stop()
+	}
+	sims := make([]*simulator.Simulator, 0, len(m.ws))
+	for _, e := range m.ws {
+		sims = append(sims, e.sim)
+	}
+	m.runCtx = nil
+	m.mu.Unlock()
+	m.wg.Wait()
+	for _, s := range sims {
+		s.Stop()
+	}
+}
+
+// ValidID reports whether id has the form of a workspace id: DefaultWorkspace
+// or a UUID.
+func ValidID(id string) bool {
+	if id == pix.DefaultWorkspace {
+		return true
+	}
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
+}
+
+// Simulator returns workspace id's simulator ("" or DefaultWorkspace for the
+// default) and counts the use against its expiry.
+func (m *Manager) Simulator(id string) (*simulator.Simulator, bool) {
+	if id == "" || id == pix.DefaultWorkspace {
+		return m.cfg.Default, true
+	}
+	m.mu.RLock()
+	e, ok := m.ws[id]
+	m.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	e.lastUsed.Store(m.wallNow().UnixNano())
+	return e.sim, true
+}
+
+// AdminToken returns workspace id's own admin token ("" for the default,
+// which has none but the server's).
+func (m *Manager) AdminToken(id string) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if e, ok := m.ws[id]; ok {
+		return e.rec.AdminToken
+	}
+	return ""
+}
+
+// TokenWorkspace returns the workspace a bearer token names ("" for the
+// default); the workspace verifies the token.
+func (m *Manager) TokenWorkspace(token string) string { return auth.TokenWorkspace(token) }
+
+// ClientWorkspace returns the workspace whose account has clientID ("" for
+// the default), and false when no workspace has it. Client ids are unique
+// across the server: the fixture accounts of a workspace get fresh ones.
+func (m *Manager) ClientWorkspace(ctx context.Context, clientID string) (string, bool) {
+	key := strings.ToLower(clientID)
+	m.mu.RLock()
+	id, ok := m.clients[key]
+	_, live := m.ws[id]
+	m.mu.RUnlock()
+	if ok && live {
+		return id, true
+	}
+	if found, _ := m.cfg.Default.HasClient(ctx, clientID); found {
+		return "", true
+	}
+	// A miss: accounts created or reset since. Ask each workspace once.
+	m.mu.RLock()
+	entries := make([]*entry, 0, len(m.ws))
+	for _, e := range m.ws {
+		entries = append(entries, e)
+	}
+	m.mu.RUnlock()
+	for _, e := range entries {
+		if found, _ := e.sim.HasClient(ctx, clientID); found {
+			m.mu.Lock()
+			m.clients[key] = e.rec.ID
+			m.mu.Unlock()
+			return e.rec.ID, true
+		}
+	}
+	return "", false
+}
+
+// Create makes a workspace: its simulator, its accounts, then its registry
+// record, written last, so a crash before it leaves keys that the next Open
+// drops, and nothing reachable.
+func (m *Manager) Create(ctx context.Context, in pix.NewWorkspace) (pix.CreatedWorkspace, error) {
+	rec, err := m.validate(in)
+	if err != nil {
+		return pix.CreatedWorkspace{}, err
+	}
+	m.mu.Lock()
+	if len(m.ws)+m.creating >= m.cfg.Limits.Workspaces {
+		m.mu.Unlock()
+		return pix.CreatedWorkspace{}, pix.Errorf(pix.KindConflict, pix.CodeInvalidRequest,
+			"the server holds %d workspaces, its limit (--max-workspaces)", m.cfg.Limits.Workspaces)
+	}
+	m.creating++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.creating--
+		m.mu.Unlock()
+	}()
+	out, sim, err := m.build(ctx, rec, in)
+	if err != nil {
+		_ = m.cfg.Engine.DropSpace(context.WithoutCancel(ctx), rec.ID)
+		return pix.CreatedWorkspace{}, err
+	}
+	b, _ := json.Marshal(rec)
+	if err := m.cfg.Engine.PutSpaceRecord(ctx, rec.ID, b); err != nil {
+		_ = m.cfg.Engine.DropSpace(context.WithoutCancel(ctx), rec.ID)
+		return pix.CreatedWorkspace{}, err
+	}
+	e := &entry{rec: rec, sim: sim}
+	e.lastUsed.Store(m.wallNow().UnixNano())
+	m.mu.Lock()
+	m.ws[rec.ID] = e
+	for _, a := range out.Accounts {
+		m.clients[strings.ToLower(a.ClientID)] = rec.ID
+	}
+	if m.runCtx != nil {
+		sim.Start(m.runCtx)
+	}
+	m.mu.Unlock()
+	out.Info = m.info(ctx, e)
+	out.AdminToken = rec.AdminToken
+	return out, nil
+}
+
+// build opens the new workspace's simulator and creates its accounts.
+func (m *Manager) build(ctx context.Context, rec record, in pix.NewWorkspace) (pix.CreatedWorkspace, *simulator.Simulator, error) {
+	sim, err := m.newSimulator(ctx, rec)
+	if err != nil {
+		return pix.CreatedWorkspace{}, nil, err
+	}
+	var out pix.CreatedWorkspace
+	if rec.Accounts == "fixtures" {
+		keys := map[int64][]byte{}
+		for _, a := range m.cfg.Fixtures.Accounts {
+			if b, err := m.cfg.Fixtures.ReadFile(a.Key); err == nil {
+				keys[a.ID] = b
+			}
+		}
+		for _, c := range sim.SeedCredentials() {
+			out.Accounts = append(out.Accounts, pix.CreatedAccount{Account: c.Account, ClientID: c.ClientID,
+				ClientSecret: c.ClientSecret, Balance: pix.Cents(c.Balance),
+				Certificate: pix.IssuedCertificate{CertificatePEM: c.CertificatePEM, PrivateKeyPEM: keys[int64(c.Account.ID)]}})
+		}
+	}
+	rng := rand.New(rand.NewPCG(rec.Seed, rec.Seed^0x5851f42d4c957f2d))
+	for range in.AccountCount {
+		// Same seed, same balances: 1,000.00 to 100,000.00 in whole reais.
+		balance := pix.Cents(rng.IntN(99001)+1000) * 100
+		a, err := sim.CreateAccount(ctx, pix.NewAccount{Balance: balance})
+		if err != nil {
+			return pix.CreatedWorkspace{}, nil, err
+		}
+		out.Accounts = append(out.Accounts, a)
+	}
+	return out, sim, nil
+}
+
+// validate checks a creation request and fills its defaults.
+func (m *Manager) validate(in pix.NewWorkspace) (record, error) {
+	var vs []pix.Violation
+	if len(in.Name) > 100 {
+		vs = append(vs, pix.Violation{Field: "name", Message: "must be at most 100 characters"})
+	}
+	mode := cmp.Or(in.Clock, string(clock.ModeVirtual))
+	if mode != string(clock.ModeVirtual) && mode != string(clock.ModeReal) {
+		vs = append(vs, pix.Violation{Field: "clock", Message: `must be "virtual" or "real"`})
+	}
+	if !in.ClockStart.IsZero() && mode == string(clock.ModeReal) {
+		vs = append(vs, pix.Violation{Field: "clockStart", Message: `applies to a "virtual" clock only`})
+	}
+	if !in.ClockStart.IsZero() && in.ClockStart.After(pix.MaxClockTime) {
+		vs = append(vs, pix.Violation{Field: "clockStart", Message: "must not be after " + pix.MaxClockTime.Format(time.RFC3339)})
+	}
+	accounts := cmp.Or(in.Accounts, "fixtures")
+	switch {
+	case in.AccountCount < 0 || in.AccountCount > m.cfg.Limits.Accounts:
+		vs = append(vs, pix.Violation{Field: "accounts", Message: fmt.Sprintf("must be a number from 0 to %d (--max-accounts), \"fixtures\" or \"none\"", m.cfg.Limits.Accounts)})
+	case in.AccountCount > 0:
+		accounts = "none"
+	case accounts != "fixtures" && accounts != "none":
+		vs = append(vs, pix.Violation{Field: "accounts", Message: `must be a number, "fixtures" or "none"`})
+	}
+	ttl := DefaultTTL
+	if in.HasTTL {
+		ttl = in.TTL
+	}
+	if ttl < 0 {
+		vs = append(vs, pix.Violation{Field: "ttl", Message: "must not be negative"})
+	}
+	if len(vs) > 0 {
+		return record{}, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	}
+	start := in.ClockStart
+	if start.IsZero() {
+		start = m.cfg.Base.ClockStart
+	}
+	if start.IsZero() {
+		start = m.cfg.Default.ClockNow().Now
+	}
+	seed := in.Seed
+	if !in.HasSeed {
+		seed = randomSeed()
+	}
+	return record{ID: uuid.NewString(), Name: in.Name, AdminToken: randomToken(), Clock: mode, ClockStart: start.UTC(),
+		Seed: seed, Accounts: accounts, TTL: ttl, CreatedAt: m.wallNow().UTC()}, nil
+}
+
+func randomToken() string {
+	var b [24]byte
+	_, _ = crand.Read(b[:])
+	return "wst_" + hex.EncodeToString(b[:])
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	var n uint64
+	for _, c := range b {
+		n = n<<8 | uint64(c)
+	}
+	return n
+}
+
+// NotFound is the error of an unknown workspace id.
+func NotFound(id string) error {
+	return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "workspace %s not found", id)
+}
+
+// Info describes workspace id.
+func (m *Manager) Info(ctx context.Context, id string) (pix.WorkspaceInfo, error) {
+	m.mu.RLock()
+	e, ok := m.ws[id]
+	m.mu.RUnlock()
+	if !ok {
+		return pix.WorkspaceInfo{}, NotFound(id)
+	}
+	return m.info(ctx, e), nil
+}
+
+func (m *Manager) info(ctx context.Context, e *entry) pix.WorkspaceInfo {
+	c := e.sim.ClockNow()
+	n := 0
+	if accts, err := e.sim.Accounts(ctx); err == nil {
+		n = len(accts)
+	}
+	last := time.Unix(0, e.lastUsed.Load()).UTC()
+	info := pix.WorkspaceInfo{ID: e.rec.ID, Name: e.rec.Name, ClockMode: c.Mode, Now: c.Now, Accounts: n, TTL: e.rec.TTL,
+		CreatedAt: e.rec.CreatedAt, LastUsedAt: last}
+	if e.rec.TTL > 0 && m.cfg.Wall != nil {
+		info.ExpiresAt = last.Add(e.rec.TTL)
+	}
+	return info
+}
+
+// List returns a page (1-based) of the workspaces in creation order, and
+// their total.
+func (m *Manager) List(ctx context.Context, page, size int) ([]pix.WorkspaceInfo, int) {
+	m.mu.RLock()
+	entries := make([]*entry, 0, len(m.ws))
+	for _, e := range m.ws {
+		entries = append(entries, e)
+	}
+	m.mu.RUnlock()
+	slices.SortFunc(entries, func(a, b *entry) int {
+		return cmp.Or(a.rec.CreatedAt.Compare(b.rec.CreatedAt), strings.Compare(a.rec.ID, b.rec.ID))
+	})
+	total := len(entries)
+	from := min((page-1)*size, total)
+	to := min(from+size, total)
+	out := make([]pix.WorkspaceInfo, 0, to-from)
+	for _, e := range entries[from:to] {
+		out = append(out, m.info(ctx, e))
+	}
+	return out, total
+}
+
+// Delete removes workspace id: it is unreachable at once (its record goes
+// first, in one write), its jobs stop, then its keys are deleted in batches
+// that share the writer with other workspaces. A crash in between leaves
+// keys without a record, which the next Open drops: all or nothing.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	m.mu.Lock()
+	e, ok := m.ws[id]
+	if ok {
+		delete(m.ws, id)
+	}
+	m.mu.Unlock()
+	if !ok {
+		return NotFound(id)
+	}
+	e.sim.Stop()
+	if err := m.cfg.Engine.DeleteSpaceRecord(ctx, id); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	if err := m.cfg.Engine.DropSpace(ctx, id); err != nil {
+		return err
+	}
+	// A request that held the workspace when it went may write after the
+	// drop: one more pass a moment later, and the next Open, remove it.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		time.Sleep(2 * time.Second) // wall time: requests in flight end
+		if err := m.cfg.Engine.DropSpace(ctx, id); err != nil && !errors.Is(err, context.Canceled) {
+			m.log.Warn("workspace: second drop pass", "workspace", id, "error", err)
+		}
+	}()
+	return nil
+}
+
+// expireLoop deletes, once a minute, the workspaces idle longer than their TTL.
+func (m *Manager) expireLoop(ctx context.Context) {
+	defer m.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.ExpireIdle(ctx)
+		}
+	}
+}
+
+// ExpireIdle deletes the workspaces idle longer than their TTL, now.
+func (m *Manager) ExpireIdle(ctx context.Context) int {
+	now := m.wallNow().UnixNano()
+	var idle []string
+	m.mu.RLock()
+	for id, e := range m.ws {
+		if e.rec.TTL > 0 && now-e.lastUsed.Load() > int64(e.rec.TTL) {
+			idle = append(idle, id)
+		}
+	}
+	m.mu.RUnlock()
+	n := 0
+	for _, id := range idle {
+		if err := m.Delete(ctx, id); err == nil {
+			m.log.Info("workspace expired", "workspace", id)
+			n++
+		}
+	}
+	return n
+}
+
+// Len is how many workspaces the server holds besides the default.
+func (m *Manager) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.ws)
+}
