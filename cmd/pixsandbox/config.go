@@ -39,6 +39,8 @@ type Config struct {
 	// MaxWorkspaces and MaxAccounts bound the workspaces of the server and
 	// the accounts a workspace is created with (docs/workspaces.md).
 	MaxWorkspaces, MaxAccounts int
+	// MaxSnapshotBytes bounds the snapshot a workspace is created from.
+	MaxSnapshotBytes int64
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
@@ -79,6 +81,7 @@ func DefaultConfig() Config {
 		JournalSize:         1000,
 		MaxWorkspaces:       10000,
 		MaxAccounts:         1000,
+		MaxSnapshotBytes:    64 << 20,
 	}
 }
 
@@ -119,7 +122,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL (a receiver that hangs holds only these)")
 	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
-	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with")
+	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
+	fs.Int64Var(&c.MaxSnapshotBytes, "max-snapshot-bytes", c.MaxSnapshotBytes, "the largest snapshot a workspace is created from (POST /_sandbox/workspaces)")
 	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
@@ -164,8 +168,8 @@ func (c Config) Validate() error {
 	if c.CashInWebhook != "RECEIVE" && c.CashInWebhook != "CashIn" {
 		errs = append(errs, fmt.Errorf("--cash-in-webhook must be RECEIVE or CashIn, not %q", c.CashInWebhook))
 	}
-	if c.MaxWorkspaces < 0 || c.MaxAccounts < 1 {
-		errs = append(errs, fmt.Errorf("--max-workspaces must be 0 or more and --max-accounts 1 or more"))
+	if c.MaxWorkspaces < 0 || c.MaxAccounts < 1 || c.MaxSnapshotBytes < 1<<20 {
+		errs = append(errs, fmt.Errorf("--max-workspaces must be 0 or more, --max-accounts 1 or more and --max-snapshot-bytes 1048576 or more"))
 	}
 	if c.JournalSize < 0 || c.JournalSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("--journal-size must be 0 (no journal) to 1000000, not %d", c.JournalSize))

@@ -35,6 +35,19 @@ func MustRunMain(tb testing.TB, edit func(*Config)) *Main {
 
 func call(tb testing.TB, method, url, body string, h map[string]string) (int, map[string]any) {
 	tb.Helper()
+	st, raw := rawCall(tb, method, url, body, h)
+	var out map[string]any
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		tb.Fatalf("%s %s: %d %q", method, url, st, raw)
+	}
+	return st, out
+}
+
+// rawCall returns a request's status and body as text.
+func rawCall(tb testing.TB, method, url, body string, h map[string]string) (int, string) {
+	tb.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	for k, v := range h {
 		req.Header.Set(k, v)
@@ -44,14 +57,8 @@ func call(tb testing.TB, method, url, body string, h map[string]string) (int, ma
 		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out map[string]any
 	raw, _ := io.ReadAll(resp.Body)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		tb.Fatalf("%s %s: %d %q", method, url, resp.StatusCode, raw)
-	}
-	return resp.StatusCode, out
+	return resp.StatusCode, string(raw)
 }
 
 func fixtureToken(tb testing.TB, m *Main) string {

@@ -143,7 +143,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
 		JournalSize: m.Config.JournalSize, Workspaces: spaces}
 	if m.Config.ControlPlane {
-		hcfg.ControlPlane = sandboxapi.WithWorkspaces(m.sim, spaces)
+		cp := sandboxapi.WithWorkspaces(m.sim, spaces)
+		cp.SnapshotLimit = m.Config.MaxSnapshotBytes
+		hcfg.ControlPlane = cp
 	}
 	if m.ln, err = net.Listen("tcp", m.Config.Addr); err != nil {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)

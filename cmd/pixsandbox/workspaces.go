@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
@@ -15,6 +16,27 @@ import (
 type spaceEngine struct{ *badgerstore.Store }
 
 func (e spaceEngine) Space(id string) storage.Store { return e.Store.Space(id) }
+
+func (e spaceEngine) Records(ctx context.Context, id string) ([]workspace.Record, error) {
+	recs, err := e.Store.Records(ctx, id)
+	out := make([]workspace.Record, len(recs))
+	for i, r := range recs {
+		out[i] = workspace.Record{Key: r.Key, Val: r.Val}
+	}
+	return out, err
+}
+
+func (e spaceEngine) ImportSpace(ctx context.Context, id string, records []workspace.Record) error {
+	recs := make([]badgerstore.Record, len(records))
+	for i, r := range records {
+		recs[i] = badgerstore.Record{Key: r.Key, Val: r.Val}
+	}
+	return e.Store.ImportSpace(ctx, id, recs)
+}
+
+func (spaceEngine) CheckRecord(key string, val []byte) error {
+	return badgerstore.CheckRecord(key, val)
+}
 
 // workspaces serves the transport and the control plane from a
 // workspace.Manager.
@@ -42,8 +64,8 @@ func (w workspaces) Sandbox(id string) (sandboxapi.Sandbox, bool) {
 }
 
 func (w workspaces) TokenWorkspace(token string) string { return w.m.TokenWorkspace(token) }
-func (w workspaces) ClientWorkspace(ctx context.Context, clientID string) (string, bool) {
-	return w.m.ClientWorkspace(ctx, clientID)
+func (w workspaces) ClientWorkspaces(ctx context.Context, clientID string) []string {
+	return w.m.ClientWorkspaces(ctx, clientID)
 }
 func (w workspaces) AdminToken(id string) string { return w.m.AdminToken(id) }
 func (w workspaces) CreateWorkspace(ctx context.Context, in pix.NewWorkspace) (pix.CreatedWorkspace, error) {
@@ -56,3 +78,13 @@ func (w workspaces) Workspaces(ctx context.Context, page, size int) ([]pix.Works
 	return w.m.List(ctx, page, size)
 }
 func (w workspaces) DeleteWorkspace(ctx context.Context, id string) error { return w.m.Delete(ctx, id) }
+func (w workspaces) Snapshot(ctx context.Context, id string) (any, error) {
+	return w.m.Snapshot(ctx, id)
+}
+func (w workspaces) CreateFromSnapshot(ctx context.Context, in pix.NewWorkspace, snapshot []byte) (pix.CreatedWorkspace, error) {
+	var s workspace.Snapshot
+	if err := json.Unmarshal(snapshot, &s); err != nil {
+		return pix.CreatedWorkspace{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "snapshot", Message: "is not a snapshot document: " + err.Error()})
+	}
+	return w.m.CreateFromSnapshot(ctx, in, s)
+}

@@ -257,3 +257,176 @@ func TestWorkspaces_BadCreate(t *testing.T) {
 		t.Errorf("default accounts: %d, want the 3 fixture accounts", len(w.Accounts))
 	}
 }
+
+// Snapshot round trip: export a workspace with activity of every kind,
+// delete it, create a workspace from the export, and every route answers as
+// before, with the same credentials; the new workspace goes on from there.
+func TestWorkspaces_SnapshotRoundTrip(t *testing.T) {
+	m := MustRunMain(t, nil)
+	a := createWorkspace(t, m, `{"name":"saved","seed":11,"ttl":"0"}`, nil)
+	tok := a.token(t, m, 0)
+	key := a.Accounts[0]["pixKeys"].([]any)[1].(map[string]any)["key"].(string)
+
+	// Activity: a PIX received and partly refunded, a settled cash-out, a
+	// pending cash-out, a cob, a MED, a scheduled marker job.
+	st, paid := call(t, "POST", a.url(m, "/_sandbox/pix-in"), `{"key":"`+key+`","amount":120}`, nil)
+	if st != http.StatusCreated {
+		t.Fatalf("pix-in: %d %v", st, paid)
+	}
+	e2e := paid["endToEndId"].(string)
+	if st, b := call(t, "PUT", m.URL()+"/pix/"+e2e+"/devolucao/r1", `{"valor":"20.00"}`, bearerH(tok)); st != http.StatusCreated {
+		t.Fatalf("refund: %d %v", st, b)
+	}
+	cashOut := func(ext string) {
+		body := `{"value":12.34,"externalId":"` + ext + `","details":{"key":"52998224725","keyType":"DOCUMENT","name":"Maria","document":"52998224725"}}`
+		if st, b := call(t, "POST", m.URL()+"/api/pix/cash-out", body, bearerH(tok)); st != http.StatusCreated {
+			t.Fatalf("cash-out: %d %v", st, b)
+		}
+	}
+	cashOut("settled-1")
+	if st, _ := call(t, "POST", a.url(m, "/_sandbox/clock/advance"), `{"seconds":10}`, nil); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	cashOut("pending-1")
+	if st, b := call(t, "PUT", m.URL()+"/cob/snapshotcob000000000000001", `{"calendario":{"expiracao":86400},"valor":{"original":"10.00"}}`, bearerH(tok)); st != http.StatusCreated {
+		t.Fatalf("cob: %d %v", st, b)
+	}
+	if st, b := call(t, "POST", a.url(m, "/_sandbox/med"), `{"accountId":1,"endToEndId":"`+e2e+`","cause":"UNAUTHORIZED_TRANSACTION"}`, nil); st != http.StatusCreated {
+		t.Fatalf("med: %d %v", st, b)
+	}
+
+	_, clock := call(t, "GET", a.url(m, "/_sandbox/clock"), "", nil)
+	day := clock["now"].(string)[:10]
+	public := []string{"/api/balance", "/accounts/balances", "/api/transactions?startDate=" + day + "&endDate=" + day,
+		"/api/pix/transactions/pix-key/" + key + "?startDate=" + day + "&endDate=" + day, "/cob/snapshotcob000000000000001",
+		"/pix/" + e2e + "/devolucao/r1", "/api/med"}
+	control := []string{"/_sandbox/clock", "/_sandbox/accounts", "/_sandbox/accounts/1", "/_sandbox/accounts/1/settings",
+		"/_sandbox/jobs", "/_sandbox/webhook-targets?accountId=1", "/_sandbox/invariants", "/_sandbox/dict/keys/" + key,
+		"/_sandbox/transactions/" + paid["transactionId"].(string)}
+	answers := func(w testWorkspace, tok string) map[string]string {
+		out := map[string]string{}
+		for _, p := range public {
+			st, body := rawCall(t, "GET", m.URL()+p, "", bearerH(tok))
+			out[p] = fmt.Sprint(st, " ", body)
+		}
+		for _, p := range control {
+			st, body := rawCall(t, "GET", w.url(m, p), "", nil)
+			out[p] = fmt.Sprint(st, " ", body)
+		}
+		return out
+	}
+	before := answers(a, tok)
+	for p, ans := range before {
+		if !strings.HasPrefix(ans, "200 ") {
+			t.Fatalf("before: GET %s: %s", p, ans)
+		}
+	}
+	for p, want := range map[string]string{public[2]: "pending-1", public[3]: e2e, control[4]: "pixout.settle", public[6]: "UNAUTHORIZED_TRANSACTION"} {
+		if !strings.Contains(before[p], want) {
+			t.Fatalf("before: GET %s does not show %s: %s", p, want, before[p])
+		}
+	}
+
+	st, snap := rawCall(t, "GET", a.url(m, "/_sandbox/snapshot"), "", nil)
+	if st != http.StatusOK {
+		t.Fatalf("snapshot: %d %s", st, snap)
+	}
+	if st, _ := call(t, "DELETE", m.URL()+"/_sandbox/workspaces/"+a.ID, "", nil); st != http.StatusOK {
+		t.Fatal("delete", st)
+	}
+	st, body := rawCall(t, "POST", m.URL()+"/_sandbox/workspaces", `{"name":"restored","snapshot":`+snap+`}`, nil)
+	if st != http.StatusCreated {
+		t.Fatalf("create from the snapshot: %d %s", st, body)
+	}
+	var created map[string]any
+	_ = json.Unmarshal([]byte(body), &created)
+	b := testWorkspace{ID: created["id"].(string), Accounts: a.Accounts}
+	if b.ID == a.ID {
+		t.Fatal("the restored workspace has the exported one's id")
+	}
+	tokB := b.token(t, m, 0) // the same credentials
+	after := answers(b, tokB)
+	for _, p := range append(public, control...) {
+		if before[p] != after[p] {
+			t.Errorf("GET %s differs after the round trip:\nbefore %s\nafter  %s", p, before[p], after[p])
+		}
+	}
+	// The restored workspace goes on: the pending cash-out settles.
+	if st, _ := call(t, "POST", b.url(m, "/_sandbox/clock/advance"), `{"seconds":10}`, nil); st != http.StatusOK {
+		t.Fatal(st)
+	}
+	_, list := call(t, "GET", m.URL()+"/api/transactions?externalId=pending-1&startDate="+day+"&endDate="+day, "", bearerH(tokB))
+	if items := list["data"].([]any); len(items) != 1 || items[0].(map[string]any)["status"] != "Confirmado" {
+		t.Errorf("the pending cash-out after the restored workspace's advance: %v", list["data"])
+	}
+	if st, inv := call(t, "GET", b.url(m, "/_sandbox/invariants"), "", nil); st != http.StatusOK || inv["ok"] != true {
+		t.Errorf("invariants of the restored workspace: %d %v", st, inv)
+	}
+}
+
+// A bad snapshot is a 400 naming the first wrong path, and creates nothing.
+func TestWorkspaces_BadSnapshot(t *testing.T) {
+	m := MustRunMain(t, nil)
+	a := createWorkspace(t, m, `{"accounts":1}`, nil)
+	_, good := rawCall(t, "GET", a.url(m, "/_sandbox/snapshot"), "", nil)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(good), &doc); err != nil {
+		t.Fatal(err)
+	}
+	records := doc["records"].([]any)
+	acct := -1
+	for i, r := range records {
+		if strings.HasPrefix(r.(map[string]any)["k"].(string), "acct/") {
+			acct = i
+		}
+	}
+	edit := func(f func(d map[string]any)) string {
+		var d map[string]any
+		_ = json.Unmarshal([]byte(good), &d)
+		f(d)
+		b, _ := json.Marshal(d)
+		return string(b)
+	}
+	rec := func(d map[string]any, i int) map[string]any { return d["records"].([]any)[i].(map[string]any) }
+	for name, c := range map[string]struct {
+		snap, path string
+	}{
+		"format":        {edit(func(d map[string]any) { d["format"] = "other" }), "snapshot.format"},
+		"version":       {edit(func(d map[string]any) { d["version"] = 2 }), "snapshot.version"},
+		"clock mode":    {edit(func(d map[string]any) { d["workspace"].(map[string]any)["clock"].(map[string]any)["mode"] = "solar" }), "snapshot.workspace.clock.mode"},
+		"foreign key":   {edit(func(d map[string]any) { rec(d, 0)["k"] = "w/x/acct/1" }), "snapshot.records[0]"},
+		"unknown key":   {edit(func(d map[string]any) { rec(d, 0)["k"] = "nothing/1" }), "snapshot.records[0]"},
+		"bad value":     {edit(func(d map[string]any) { rec(d, acct)["v"] = map[string]any{"id": "one"} }), fmt.Sprintf("snapshot.records[%d]", acct)},
+		"bad base64":    {edit(func(d map[string]any) { delete(rec(d, acct), "v"); rec(d, acct)["b"] = "%%%" }), fmt.Sprintf("snapshot.records[%d].b", acct)},
+		"repeated key":  {edit(func(d map[string]any) { d["records"] = append(d["records"].([]any), rec(d, acct)) }), fmt.Sprintf("snapshot.records[%d].k", len(records))},
+		"no clock":      {edit(func(d map[string]any) { d["records"] = []any{rec(d, acct)} }), "snapshot.records"},
+		"not an object": {`"snapshot"`, "snapshot"},
+	} {
+		st, body := rawCall(t, "POST", m.URL()+"/_sandbox/workspaces", `{"snapshot":`+c.snap+`}`, nil)
+		if st != http.StatusBadRequest || !strings.Contains(body, c.path) {
+			t.Errorf("%s: %d %s, want 400 naming %s", name, st, body, c.path)
+		}
+	}
+	if st, body := rawCall(t, "POST", m.URL()+"/_sandbox/workspaces", `{"seed":1,"snapshot":`+good+`}`, nil); st != http.StatusBadRequest {
+		t.Errorf("a seed beside a snapshot: %d %s", st, body)
+	}
+	if _, list := call(t, "GET", m.URL()+"/_sandbox/workspaces", "", nil); fmt.Sprint(list["metadata"].(map[string]any)["total"]) != "1" {
+		t.Errorf("bad snapshots created workspaces: %v", list["metadata"])
+	}
+	// Two copies of one snapshot share client ids: a token request names one.
+	for range 2 {
+		if st, body := rawCall(t, "POST", m.URL()+"/_sandbox/workspaces", `{"snapshot":`+good+`}`, nil); st != http.StatusCreated {
+			t.Fatalf("a copy: %d %s", st, body)
+		}
+	}
+	acc := a.Accounts[0]
+	tokenBody := fmt.Sprintf(`{"clientId":%q,"clientSecret":%q}`, acc["clientId"], acc["clientSecret"])
+	h := map[string]string{"Content-Type": "application/json", "X-SSL-Client-Cert": pix.EncodeCertHeader([]byte(acc["certificate"].(string)))}
+	if st, body := rawCall(t, "POST", m.URL()+"/api/auth/token", tokenBody, h); st != http.StatusUnauthorized || !strings.Contains(body, "X-Sandbox-Workspace") {
+		t.Errorf("a client id of three workspaces without the header: %d %s", st, body)
+	}
+	h["X-Sandbox-Workspace"] = a.ID
+	if st, body := rawCall(t, "POST", m.URL()+"/api/auth/token", tokenBody, h); st != http.StatusCreated {
+		t.Errorf("with the header: %d %s", st, body)
+	}
+}

@@ -68,7 +68,7 @@ func (s *Server) wrap(rt *Route) http.Handler {
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", reqID)
 		rec := &statusRecorder{ResponseWriter: w}
-		r.Body = http.MaxBytesReader(rec, r.Body, maxBody+1)
+		r.Body = http.MaxBytesReader(rec, r.Body, max(rt.BodyLimit, maxBody)+1)
 		jr := s.startJournal(rt, r, rec, start)
 
 		defer func() {

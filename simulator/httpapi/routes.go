@@ -25,6 +25,9 @@ type Route struct {
 	Exclusive bool
 	// NoJournal routes are left out of the request journal (its own routes).
 	NoJournal bool
+	// BodyLimit, when above the default 1 MiB, is the largest body the route
+	// reads (a workspace created from a snapshot); its handler reads it.
+	BodyLimit int64
 	// Handle serves the route; nil answers 501 once authenticated.
 	Handle HandlerFunc
 

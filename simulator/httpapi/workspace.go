@@ -26,9 +26,9 @@ type Workspaces interface {
 	Services(id string) (Services, bool)
 	// TokenWorkspace returns the workspace a bearer token names ("" for the default).
 	TokenWorkspace(token string) string
-	// ClientWorkspace returns the workspace of a client id ("" for the
-	// default), and false when no workspace has it.
-	ClientWorkspace(ctx context.Context, clientID string) (string, bool)
+	// ClientWorkspaces returns the workspaces whose accounts have a client
+	// id ("" for the default): none, one, or each copy of a snapshot.
+	ClientWorkspaces(ctx context.Context, clientID string) []string
 	// AdminToken returns workspace id's own admin token ("" when none).
 	AdminToken(id string) string
 }
@@ -146,22 +146,22 @@ func bearer(r *http.Request) string {
 	return token
 }
 
-// tokenServices returns the services of a token request's client id, checked
-// against WorkspaceHeader when sent.
+// tokenServices returns the services of a token request's client id: the
+// workspace WorkspaceHeader names when sent (which refuses a client id it
+// does not have, as any unknown one), else the one workspace that has it.
 func (s *Server) tokenServices(r *http.Request, clientID string) (Services, error) {
-	if s.ws == nil || clientID == "" {
+	if s.ws == nil || clientID == "" || r.Header.Get(WorkspaceHeader) != "" {
 		return s.svcOf(r), nil
 	}
-	id, found := s.ws.ClientWorkspace(r.Context(), clientID)
-	if !found {
-		// No workspace knows it: the request's own workspace refuses it as
-		// any unknown client id.
-		return s.svcOf(r), nil
+	ids := s.ws.ClientWorkspaces(r.Context(), clientID)
+	switch {
+	case len(ids) == 0:
+		return s.svc, nil // the default refuses it as any unknown client id
+	case len(ids) > 1:
+		return nil, pix.Errorf(pix.KindUnauthorized, pix.CodePubInvalidCredentials,
+			"the clientId is in %d workspaces (created from one snapshot): send %s naming one", len(ids), WorkspaceHeader)
 	}
-	if r.Header.Get(WorkspaceHeader) != "" && pix.WorkspaceOf(r.Context()) != id {
-		return nil, pix.Errorf(pix.KindForbidden, pix.CodePubInvalidCredentials,
-			"the clientId belongs to another workspace than %s names", WorkspaceHeader)
-	}
+	id := ids[0]
 	if id == "" {
 		return s.svc, nil
 	}

@@ -96,15 +96,22 @@ type Workspaces interface {
 	Workspace(ctx context.Context, id string) (pix.WorkspaceInfo, error)
 	Workspaces(ctx context.Context, page, size int) ([]pix.WorkspaceInfo, int)
 	DeleteWorkspace(ctx context.Context, id string) error
+	// Snapshot exports a workspace as one JSON document ("" the default);
+	// CreateFromSnapshot creates a workspace from such a document.
+	Snapshot(ctx context.Context, id string) (any, error)
+	CreateFromSnapshot(ctx context.Context, in pix.NewWorkspace, snapshot []byte) (pix.CreatedWorkspace, error)
 }
 
 // ControlPlane is the /_sandbox control plane over a Sandbox: an
 // httpapi.ControlPlane, mounted by setting it as httpapi.Config.ControlPlane.
 type ControlPlane struct {
-	sandbox Sandbox         // the default workspace's
-	spaces  Workspaces      // nil: one world, no /_sandbox/workspaces routes
-	srv     *httpapi.Server // the server it is mounted on (Mount)
-	log     *slog.Logger
+	sandbox Sandbox    // the default workspace's
+	spaces  Workspaces // nil: one world, no /_sandbox/workspaces routes
+	// SnapshotLimit is the largest creation body (a snapshot) read; 0 takes
+	// DefaultSnapshotLimit. Set it before the control plane is mounted.
+	SnapshotLimit int64
+	srv           *httpapi.Server // the server it is mounted on (Mount)
+	log           *slog.Logger
 	// listeners are the leases of pixsandbox listen (listener.go).
 	listeners *listenerSet
 }

@@ -1,8 +1,10 @@
 package sandboxapi
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +27,8 @@ const workspacePrefix = "/_sandbox/workspaces/{workspace}"
 // control route under workspacePrefix.
 func (cp *ControlPlane) workspaceRoutes(rts []*httpapi.Route) []*httpapi.Route {
 	out := []*httpapi.Route{
-		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, Handle: cp.handleWorkspaceCreate},
+		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, Handle: cp.handleWorkspaceCreate, BodyLimit: cp.snapshotLimit()},
+		{Name: "sandbox.workspaces.snapshot", Method: http.MethodGet, Path: "/_sandbox/workspaces/{workspace}/snapshot", Success: http.StatusOK, Handle: cp.handleWorkspaceSnapshot},
 		{Name: "sandbox.workspaces.list", Method: http.MethodGet, Path: "/_sandbox/workspaces", Success: http.StatusOK, Handle: cp.handleWorkspaceList},
 		{Name: "sandbox.workspaces.get", Method: http.MethodGet, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceGet},
 		{Name: "sandbox.workspaces.delete", Method: http.MethodDelete, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceDelete},
@@ -82,24 +85,59 @@ func newWorkspaceDTO(w pix.WorkspaceInfo) workspaceDTO {
 	return d
 }
 
-func (cp *ControlPlane) handleWorkspaceCreate(r *http.Request) (any, error) {
-	var req struct {
-		Name       *string            `json:"name"`
-		Clock      *string            `json:"clock"`
-		ClockStart *string            `json:"clockStart"`
-		Seed       *strictjson.Number `json:"seed"`
-		Accounts   any                `json:"accounts"`
-		TTL        *string            `json:"ttl"`
-		Snapshot   *struct{}          `json:"snapshot"`
+// DefaultSnapshotLimit is the largest body of a creation when SnapshotLimit
+// is not set.
+const DefaultSnapshotLimit = 64 << 20
+
+func (cp *ControlPlane) snapshotLimit() int64 {
+	if cp.SnapshotLimit > 0 {
+		return cp.SnapshotLimit
 	}
-	if r.ContentLength != 0 {
-		if err := httpapi.DecodeSandboxJSON(r, &req); err != nil && !emptyBody(err) {
-			return nil, err
+	return DefaultSnapshotLimit
+}
+
+// workspaceRequest is a creation's body but its snapshot.
+type workspaceRequest struct {
+	Name       *string            `json:"name"`
+	Clock      *string            `json:"clock"`
+	ClockStart *string            `json:"clockStart"`
+	Seed       *strictjson.Number `json:"seed"`
+	Accounts   any                `json:"accounts"`
+	TTL        *string            `json:"ttl"`
+}
+
+// readWorkspaceRequest reads a creation's body (up to the snapshot limit):
+// its fields strictly, its snapshot as raw JSON for the workspace package.
+func (cp *ControlPlane) readWorkspaceRequest(r *http.Request) (workspaceRequest, json.RawMessage, error) {
+	var req workspaceRequest
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return req, nil, &pix.Error{Kind: pix.KindTooLarge, Code: pix.CodeInvalidRequest,
+			Message:    fmt.Sprintf("request body exceeds %d bytes (--max-snapshot-bytes)", cp.snapshotLimit()),
+			Violations: []pix.Violation{{Field: "body", Message: "too large"}}}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return req, nil, nil // every default
+	}
+	var top map[string]json.RawMessage
+	var snapshot json.RawMessage
+	if json.Unmarshal(data, &top) == nil {
+		if s, ok := top["snapshot"]; ok && string(s) != "null" {
+			snapshot = s
+			delete(top, "snapshot")
+			data, _ = json.Marshal(top)
 		}
 	}
-	if req.Snapshot != nil {
-		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "snapshot",
-			Message: "is not accepted by this version yet: create the workspace and its records through the API"})
+	if vs := strictjson.Decode(data, &req); len(vs) > 0 {
+		return req, nil, pix.Invalid(pix.CodeInvalidRequest, vs...)
+	}
+	return req, snapshot, nil
+}
+
+func (cp *ControlPlane) handleWorkspaceCreate(r *http.Request) (any, error) {
+	req, snapshot, err := cp.readWorkspaceRequest(r)
+	if err != nil {
+		return nil, err
 	}
 	in := pix.NewWorkspace{Name: text(req.Name), Clock: text(req.Clock)}
 	if req.ClockStart != nil {
@@ -139,7 +177,16 @@ func (cp *ControlPlane) handleWorkspaceCreate(r *http.Request) (any, error) {
 		}
 		in.TTL, in.HasTTL = d, true
 	}
-	out, err := cp.spaces.CreateWorkspace(r.Context(), in)
+	var out pix.CreatedWorkspace
+	if snapshot != nil {
+		if req.Clock != nil || req.ClockStart != nil || req.Seed != nil || req.Accounts != nil {
+			return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "snapshot",
+				Message: "brings its own clock, seed and accounts: send only name and ttl beside it"})
+		}
+		out, err = cp.spaces.CreateFromSnapshot(r.Context(), in, snapshot)
+	} else {
+		out, err = cp.spaces.CreateWorkspace(r.Context(), in)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -154,19 +201,10 @@ func (cp *ControlPlane) handleWorkspaceCreate(r *http.Request) (any, error) {
 	return d, nil
 }
 
-// emptyBody reports whether err is the decoder's refusal of an empty body,
-// which a creation takes as "all defaults".
-func emptyBody(err error) bool {
-	var pe *pix.Error
-	if !errors.As(err, &pe) {
-		return false
-	}
-	for _, v := range pe.Violations {
-		if v.Field == "body" && strings.HasPrefix(v.Message, "is required") {
-			return true
-		}
-	}
-	return false
+// handleWorkspaceSnapshot serves GET /_sandbox/workspaces/{workspace}/snapshot:
+// the workspace as one document ("default" exports the default workspace).
+func (cp *ControlPlane) handleWorkspaceSnapshot(r *http.Request) (any, error) {
+	return cp.spaces.Snapshot(r.Context(), pix.WorkspaceOf(r.Context()))
 }
 
 func (cp *ControlPlane) handleWorkspaceList(r *http.Request) (any, error) {

@@ -42,6 +42,12 @@ type Engine interface {
 	PutSpaceRecord(ctx context.Context, id string, rec []byte) error
 	DeleteSpaceRecord(ctx context.Context, id string) error
 	SpaceRecords(ctx context.Context) (map[string][]byte, error)
+	// Records reads every record of workspace id ("" the default) at one
+	// instant; ImportSpace writes records into a new workspace; CheckRecord
+	// says what is wrong with a record of a snapshot.
+	Records(ctx context.Context, id string) ([]Record, error)
+	ImportSpace(ctx context.Context, id string, records []Record) error
+	CheckRecord(key string, val []byte) error
 }
 
 // Limits bound what workspaces may hold (all configurable by serve flags).
@@ -99,7 +105,7 @@ type Manager struct {
 
 	mu      sync.RWMutex
 	ws      map[string]*entry
-	clients map[string]string // client id (lowercase) → workspace id
+	clients map[string][]string // client id (lowercase) → the workspaces that have it (copies of a snapshot share them)
 	runCtx  context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -115,7 +121,7 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	cfg.Limits.Workspaces = cmp.Or(cfg.Limits.Workspaces, DefaultMaxWorkspaces)
 	cfg.Limits.Accounts = cmp.Or(cfg.Limits.Accounts, DefaultMaxAccounts)
-	m := &Manager{cfg: cfg, log: cfg.Logger, ws: map[string]*entry{}, clients: map[string]string{}}
+	m := &Manager{cfg: cfg, log: cfg.Logger, ws: map[string]*entry{}, clients: map[string][]string{}}
 	recs, err := cfg.Engine.SpaceRecords(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("workspaces: read the registry: %w", err)
@@ -248,20 +254,25 @@ func (m *Manager) AdminToken(id string) string {
 // default); the workspace verifies the token.
 func (m *Manager) TokenWorkspace(token string) string { return auth.TokenWorkspace(token) }
 
-// ClientWorkspace returns the workspace whose account has clientID ("" for
-// the default), and false when no workspace has it. Client ids are unique
-// across the server: the fixture accounts of a workspace get fresh ones.
-func (m *Manager) ClientWorkspace(ctx context.Context, clientID string) (string, bool) {
+// ClientWorkspaces returns the workspaces whose accounts have clientID (""
+// for the default), none when no workspace has it. New accounts get fresh
+// client ids, so a client id names one workspace, unless workspaces were
+// created from one snapshot (credentials kept): then it names each copy.
+func (m *Manager) ClientWorkspaces(ctx context.Context, clientID string) []string {
 	key := strings.ToLower(clientID)
 	m.mu.RLock()
-	id, ok := m.clients[key]
-	_, live := m.ws[id]
+	var live []string
+	for _, id := range m.clients[key] {
+		if _, ok := m.ws[id]; ok {
+			live = append(live, id)
+		}
+	}
 	m.mu.RUnlock()
-	if ok && live {
-		return id, true
+	if len(live) > 0 {
+		return live
 	}
 	if found, _ := m.cfg.Default.HasClient(ctx, clientID); found {
-		return "", true
+		return []string{""}
 	}
 	// A miss: accounts created or reset since. Ask each workspace once.
 	m.mu.RLock()
@@ -272,13 +283,15 @@ func (m *Manager) ClientWorkspace(ctx context.Context, clientID string) (string,
 	m.mu.RUnlock()
 	for _, e := range entries {
 		if found, _ := e.sim.HasClient(ctx, clientID); found {
-			m.mu.Lock()
-			m.clients[key] = e.rec.ID
-			m.mu.Unlock()
-			return e.rec.ID, true
+			live = append(live, e.rec.ID)
 		}
 	}
-	return "", false
+	if len(live) > 0 {
+		m.mu.Lock()
+		m.clients[key] = live
+		m.mu.Unlock()
+	}
+	return live
 }
 
 // Create makes a workspace: its simulator, its accounts, then its registry
@@ -289,35 +302,68 @@ func (m *Manager) Create(ctx context.Context, in pix.NewWorkspace) (pix.CreatedW
 	if err != nil {
 		return pix.CreatedWorkspace{}, err
 	}
-	m.mu.Lock()
-	if len(m.ws)+m.creating >= m.cfg.Limits.Workspaces {
-		m.mu.Unlock()
-		return pix.CreatedWorkspace{}, pix.Errorf(pix.KindConflict, pix.CodeInvalidRequest,
-			"the server holds %d workspaces, its limit (--max-workspaces)", m.cfg.Limits.Workspaces)
+	if err := m.reserve(); err != nil {
+		return pix.CreatedWorkspace{}, err
 	}
-	m.creating++
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		m.creating--
-		m.mu.Unlock()
-	}()
+	defer m.release()
 	out, sim, err := m.build(ctx, rec, in)
 	if err != nil {
 		_ = m.cfg.Engine.DropSpace(context.WithoutCancel(ctx), rec.ID)
 		return pix.CreatedWorkspace{}, err
 	}
+	return m.publish(ctx, rec, sim, out)
+}
+
+// reserve counts a creation against the limit of workspaces; release ends it.
+func (m *Manager) reserve() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.ws)+m.creating >= m.cfg.Limits.Workspaces {
+		return pix.Errorf(pix.KindConflict, pix.CodeInvalidRequest,
+			"the server holds %d workspaces, its limit (--max-workspaces)", m.cfg.Limits.Workspaces)
+	}
+	m.creating++
+	return nil
+}
+
+func (m *Manager) release() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.creating--
+}
+
+// publish makes a built workspace reachable: its registry record, written
+// last, then the server's maps, its jobs running. out's accounts are those
+// the creation returns; when it has none, the workspace's accounts are
+// listed (without secrets: a snapshot's clients keep theirs).
+func (m *Manager) publish(ctx context.Context, rec record, sim *simulator.Simulator, out pix.CreatedWorkspace) (pix.CreatedWorkspace, error) {
 	b, _ := json.Marshal(rec)
 	if err := m.cfg.Engine.PutSpaceRecord(ctx, rec.ID, b); err != nil {
 		_ = m.cfg.Engine.DropSpace(context.WithoutCancel(ctx), rec.ID)
 		return pix.CreatedWorkspace{}, err
 	}
+	clients := make([]string, 0, len(out.Accounts))
+	for _, a := range out.Accounts {
+		clients = append(clients, a.ClientID)
+	}
+	if out.Accounts == nil {
+		accts, err := sim.Accounts(ctx)
+		if err != nil {
+			return pix.CreatedWorkspace{}, err
+		}
+		for _, a := range accts {
+			out.Accounts = append(out.Accounts, pix.CreatedAccount{Account: a.Account, ClientID: firstOf(a.ClientIDs),
+				Balance: a.Balance.Available + a.Balance.Blocked})
+			clients = append(clients, a.ClientIDs...)
+		}
+	}
 	e := &entry{rec: rec, sim: sim}
 	e.lastUsed.Store(m.wallNow().UnixNano())
 	m.mu.Lock()
 	m.ws[rec.ID] = e
-	for _, a := range out.Accounts {
-		m.clients[strings.ToLower(a.ClientID)] = rec.ID
+	for _, c := range clients {
+		key := strings.ToLower(c)
+		m.clients[key] = append(m.clients[key], rec.ID)
 	}
 	if m.runCtx != nil {
 		sim.Start(m.runCtx)
@@ -326,6 +372,13 @@ func (m *Manager) Create(ctx context.Context, in pix.NewWorkspace) (pix.CreatedW
 	out.Info = m.info(ctx, e)
 	out.AdminToken = rec.AdminToken
 	return out, nil
+}
+
+func firstOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // build opens the new workspace's simulator and creates its accounts.
