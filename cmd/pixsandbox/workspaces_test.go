@@ -430,3 +430,77 @@ func TestWorkspaces_BadSnapshot(t *testing.T) {
 		t.Errorf("with the header: %d %s", st, body)
 	}
 }
+
+// A token of workspace A walks every public route that names an object, with
+// the identifiers of workspace B's objects: each is a 404 (or an empty
+// listing), creating with B's identifiers is no conflict, and B's objects
+// are as they were.
+func TestWorkspaces_TokenWalk(t *testing.T) {
+	m := MustRunMain(t, nil)
+	b := createWorkspace(t, m, `{"accounts":1,"seed":5}`, nil)
+	a := createWorkspace(t, m, `{"accounts":1,"seed":6}`, nil)
+	tokB, tokA := b.token(t, m, 0), a.token(t, m, 0)
+	keyB := b.Accounts[0]["pixKeys"].([]any)[0].(map[string]any)["key"].(string)
+
+	// B's objects: a cob, a PIX received (refunded once, under MED), a cash-out.
+	cob := "walkcob00000000000000000001"
+	if st, out := call(t, "PUT", m.URL()+"/cob/"+cob, `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`, bearerH(tokB)); st != http.StatusCreated {
+		t.Fatalf("cob: %d %v", st, out)
+	}
+	st, paid := call(t, "POST", b.url(m, "/_sandbox/pix-in"), `{"key":"`+keyB+`","amount":50}`, nil)
+	if st != http.StatusCreated {
+		t.Fatalf("pix-in: %d %v", st, paid)
+	}
+	e2e, txID := paid["endToEndId"].(string), paid["transactionId"].(string)
+	if st, out := call(t, "PUT", m.URL()+"/pix/"+e2e+"/devolucao/r1", `{"valor":"1.00"}`, bearerH(tokB)); st != http.StatusCreated {
+		t.Fatalf("refund: %d %v", st, out)
+	}
+	if st, out := call(t, "POST", b.url(m, "/_sandbox/med"), fmt.Sprintf(`{"accountId":%v,"endToEndId":%q}`, b.Accounts[0]["id"], e2e), nil); st != http.StatusCreated {
+		t.Fatalf("med: %d %v", st, out)
+	}
+	cashOut := `{"value":2.00,"externalId":"b-ext","details":{"key":"52998224725","keyType":"DOCUMENT","name":"Maria","document":"52998224725"}}`
+	if st, out := call(t, "POST", m.URL()+"/api/pix/cash-out", cashOut, bearerH(tokB)); st != http.StatusCreated {
+		t.Fatalf("cash-out: %d %v", st, out)
+	}
+	_, bBefore := rawCall(t, "GET", m.URL()+"/api/transactions", "", bearerH(tokB))
+
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/cob/" + cob, ""},
+		{"PATCH", "/cob/" + cob, `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`},
+		{"GET", "/pix/" + e2e + "/devolucao/r1", ""},
+		{"PUT", "/pix/" + e2e + "/devolucao/r2", `{"valor":"1.00"}`},
+		{"POST", "/api/pix/refund-in/" + txID, `{"refundValue":1.00}`},
+		{"POST", "/api/resend-webhook/" + txID, `{"url":"https://example.com/h"}`},
+		{"POST", "/api/resend-webhook/b-ext", `{"url":"https://example.com/h"}`},
+		{"POST", "/api/resend-webhook/" + e2e, `{"url":"https://example.com/h"}`},
+	} {
+		if st, body := rawCall(t, c.method, m.URL()+c.path, c.body, bearerH(tokA)); st != http.StatusNotFound {
+			t.Errorf("A's token: %s %s = %d %s, want 404", c.method, c.path, st, body)
+		}
+	}
+	for _, p := range []string{"/api/transactions?externalId=b-ext", "/api/transactions?endToEndId=" + e2e, "/api/med",
+		"/api/pix/transactions/pix-key/" + keyB} {
+		st, out := call(t, "GET", m.URL()+p, "", bearerH(tokA))
+		if st == http.StatusOK && len(out["data"].([]any)) != 0 || st != http.StatusOK && st != http.StatusNotFound {
+			t.Errorf("A's token: GET %s = %d %v, want nothing of B's", p, st, out)
+		}
+	}
+	// Creating with B's identifiers is no conflict in A; a transfer to B's key
+	// finds no such key in A's DICT.
+	if st, out := call(t, "PUT", m.URL()+"/cob/"+cob, `{"calendario":{"expiracao":3600},"valor":{"original":"10.00"}}`, bearerH(tokA)); st != http.StatusCreated {
+		t.Errorf("A's cob with B's txid: %d %v", st, out)
+	}
+	if st, out := call(t, "POST", m.URL()+"/api/pix/cash-out", cashOut, bearerH(tokA)); st != http.StatusCreated {
+		t.Errorf("A's cash-out with B's externalId: %d %v", st, out)
+	}
+	transfer := map[string]string{"Authorization": "Bearer " + tokA, "Content-Type": "application/json", "x-idempotency-key": "0b8c5a2e-7f1d-4c3b-9a6e-2d4f8e1c7b90"}
+	if st, out := call(t, "POST", m.URL()+"/dict/pix", `{"pixKey":"`+keyB+`","payment":{"currency":"BRL","amount":1.00}}`, transfer); st != http.StatusUnprocessableEntity {
+		t.Errorf("A's transfer to B's key: %d %v, want 422 (not in A's DICT)", st, out)
+	}
+	if _, bAfter := rawCall(t, "GET", m.URL()+"/api/transactions", "", bearerH(tokB)); bAfter != bBefore {
+		t.Errorf("B's transactions changed:\nbefore %s\nafter  %s", bBefore, bAfter)
+	}
+	if st, out := call(t, "GET", m.URL()+"/cob/"+cob, "", bearerH(tokB)); st != http.StatusOK || out["status"] != "ATIVA" {
+		t.Errorf("B's cob after A's walk: %d %v", st, out["status"])
+	}
+}
