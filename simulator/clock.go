@@ -59,11 +59,17 @@ func (s *Simulator) restoreClock(ctx context.Context, cfg Config) (clock.Settabl
 // saveClock persists the clock as at t (the target of a move in progress), so a
 // crash during the move restarts at t and runs the remaining due jobs at once.
 func (s *Simulator) saveClock(ctx context.Context, t time.Time) error {
+	st := s.clockState(t)
+	return s.store.Update(ctx, func(tx storage.Tx) error { return tx.PutMeta(metaClock, st) })
+}
+
+// clockState is the clock as persisted when it stands (or is moving) at t.
+func (s *Simulator) clockState(t time.Time) clockState {
 	st := clockState{Mode: s.clock.Mode(), Now: t.UTC()}
 	if r, ok := s.clock.(*clock.Real); ok {
 		st.Offset = r.Offset() + t.Sub(r.Now())
 	}
-	return s.store.Update(ctx, func(tx storage.Tx) error { return tx.PutMeta(metaClock, st) })
+	return st
 }
 
 // ClockNow reports the clock.

@@ -191,22 +191,44 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	if s.clock, err = s.restoreClock(ctx, cfg); err != nil {
 		return nil, err
 	}
-	// Persist where the clock starts, so a later start never moves it back.
-	if err := s.saveClock(ctx, s.clock.Now()); err != nil {
-		return nil, err
-	}
-	if s.auth, err = auth.Open(ctx, s.store, s.clock, cfg.Workspace); err != nil {
-		return nil, err
-	}
-	if err := s.reseed(ctx, cfg.Seed); err != nil {
-		return nil, err
-	}
-	if err := s.seedStore(ctx); err != nil {
+	if err := s.start(ctx, cfg); err != nil {
 		return nil, err
 	}
 	s.agenda = agenda.New(cfg.Store, s.clock, cfg.Logger.With("component", "agenda"))
 	s.registerJobs()
 	return s, nil
+}
+
+// start writes, in one store transaction (one synced commit: a workspace's
+// creation is a few of them), what every start writes: where the clock
+// starts, so a later start never moves it back; the token signing key on the
+// first start; the start counter (reseed); and, into a new data dir, the
+// fixture accounts and the DICT directory.
+func (s *Simulator) start(ctx context.Context, cfg Config) error {
+	now := s.clock.Now()
+	var key []byte
+	var starts uint64
+	err := s.store.Update(ctx, func(tx storage.Tx) (err error) {
+		if err := tx.PutMeta(metaClock, s.clockState(now)); err != nil {
+			return err
+		}
+		if key, err = auth.SigningKey(tx); err != nil {
+			return err
+		}
+		if starts, err = nextStart(tx); err != nil {
+			return err
+		}
+		if err := seed.Accounts(tx, s.seedAccts, now); err != nil {
+			return err
+		}
+		return seed.Dict(tx, s.fixtures, s.banks)
+	})
+	if err != nil {
+		return err
+	}
+	s.auth = auth.New(s.store, s.clock, key, cfg.Workspace)
+	s.reseedFrom(cfg.Seed, starts)
+	return nil
 }
 
 // seedStore writes the fixture accounts, then the DICT directory, into a new
@@ -227,18 +249,19 @@ const metaStarts = "starts"
 // data); a restart that replayed it would draw the same end-to-end id suffixes
 // again, in the same minute of a clock restored where it stopped, and name two
 // PIX with one end-to-end id.
-func (s *Simulator) reseed(ctx context.Context, seed uint64) error {
-	var starts uint64
-	err := s.store.Update(ctx, func(tx storage.Tx) error {
-		if _, err := tx.Meta(metaStarts, &starts); err != nil {
-			return err
-		}
-		return tx.PutMeta(metaStarts, starts+1)
-	})
-	if err == nil && starts > 0 {
+func (s *Simulator) reseedFrom(seed, starts uint64) {
+	if starts > 0 {
 		s.faker = gofakeit.NewFaker(rand.NewPCG(seed^starts*0xbf58476d1ce4e5b9, seed^0x9e3779b97f4a7c15^starts), true)
 	}
-	return err
+}
+
+// nextStart counts a start in tx and returns how many came before it.
+func nextStart(tx storage.Tx) (uint64, error) {
+	var starts uint64
+	if _, err := tx.Meta(metaStarts, &starts); err != nil {
+		return 0, err
+	}
+	return starts, tx.PutMeta(metaStarts, starts+1)
 }
 
 // Start runs scheduled jobs in the background: at once those that fell due while

@@ -218,7 +218,7 @@ func runEngineRows(o options, m machine, tmp, base string, f *fixtureSet, pid in
 	for _, row := range []struct {
 		name string
 		run  func(options, machine, string, string, *fixtureSet, int) ([]engineResult, error)
-	}{{"backlog", runBacklogRow}, {"isolation", runIsolationRows}} {
+	}{{"backlog", runBacklogRow}, {"isolation", runIsolationRows}, {"workspaces", runWorkspaceRows}} {
 		if !selected(o.routes, row.name) {
 			continue
 		}

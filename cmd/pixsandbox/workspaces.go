@@ -17,23 +17,6 @@ type spaceEngine struct{ *badgerstore.Store }
 
 func (e spaceEngine) Space(id string) storage.Store { return e.Store.Space(id) }
 
-func (e spaceEngine) Records(ctx context.Context, id string) ([]workspace.Record, error) {
-	recs, err := e.Store.Records(ctx, id)
-	out := make([]workspace.Record, len(recs))
-	for i, r := range recs {
-		out[i] = workspace.Record{Key: r.Key, Val: r.Val}
-	}
-	return out, err
-}
-
-func (e spaceEngine) ImportSpace(ctx context.Context, id string, records []workspace.Record) error {
-	recs := make([]badgerstore.Record, len(records))
-	for i, r := range records {
-		recs[i] = badgerstore.Record{Key: r.Key, Val: r.Val}
-	}
-	return e.Store.ImportSpace(ctx, id, recs)
-}
-
 func (spaceEngine) CheckRecord(key string, val []byte) error {
 	return badgerstore.CheckRecord(key, val)
 }

@@ -43,11 +43,21 @@ type Service struct {
 // "ws" (TokenWorkspace), so a server of many workspaces knows which one
 // verifies a token without a header; each workspace has its own key.
 func Open(ctx context.Context, store storage.Store, c clock.Clock, workspace string) (*Service, error) {
-	key, err := loadSigningKey(ctx, store)
+	var key []byte
+	err := store.Update(ctx, func(tx storage.Tx) (err error) {
+		key, err = SigningKey(tx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, clock: c, signingKey: key, workspace: workspace}, nil
+	return New(store, c, key, workspace), nil
+}
+
+// New returns the Service over store with the signing key key (SigningKey,
+// read in a transaction of the caller's).
+func New(store storage.Store, c clock.Clock, key []byte, workspace string) *Service {
+	return &Service{store: store, clock: c, signingKey: key, workspace: workspace}
 }
 
 // TokenWorkspace returns the workspace a token names in its "ws" claim,
@@ -77,22 +87,19 @@ type tokenClaims struct {
 	jwt.RegisteredClaims
 }
 
-// loadSigningKey returns the HMAC key that signs access tokens, creating it on
-// first start. It lives in the data dir, so tokens survive a restart.
-func loadSigningKey(ctx context.Context, store storage.Store) ([]byte, error) {
+// SigningKey returns the HMAC key that signs access tokens, creating it in tx
+// on the first start. It lives in the data dir, so tokens survive a restart.
+func SigningKey(tx storage.Tx) ([]byte, error) {
 	var key []byte
-	err := store.Update(ctx, func(tx storage.Tx) error {
-		ok, err := tx.Meta(metaSigningKey, &key)
-		if err != nil || ok {
-			return err
-		}
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return err
-		}
-		return tx.PutMeta(metaSigningKey, key)
-	})
-	return key, err
+	ok, err := tx.Meta(metaSigningKey, &key)
+	if err != nil || ok {
+		return key, err
+	}
+	key = make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	return key, tx.PutMeta(metaSigningKey, key)
 }
 
 // IssueToken checks a token request and issues an access token.

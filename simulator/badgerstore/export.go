@@ -12,6 +12,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore/storecodec"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
@@ -25,15 +26,9 @@ import (
 // indexes and counters, charges, refunds, MEDs, targets, deliveries, pending
 // jobs, its sequences and its clock — comes back as it was.
 
-// Record is one stored key and value of a workspace.
-type Record struct {
-	Key string
-	Val []byte
-}
-
 // Records returns every record of workspace id ("" for the default, less the
 // schema version, which belongs to the data directory) in key order.
-func (s *Store) Records(ctx context.Context, id string) ([]Record, error) {
+func (s *Store) Records(ctx context.Context, id string) ([]storage.Record, error) {
 	v := s.root()
 	if id != "" {
 		v = s.Space(id)
@@ -42,7 +37,7 @@ func (s *Store) Records(ctx context.Context, id string) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Record
+	var out []storage.Record
 	err = s.db.View(func(txn *badger.Txn) error {
 		for _, p := range prefixes {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 100})
@@ -60,7 +55,7 @@ func (s *Store) Records(ctx context.Context, id string) ([]Record, error) {
 					it.Close()
 					return err
 				}
-				out = append(out, Record{Key: k, Val: val})
+				out = append(out, storage.Record{Key: k, Val: val})
 			}
 			it.Close()
 		}
@@ -76,7 +71,7 @@ const importBatch = 2000
 // writer operation. The workspace must be new (no key); the caller makes it
 // reachable only once ImportSpace returned (and drops it on an error), so a
 // crash halfway leaves keys that no registry record names.
-func (s *Store) ImportSpace(ctx context.Context, id string, records []Record) error {
+func (s *Store) ImportSpace(ctx context.Context, id string, records []storage.Record) error {
 	v := s.Space(id)
 	for len(records) > 0 {
 		n := min(len(records), importBatch)

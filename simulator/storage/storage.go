@@ -17,6 +17,13 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
+// Record is one stored key of a workspace and its value, as stored: what a
+// workspace's snapshot carries (badgerstore's Records and ImportSpace).
+type Record struct {
+	Key string
+	Val []byte
+}
+
 // ErrNotFound reports a record that does not exist.
 var ErrNotFound = errors.New("storage: not found")
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // A snapshot is a whole workspace as one JSON document (docs/workspaces.md):
@@ -65,13 +66,6 @@ type SnapshotRecord struct {
 	Bytes *string         `json:"b,omitempty"`
 }
 
-// Record is a stored key and value of a workspace, as the Engine reads and
-// writes them.
-type Record struct {
-	Key string
-	Val []byte
-}
-
 // Snapshot exports workspace id ("" or "default" for the default) as one
 // document, read at one instant of the store.
 func (m *Manager) Snapshot(ctx context.Context, id string) (Snapshot, error) {
@@ -105,7 +99,7 @@ func (m *Manager) Snapshot(ctx context.Context, id string) (Snapshot, error) {
 	return out, nil
 }
 
-func encodeRecord(r Record) SnapshotRecord {
+func encodeRecord(r storage.Record) SnapshotRecord {
 	if len(r.Val) > 0 && json.Valid(r.Val) && !binaryKey(r.Key) {
 		return SnapshotRecord{Key: r.Key, Value: json.RawMessage(r.Val)}
 	}
@@ -124,7 +118,7 @@ func snapshotInvalid(path, format string, args ...any) error {
 
 // checkSnapshot validates the whole document before anything is written and
 // returns its records; the error names the first wrong path.
-func (m *Manager) checkSnapshot(s Snapshot) ([]Record, error) {
+func (m *Manager) checkSnapshot(s Snapshot) ([]storage.Record, error) {
 	switch {
 	case s.Format != SnapshotFormat:
 		return nil, snapshotInvalid("snapshot.format", "must be %q", SnapshotFormat)
@@ -144,7 +138,7 @@ func (m *Manager) checkSnapshot(s Snapshot) ([]Record, error) {
 			return nil, snapshotInvalid("snapshot.workspace.ttl", `must be a duration such as "24h" or "0s"`)
 		}
 	}
-	out := make([]Record, 0, len(s.Records))
+	out := make([]storage.Record, 0, len(s.Records))
 	seen := make(map[string]bool, len(s.Records))
 	accounts := 0
 	for i, r := range s.Records {
@@ -174,7 +168,7 @@ func (m *Manager) checkSnapshot(s Snapshot) ([]Record, error) {
 				return nil, snapshotInvalid(path, "the snapshot holds more than %d accounts (--max-accounts)", m.cfg.Limits.Accounts)
 			}
 		}
-		out = append(out, Record{Key: r.Key, Val: val})
+		out = append(out, storage.Record{Key: r.Key, Val: val})
 	}
 	if !seen["meta/clock"] {
 		return nil, snapshotInvalid("snapshot.records", `must hold the workspace's clock (the record "meta/clock")`)

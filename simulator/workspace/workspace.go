@@ -45,8 +45,8 @@ type Engine interface {
 	// Records reads every record of workspace id ("" the default) at one
 	// instant; ImportSpace writes records into a new workspace; CheckRecord
 	// says what is wrong with a record of a snapshot.
-	Records(ctx context.Context, id string) ([]Record, error)
-	ImportSpace(ctx context.Context, id string, records []Record) error
+	Records(ctx context.Context, id string) ([]storage.Record, error)
+	ImportSpace(ctx context.Context, id string, records []storage.Record) error
 	CheckRecord(key string, val []byte) error
 }
 
@@ -109,6 +109,13 @@ type Manager struct {
 	runCtx  context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+	// drops deletes the keys of deleted workspaces in the background
+	// (dropLater); Stop cancels it, and the next Open finishes the work.
+	dropCtx  context.Context
+	dropStop context.CancelFunc
+	drops    sync.WaitGroup
+	stopping chan struct{} // closed by Stop: second drop passes are skipped
+	stopOnce sync.Once
 	// creating counts creations under way, so the limit holds for them too.
 	creating int
 }
@@ -122,6 +129,8 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	cfg.Limits.Workspaces = cmp.Or(cfg.Limits.Workspaces, DefaultMaxWorkspaces)
 	cfg.Limits.Accounts = cmp.Or(cfg.Limits.Accounts, DefaultMaxAccounts)
 	m := &Manager{cfg: cfg, log: cfg.Logger, ws: map[string]*entry{}, clients: map[string][]string{}}
+	m.dropCtx, m.dropStop = context.WithCancel(context.WithoutCancel(ctx))
+	m.stopping = make(chan struct{})
 	recs, err := cfg.Engine.SpaceRecords(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("workspaces: read the registry: %w", err)
@@ -133,9 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	for _, id := range spaces {
 		if _, ok := recs[id]; !ok {
 			m.log.Info("workspace: dropping the keys of an unfinished creation or deletion", "workspace", id)
-			if err := cfg.Engine.DropSpace(ctx, id); err != nil {
-				return nil, err
-			}
+			m.dropLater(id)
 		}
 	}
 	ids := make([]string, 0, len(recs))
@@ -207,6 +214,14 @@ func (m *Manager) Stop() {
 	}
 	m.runCtx = nil
 	m.mu.Unlock()
+	m.stopOnce.Do(func() { close(m.stopping) })
+	// Deletions under way get a while to finish; what is left then, the
+	// next Open drops.
+	wait, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = m.WaitDropped(wait)
+	cancel()
+	m.dropStop()
+	m.drops.Wait()
 	m.wg.Wait()
 	for _, s := range sims {
 		s.Stop()
@@ -533,10 +548,12 @@ func (m *Manager) List(ctx context.Context, page, size int) ([]pix.WorkspaceInfo
 	return out, total
 }
 
-// Delete removes workspace id: it is unreachable at once (its record goes
-// first, in one write), its jobs stop, then its keys are deleted in batches
-// that share the writer with other workspaces. A crash in between leaves
-// keys without a record, which the next Open drops: all or nothing.
+// Delete removes workspace id: it is gone once Delete returns (its registry
+// record goes first, in one synced write; its tokens and routes answer as
+// for an unknown workspace), its jobs stop, and its keys are deleted in the
+// background, in batches that share the writer with the other workspaces. A
+// crash before they are gone leaves keys without a record, which the next
+// Open drops: all or nothing.
 func (m *Manager) Delete(ctx context.Context, id string) error {
 	m.mu.Lock()
 	e, ok := m.ws[id]
@@ -551,21 +568,46 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err := m.cfg.Engine.DeleteSpaceRecord(ctx, id); err != nil {
 		return err
 	}
-	ctx = context.WithoutCancel(ctx)
-	if err := m.cfg.Engine.DropSpace(ctx, id); err != nil {
-		return err
-	}
-	// A request that held the workspace when it went may write after the
-	// drop: one more pass a moment later, and the next Open, remove it.
-	m.wg.Add(1)
+	m.dropLater(id)
+	return nil
+}
+
+// dropLater deletes the keys of workspace id in the background; a second
+// pass a moment later removes what a request that held the workspace when
+// it went may have written after the first.
+func (m *Manager) dropLater(id string) {
+	m.drops.Add(1)
 	go func() {
-		defer m.wg.Done()
-		time.Sleep(2 * time.Second) // wall time: requests in flight end
-		if err := m.cfg.Engine.DropSpace(ctx, id); err != nil && !errors.Is(err, context.Canceled) {
-			m.log.Warn("workspace: second drop pass", "workspace", id, "error", err)
+		defer m.drops.Done()
+		for pass := range 2 {
+			if pass > 0 {
+				select {
+				case <-m.stopping:
+					return // the next Open drops what is left
+				case <-time.After(2 * time.Second): // wall time: requests in flight end
+				}
+			}
+			if err := m.cfg.Engine.DropSpace(m.dropCtx, id); err != nil {
+				if !errors.Is(err, context.Canceled) {
+					m.log.Warn("workspace: dropping its keys", "workspace", id, "error", err)
+				}
+				return
+			}
 		}
 	}()
-	return nil
+}
+
+// WaitDropped waits until the keys of the deleted workspaces are gone (or
+// ctx ends).
+func (m *Manager) WaitDropped(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { m.drops.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // expireLoop deletes, once a minute, the workspaces idle longer than their TTL.
