@@ -25,8 +25,8 @@ const workspacePrefix = "/_sandbox/workspaces/{workspace}"
 // control route under workspacePrefix.
 func (cp *ControlPlane) workspaceRoutes(rts []*httpapi.Route) []*httpapi.Route {
 	out := []*httpapi.Route{
-		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, Handle: cp.handleWorkspaceCreate},
-		{Name: "sandbox.workspaces.list", Method: http.MethodGet, Path: "/_sandbox/workspaces", Success: http.StatusOK, Handle: cp.handleWorkspaceList},
+		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, ServerWide: true, Handle: cp.handleWorkspaceCreate},
+		{Name: "sandbox.workspaces.list", Method: http.MethodGet, Path: "/_sandbox/workspaces", Success: http.StatusOK, ServerWide: true, Handle: cp.handleWorkspaceList},
 		{Name: "sandbox.workspaces.get", Method: http.MethodGet, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceGet},
 		{Name: "sandbox.workspaces.delete", Method: http.MethodDelete, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceDelete},
 	}
