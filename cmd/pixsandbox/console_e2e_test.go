@@ -43,10 +43,7 @@ func TestConsoleE2E(t *testing.T) {
 
 	// Every wait below is bounded: the whole test by this deadline (it also
 	// ends the browser), each step by a shorter one.
-	root, cancelRoot := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome)
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 3*time.Minute)
 	tab, step, text, attr, tid := b.tab, b.step, b.text, b.attr, e2eTestID
 
 	start := time.Now() // wall time: the test's own runtime, logged
@@ -160,7 +157,7 @@ func TestConsoleE2E(t *testing.T) {
 	// The receiver got the RECEIVE webhook of this charge (data.id is the
 	// charge's transactionId).
 	data := func(h e2eWebhook) map[string]any { d, _ := h.body["data"].(map[string]any); return d }
-	hook, ok := recv.wait(root, 10*time.Second, func(h e2eWebhook) bool { return fmt.Sprint(data(h)["id"]) == txID })
+	hook, ok := recv.wait(tab, 10*time.Second, func(h e2eWebhook) bool { return fmt.Sprint(data(h)["id"]) == txID })
 	if !ok {
 		t.Fatalf("the receiver got no webhook for transaction %s; got %d other(s)", txID, recv.count())
 	}
@@ -172,10 +169,7 @@ func TestConsoleE2E(t *testing.T) {
 	}
 
 	// Nothing went wrong on the way that the page showed or threw.
-	if n := countErrors(t, tab); n != 0 {
-		t.Errorf("the console shows %d error(s)%s", n, pageErrors(tab))
-	}
-	b.checkConsole()
+	b.checkNoErrors()
 	t.Logf("console flow took %s in the browser", time.Since(start).Round(time.Millisecond))
 }
 
@@ -185,10 +179,7 @@ func TestConsoleE2E(t *testing.T) {
 func TestConsoleE2E_AdminToken(t *testing.T) {
 	chrome := findChromium(t)
 	m := runE2EMain(t, "e2e-admin-secret")
-	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome)
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 2*time.Minute)
 	tid := e2eTestID
 
 	b.step("open the console without the admin token", 30*time.Second,
@@ -216,6 +207,249 @@ func TestConsoleE2E_AdminToken(t *testing.T) {
 	}
 }
 
+// TestConsoleE2E_Workspaces drives the workspace picker: create a workspace
+// from it, switch to it, see its own accounts and clock, advance its clock
+// while the default workspace's stays where it was, see its requests in the
+// journal, switch back, open a link naming it, and delete it after the
+// confirmation.
+func TestConsoleE2E_Workspaces(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "")
+	b := openE2EBrowser(t, chrome, 3*time.Minute)
+	tid := e2eTestID
+
+	var defaultClock e2eClock
+	e2eControl(t, m, http.MethodGet, "/_sandbox/clock", nil, http.StatusOK, &defaultClock)
+	b.step("open the console on the default workspace", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-3"))),
+	)
+	if got := b.value(tid("workspace-select")); got != "default" {
+		t.Errorf("workspace picker shows %q, want default", got)
+	}
+	if got := b.text(tid("clock-now")); got != defaultClock.Now {
+		t.Errorf("default clock shown %q, want %q", got, defaultClock.Now)
+	}
+
+	b.step("create a workspace from the picker", 30*time.Second,
+		chromedp.Click(chromedp.CSS(tid("workspace-new"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("workspace-create-form"))),
+		chromedp.SetValue(chromedp.CSS(tid("workspace-create-name")), "e2e-ws"),
+		chromedp.SetValue(chromedp.CSS(tid("workspace-create-accounts")), "2"),
+	)
+	b.shot("create-form")
+	b.step("submit the creation", 30*time.Second,
+		chromedp.Click(chromedp.CSS(tid("workspace-create-submit"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("workspace-created"))),
+		chromedp.WaitNotVisible(chromedp.CSS(tid("workspace-create-form"))),
+	)
+	ws := e2eWorkspaceNamed(t, m, "e2e-ws")
+	var accounts struct {
+		Accounts []struct {
+			ID        int64    `json:"id"`
+			ClientIDs []string `json:"clientIds"`
+		} `json:"accounts"`
+	}
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces/"+ws+"/accounts", nil, http.StatusOK, &accounts)
+	if len(accounts.Accounts) != 2 {
+		t.Fatalf("the workspace created from the picker has %d account(s), want 2", len(accounts.Accounts))
+	}
+	first := fmt.Sprint(accounts.Accounts[0].ID)
+	b.step("switch to it", 30*time.Second,
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-"+first))),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll('[data-testid^="account-row-"]').length === 2`, chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	b.shot("workspace-created")
+	if got := b.value(tid("workspace-select")); got != ws {
+		t.Errorf("workspace picker shows %q, want the new workspace %s", got, ws)
+	}
+	if got := b.eval(`location.hash`); got != "#workspace="+ws {
+		t.Errorf("URL fragment %q, want #workspace=%s", got, ws)
+	}
+	if got := b.eval(`sessionStorage.getItem('pixsandbox.console.adminToken.` + ws + `') || ''`); !strings.HasPrefix(got, "wst_") {
+		t.Errorf("the new workspace's admin token is not kept in sessionStorage: %q", got)
+	}
+	if got := b.text(tid("workspace-created-token")); !strings.HasPrefix(got, "wst_") {
+		t.Errorf("the creation box shows admin token %q", got)
+	}
+	for _, a := range accounts.Accounts {
+		row := b.text(tid(fmt.Sprintf("account-row-%d", a.ID)))
+		for _, id := range a.ClientIDs {
+			if !strings.Contains(row, id) {
+				t.Errorf("account %d's row %q lacks its client id %s", a.ID, row, id)
+			}
+		}
+	}
+	var wsClock e2eClock
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces/"+ws+"/clock", nil, http.StatusOK, &wsClock)
+	b.step("read its clock", 10*time.Second, b.waitText(tid("clock-now"), wsClock.Now))
+
+	b.step("advance its clock by a day", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("clock-advance-86400"))),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="clock-result"]').textContent.startsWith('Advanced')`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	var advanced, defaultAfter e2eClock
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces/"+ws+"/clock", nil, http.StatusOK, &advanced)
+	e2eControl(t, m, http.MethodGet, "/_sandbox/clock", nil, http.StatusOK, &defaultAfter)
+	if advanced.Now == wsClock.Now {
+		t.Errorf("the workspace's clock did not move: %s", advanced.Now)
+	}
+	if got := b.text(tid("clock-now")); got != advanced.Now {
+		t.Errorf("clock shown after +1 day %q, want the workspace's %q", got, advanced.Now)
+	}
+	if defaultAfter.Now != defaultClock.Now {
+		t.Errorf("the default workspace's clock moved with the workspace's: %s, was %s", defaultAfter.Now, defaultClock.Now)
+	}
+
+	b.step("see the workspace's requests", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("tab-requests"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("request-row"))),
+	)
+	if other := b.eval(`String(document.querySelectorAll('[data-testid="request-row"]:not([data-workspace="` + ws + `"])').length)`); other != "0" {
+		t.Errorf("the Requests tab of the workspace lists %s request(s) of another workspace", other)
+	}
+	if got := b.eval(`String(document.querySelector('[data-testid="requests-filter-workspace"]').disabled)`); got != "true" {
+		t.Errorf("the Requests tab offers every workspace's requests from a workspace (disabled=%s)", got)
+	}
+
+	b.step("switch back to the default workspace", 30*time.Second,
+		b.choose(tid("workspace-select"), "default"),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-3"))),
+		b.waitText(tid("clock-now"), defaultClock.Now),
+	)
+	b.shot("default-again")
+	if got := b.eval(`location.hash + ' ' + localStorage.getItem('pixsandbox.console.workspace')`); got != "#workspace=default default" {
+		t.Errorf("URL fragment and localStorage: %q, want the default workspace", got)
+	}
+	b.step("list every workspace's requests", 20*time.Second,
+		b.choose(tid("requests-filter-workspace"), "all"),
+		chromedp.WaitVisible(chromedp.CSS(tid("request-row")+`[data-workspace="`+ws+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("request-row")+`[data-workspace="default"]`)),
+	)
+	b.shot("requests-all")
+	if got := b.text(tid("request-row") + `[data-workspace="` + ws + `"] ` + tid("request-workspace")); !strings.Contains(got, "e2e-ws") {
+		t.Errorf("a request of the workspace is labelled %q, want its name", got)
+	}
+
+	b.step("open a link naming the workspace", 30*time.Second,
+		chromedp.Navigate("about:blank"),
+		chromedp.Navigate(m.URL()+"/_sandbox/console#workspace="+ws),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-"+first))),
+		b.waitText(tid("clock-now"), advanced.Now),
+	)
+	if got := b.value(tid("workspace-select")); got != ws {
+		t.Errorf("workspace picker shows %q after opening the link, want %s", got, ws)
+	}
+
+	b.step("ask to delete it, and keep it", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("workspace-delete"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("workspace-delete-confirm"))),
+	)
+	b.shot("delete-confirm")
+	if q := b.text(tid("workspace-delete-question")); !strings.Contains(q, "e2e-ws") {
+		t.Errorf("the confirmation %q does not name the workspace", q)
+	}
+	b.step("keep it", 10*time.Second,
+		chromedp.Click(chromedp.CSS(tid("workspace-delete-no"))),
+		chromedp.WaitNotVisible(chromedp.CSS(tid("workspace-delete-confirm"))),
+	)
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces/"+ws, nil, http.StatusOK, nil)
+	b.step("delete it", 30*time.Second,
+		chromedp.Click(chromedp.CSS(tid("workspace-delete"))),
+		chromedp.Click(chromedp.CSS(tid("workspace-delete-yes"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-3"))),
+		b.waitText(tid("clock-now"), defaultClock.Now),
+	)
+	if got := b.value(tid("workspace-select")); got != "default" {
+		t.Errorf("workspace picker shows %q after the deletion, want default", got)
+	}
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces/"+ws, nil, http.StatusNotFound, nil)
+
+	b.checkNoErrors()
+}
+
+// TestConsoleE2E_WorkspaceAdminToken opens a workspace's console on a server
+// run with --admin-token, knowing only that workspace's own admin token: the
+// workspace's control routes open, and the picker, which cannot list the
+// workspaces without the server's token, shows the current one alone until
+// the server's token is entered.
+func TestConsoleE2E_WorkspaceAdminToken(t *testing.T) {
+	chrome := findChromium(t)
+	m := runE2EMain(t, "e2e-admin-secret")
+	var ws struct {
+		ID         string `json:"id"`
+		AdminToken string `json:"adminToken"`
+	}
+	e2eControl(t, m, http.MethodPost, "/_sandbox/workspaces", map[string]any{"name": "mine", "accounts": 1}, http.StatusCreated, &ws)
+	e2eControl(t, m, http.MethodPost, "/_sandbox/workspaces", map[string]any{"name": "theirs", "accounts": "none"}, http.StatusCreated, nil)
+	b := openE2EBrowser(t, chrome, 2*time.Minute)
+	tid := e2eTestID
+
+	b.step("open the workspace's console without a token", 30*time.Second,
+		chromedp.Navigate(m.URL()+"/_sandbox/console#workspace="+ws.ID),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("admin-token-required"))),
+	)
+	b.step("enter the workspace's own admin token", 30*time.Second,
+		b.choose(tid("admin-token-scope"), "workspace"),
+		chromedp.SetValue(chromedp.CSS(tid("admin-token-input")), ws.AdminToken),
+		chromedp.Click(chromedp.CSS(tid("admin-token-save"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1000"))),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="workspace-list-status"]').textContent.includes("server's admin token")`,
+			chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	b.shot("workspace-token")
+	if got := b.eval(`Array.from(document.querySelector('[data-testid="workspace-select"]').options, (o) => o.value).join(' ')`); got != "default "+ws.ID {
+		t.Errorf("picker options with the workspace's token only: %q, want the default and the current workspace", got)
+	}
+	if got := b.eval(`sessionStorage.getItem('pixsandbox.console.adminToken') || ''`); got != "" {
+		t.Errorf("the workspace's token was kept as the server's: %q", got)
+	}
+	b.step("select its account", 20*time.Second,
+		chromedp.Click(chromedp.CSS(tid("account-select-1000"))),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1000")+`.selected`)),
+	)
+
+	b.step("enter the server's admin token", 30*time.Second,
+		b.choose(tid("admin-token-scope"), "server"),
+		chromedp.SetValue(chromedp.CSS(tid("admin-token-input")), "e2e-admin-secret"),
+		chromedp.Click(chromedp.CSS(tid("admin-token-save"))),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="workspace-select"]').options.length === 3`,
+			chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if got := b.text(tid("workspace-list-status")); got != "" {
+		t.Errorf("list status with the server's token: %q, want none", got)
+	}
+	// The 401s shown before the tokens went with them.
+	if n := countErrors(t, b.tab); n != 0 {
+		t.Errorf("the console shows %d error(s) once the tokens are entered%s", n, pageErrors(b.tab))
+	}
+}
+
+// e2eClock is the answer of GET /_sandbox/clock.
+type e2eClock struct {
+	Now string `json:"now"`
+}
+
+// e2eWorkspaceNamed returns the id of m's workspace named name.
+func e2eWorkspaceNamed(t *testing.T, m *Main, name string) string {
+	t.Helper()
+	var list struct {
+		Data []struct{ ID, Name string } `json:"data"`
+	}
+	e2eControl(t, m, http.MethodGet, "/_sandbox/workspaces", nil, http.StatusOK, &list)
+	for _, w := range list.Data {
+		if w.Name == name {
+			return w.ID
+		}
+	}
+	t.Fatalf("no workspace named %q: %+v", name, list.Data)
+	return ""
+}
+
 // runE2EMain runs the serve command in-process, as TestConformance does: in
 // memory, virtual clock, 127.0.0.1:0, with adminToken when not empty.
 func runE2EMain(t *testing.T, adminToken string) *Main {
@@ -241,6 +475,18 @@ type e2eBrowser struct {
 
 	mu       sync.Mutex
 	messages []string
+}
+
+// openE2EBrowser starts Chromium for a test that must end within d (the
+// deadline also ends the browser); the browser is closed, and a failure's
+// artifacts kept, when the test ends.
+func openE2EBrowser(t *testing.T, chrome string, d time.Duration, extra ...chromedp.ExecAllocatorOption) *e2eBrowser {
+	t.Helper()
+	root, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	b := startE2EBrowser(t, root, chrome, extra...)
+	t.Cleanup(b.finish)
+	return b
 }
 
 // startE2EBrowser starts Chromium under root's deadline, with the flags CI
@@ -292,6 +538,16 @@ func (b *e2eBrowser) finish() {
 	}
 }
 
+// checkNoErrors fails the test for any error the console shows, and any
+// exception or error the page logged.
+func (b *e2eBrowser) checkNoErrors() {
+	b.t.Helper()
+	if n := countErrors(b.t, b.tab); n != 0 {
+		b.t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
+	}
+	b.checkConsole()
+}
+
 // checkConsole fails the test for any exception or error the page logged.
 func (b *e2eBrowser) checkConsole() {
 	b.t.Helper()
@@ -324,6 +580,55 @@ func (b *e2eBrowser) text(sel string) string {
 func (b *e2eBrowser) attr(sel, name string) string {
 	b.t.Helper()
 	return evalString(b.t, b.tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e ? e.getAttribute(`+jsString(name)+`) ?? '' : null; })()`, sel+"["+name+"]")
+}
+
+// value reads a form field's value.
+func (b *e2eBrowser) value(sel string) string {
+	b.t.Helper()
+	return b.eval(`(() => { const e = document.querySelector(` + jsString(sel) + `); return e ? e.value : null; })()`)
+}
+
+// eval evaluates a JavaScript expression that yields a string.
+func (b *e2eBrowser) eval(expr string) string {
+	b.t.Helper()
+	return evalString(b.t, b.tab, expr, expr)
+}
+
+// choose selects value in a <select> as a user does: the page hears the
+// change.
+func (b *e2eBrowser) choose(sel, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`(() => { const e = document.querySelector(`+jsString(sel)+`);
+		if (!e || e.disabled || !Array.from(e.options).some((o) => o.value === `+jsString(value)+` && !o.disabled)) { return false; }
+		e.value = `+jsString(value)+`; e.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`,
+		chromedp.WithPollingTimeout(10*time.Second))
+}
+
+// waitText waits until the element's text is want.
+func (b *e2eBrowser) waitText(sel, want string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`(() => { const e = document.querySelector(`+jsString(sel)+`); return e !== null && e.textContent.trim() === `+jsString(want)+`; })()`,
+		chromedp.WithPollingTimeout(20*time.Second))
+}
+
+// shot keeps a screenshot named name in $PIXSANDBOX_E2E_SHOTS, when set: a
+// way to look at the console as the test sees it.
+func (b *e2eBrowser) shot(name string) {
+	b.t.Helper()
+	dir := os.Getenv("PIXSANDBOX_E2E_SHOTS")
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.tab, 15*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, b.t.Name()+"-"+name+".png"), png, 0o644)
+	}
+	if err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+	}
 }
 
 // findChromium returns the browser to drive, failing with how to install one.

@@ -29,10 +29,7 @@ func TestConsoleE2E_Requests(t *testing.T) {
 	}
 	txID := ci["transactionId"].(string)
 
-	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome)
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 2*time.Minute)
 	tid := e2eTestID
 	tokenRow := tid("request-row") + `[data-path="/api/auth/token"]`
 	b.step("open the Requests tab", 30*time.Second,
@@ -78,10 +75,7 @@ func TestConsoleE2E_Requests(t *testing.T) {
 	if n := evalString(t, b.tab, `String(document.querySelectorAll(`+jsString(tid("request-list")+" "+tokenRow)+`).length)`, "token rows"); n != "0" {
 		t.Errorf("the token request is listed among the transaction's requests")
 	}
-	if n := countErrors(t, b.tab); n != 0 {
-		t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
-	}
-	b.checkConsole()
+	b.checkNoErrors()
 }
 
 // TestConsoleE2E_DocsOffline: /_sandbox/docs renders in Chromium with every host
@@ -90,10 +84,7 @@ func TestConsoleE2E_Requests(t *testing.T) {
 func TestConsoleE2E_DocsOffline(t *testing.T) {
 	chrome := findChromium(t)
 	m := runE2EMain(t, "")
-	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"))
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 2*time.Minute, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"))
 	b.step("open the API reference", 30*time.Second,
 		chromedp.Navigate(m.URL()+"/_sandbox/docs"),
 		chromedp.WaitVisible(chromedp.CSS(`#op-authToken`)),
@@ -146,10 +137,7 @@ func TestConsoleE2E_AccountsAndMED(t *testing.T) {
 	var med map[string]any
 	e2eControl(t, m, http.MethodPost, "/_sandbox/med", map[string]any{"accountId": 1, "endToEndId": in.EndToEndID}, http.StatusCreated, &med)
 
-	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome)
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 2*time.Minute)
 	tid := e2eTestID
 	b.step("open the console", 30*time.Second,
 		chromedp.Navigate(m.URL()+"/_sandbox/console"),
@@ -204,10 +192,7 @@ func TestConsoleE2E_AccountsAndMED(t *testing.T) {
 			t.Errorf("APPROVED MED: %s disabled = %s, want %s", button, got, want)
 		}
 	}
-	if n := countErrors(t, b.tab); n != 0 {
-		t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
-	}
-	b.checkConsole()
+	b.checkNoErrors()
 }
 
 // TestConsoleE2E_TriggerScenario: the Scenarios tab triggers a scenario as the
@@ -216,10 +201,7 @@ func TestConsoleE2E_AccountsAndMED(t *testing.T) {
 func TestConsoleE2E_TriggerScenario(t *testing.T) {
 	chrome := findChromium(t)
 	m := runE2EMain(t, "")
-	root, cancelRoot := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancelRoot()
-	b := startE2EBrowser(t, root, chrome)
-	defer b.finish()
+	b := openE2EBrowser(t, chrome, 2*time.Minute)
 	tid := e2eTestID
 	button := tid("scenario-row") + `[data-name="TAX_ID_MISMATCH"] ` + tid("scenario-trigger") + `[data-operation="cashout.create"]`
 	b.step("trigger TAX_ID_MISMATCH as account 1", 30*time.Second,
@@ -240,8 +222,5 @@ func TestConsoleE2E_TriggerScenario(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`(document.querySelector('[data-testid="tx-detail"]')?.textContent || '').includes('ERROR: TAX_ID_MISMATCH')`,
 			chromedp.WithPollingTimeout(20*time.Second)),
 	)
-	if n := countErrors(t, b.tab); n != 0 {
-		t.Errorf("the console shows %d error(s)%s", n, pageErrors(b.tab))
-	}
-	b.checkConsole()
+	b.checkNoErrors()
 }

@@ -168,6 +168,14 @@ func TestWorkspaces_Isolation(t *testing.T) {
 			t.Errorf("A's admin token on %s: %d, want 401", u, st)
 		}
 	}
+	// The workspace list and creation are the server's, whatever the header names.
+	withHeaderA := map[string]string{"X-Sandbox-Admin-Token": a.AdminToken, "X-Sandbox-Workspace": a.ID}
+	if st, _ := call(t, "GET", m.URL()+"/_sandbox/workspaces", "", withHeaderA); st != http.StatusUnauthorized {
+		t.Errorf("A's admin token with X-Sandbox-Workspace A on the workspace list: %d, want 401", st)
+	}
+	if st, _ := call(t, "POST", m.URL()+"/_sandbox/workspaces", `{"accounts":"none"}`, withHeaderA); st != http.StatusUnauthorized {
+		t.Errorf("A's admin token with X-Sandbox-Workspace A creating a workspace: %d, want 401", st)
+	}
 	if st, _ := call(t, "GET", b.url(m, "/_sandbox/clock"), "", adm); st != http.StatusOK {
 		t.Errorf("the server's admin token on B: %d", st)
 	}

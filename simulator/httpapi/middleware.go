@@ -136,7 +136,7 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 		return nil
 	}
 	got := r.Header.Get("X-Sandbox-Admin-Token")
-	if id := pix.WorkspaceOf(r.Context()); id != "" && s.ws != nil && got != "" {
+	if id := pix.WorkspaceOf(r.Context()); id != "" && s.ws != nil && got != "" && !rt.ServerWide {
 		// A workspace's own admin token opens that workspace's routes.
 		if own := s.ws.AdminToken(id); own != "" && subtle.ConstantTimeCompare([]byte(got), []byte(own)) == 1 {
 			return nil

@@ -20,6 +20,10 @@ type Route struct {
 	Success int
 	Public  bool // no bearer token (token endpoint, health, control plane)
 	Admin   bool // /_sandbox: the admin token applies when configured
+	// ServerWide routes act on no one workspace (the workspace list and
+	// creation): only the server's admin token opens them, never a
+	// workspace's, whatever X-Sandbox-Workspace names.
+	ServerWide bool
 	// Exclusive routes run alone: the wrapper holds the server's request lock
 	// for writing around them, and for reading around every other route.
 	Exclusive bool

@@ -240,15 +240,8 @@ func TestConsole_CallsDocumentedRoutes(t *testing.T) {
 	anyCall := regexp.MustCompile(`\bcall\(`)
 	interp := regexp.MustCompile(`\$\{[^}]*\}`)
 	seen := map[string]bool{}
-	for _, name := range consoleFilesOnDisk(t) {
-		if path.Ext(name) != ".js" {
-			continue
-		}
-		src, err := os.ReadFile(filepath.Join("console", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(src), "\n") {
+	for name, src := range consoleScripts(t) {
+		for i, line := range strings.Split(src, "\n") {
 			calls := callRE.FindAllStringSubmatch(line, -1)
 			trimmed := strings.TrimSpace(line)
 			generic := name == "api.js" && (strings.Contains(line, "call(method, path") || strings.HasPrefix(trimmed, "//"))
@@ -265,9 +258,78 @@ func TestConsole_CallsDocumentedRoutes(t *testing.T) {
 		}
 	}
 	// Guard against the regexps silently matching nothing.
-	for _, key := range []string{"POST /_sandbox/accounts/{}/token", "POST /api/pix/cash-in", "POST /_sandbox/payments", "GET /api/transactions"} {
+	for _, key := range []string{"POST /_sandbox/accounts/{}/token", "POST /api/pix/cash-in", "POST /_sandbox/payments", "GET /api/transactions",
+		"GET /_sandbox/workspaces", "POST /_sandbox/workspaces", "GET /_sandbox/workspaces/{}", "DELETE /_sandbox/workspaces/{}"} {
 		if !seen[key] {
 			t.Errorf("found no call of %s in the console's scripts; update the regexps of this test", key)
 		}
+	}
+}
+
+// consoleScripts returns the console's scripts by name.
+func consoleScripts(tb testing.TB) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	for _, name := range consoleFilesOnDisk(tb) {
+		if path.Ext(name) != ".js" {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join("console", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[name] = string(src)
+	}
+	return out
+}
+
+// TestConsole_ControlHeadersInOnePlace checks that only api.js writes the
+// headers that choose the workspace and open the control plane: every other
+// script calls through it, so every control-plane call acts on the workspace
+// chosen in the picker.
+func TestConsole_ControlHeadersInOnePlace(t *testing.T) {
+	scripts := consoleScripts(t)
+	for _, header := range []string{"X-Sandbox-Workspace", "X-Sandbox-Admin-Token"} {
+		if !strings.Contains(scripts["api.js"], "'"+header+"'") {
+			t.Errorf("api.js does not send %s", header)
+		}
+		for name, src := range scripts {
+			if name != "api.js" && strings.Contains(src, header) {
+				t.Errorf("console/%s writes %s: only api.js's call sets it", name, header)
+			}
+		}
+	}
+	fetchRE := regexp.MustCompile(`\b(fetch|XMLHttpRequest|EventSource)\b`)
+	for name, src := range scripts {
+		if name != "api.js" && fetchRE.MatchString(src) {
+			t.Errorf("console/%s calls the server without api.js's call", name)
+		}
+	}
+}
+
+// TestConsole_ElementsExist checks that every element a script looks up by a
+// literal data-testid ($('…')) is in index.html.
+func TestConsole_ElementsExist(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("console", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := regexp.MustCompile(`\$\('([^']+)'`)
+	n := 0
+	for name, src := range consoleScripts(t) {
+		for _, m := range lookup.FindAllStringSubmatch(src, -1) {
+			n++
+			if !bytes.Contains(page, []byte(`data-testid="`+m[1]+`"`)) {
+				t.Errorf("console/%s looks up data-testid %q, which index.html lacks", name, m[1])
+			}
+		}
+	}
+	for _, id := range []string{"workspace-select", "workspace-create-form", "workspace-delete-confirm", "admin-token-scope", "requests-filter-workspace"} {
+		if !bytes.Contains(page, []byte(`data-testid="`+id+`"`)) {
+			t.Errorf("index.html lacks data-testid %q", id)
+		}
+	}
+	if n < 50 {
+		t.Errorf("found %d lookups in the scripts; update the regexp of this test", n)
 	}
 }

@@ -27,9 +27,9 @@ const workspacePrefix = "/_sandbox/workspaces/{workspace}"
 // control route under workspacePrefix.
 func (cp *ControlPlane) workspaceRoutes(rts []*httpapi.Route) []*httpapi.Route {
 	out := []*httpapi.Route{
-		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, Handle: cp.handleWorkspaceCreate, BodyLimit: cp.snapshotLimit()},
+		{Name: "sandbox.workspaces.create", Method: http.MethodPost, Path: "/_sandbox/workspaces", Success: http.StatusCreated, ServerWide: true, Handle: cp.handleWorkspaceCreate, BodyLimit: cp.snapshotLimit()},
 		{Name: "sandbox.workspaces.snapshot", Method: http.MethodGet, Path: "/_sandbox/workspaces/{workspace}/snapshot", Success: http.StatusOK, Handle: cp.handleWorkspaceSnapshot},
-		{Name: "sandbox.workspaces.list", Method: http.MethodGet, Path: "/_sandbox/workspaces", Success: http.StatusOK, Handle: cp.handleWorkspaceList},
+		{Name: "sandbox.workspaces.list", Method: http.MethodGet, Path: "/_sandbox/workspaces", Success: http.StatusOK, ServerWide: true, Handle: cp.handleWorkspaceList},
 		{Name: "sandbox.workspaces.get", Method: http.MethodGet, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceGet},
 		{Name: "sandbox.workspaces.delete", Method: http.MethodDelete, Path: "/_sandbox/workspaces/{workspace}", Success: http.StatusOK, Handle: cp.handleWorkspaceDelete},
 	}

@@ -2,28 +2,92 @@
 // account's bearer token, and the /_sandbox control plane's JSON routes, with
 // the admin token when one was entered. Every route used here is documented in
 // docs/openapi.yaml (console_test.go checks the paths written in these files).
+//
+// Every control-plane call acts on the workspace chosen in the picker
+// (workspaces.js): call adds X-Sandbox-Workspace to it, here and nowhere else.
 
 const ADMIN_TOKEN_KEY = 'pixsandbox.console.adminToken';
+// WORKSPACE_TOKEN_KEY, followed by a workspace id, keeps that workspace's own
+// admin token.
+const WORKSPACE_TOKEN_KEY = 'pixsandbox.console.adminToken.';
 
-// adminToken is the X-Sandbox-Admin-Token value kept in this tab's sessionStorage.
-export function adminToken() {
+// DEFAULT_WORKSPACE names the server's original world, which the unscoped
+// routes act on without the header.
+export const DEFAULT_WORKSPACE = 'default';
+
+let workspace = DEFAULT_WORKSPACE;
+
+// currentWorkspace is the id of the workspace the control-plane calls act on.
+export function currentWorkspace() {
+  return workspace;
+}
+
+export function setCurrentWorkspace(id) {
+  workspace = id || DEFAULT_WORKSPACE;
+}
+
+// Admin tokens are kept in this tab's sessionStorage: they are gone when the
+// tab closes.
+function stored(key) {
   try {
-    return sessionStorage.getItem(ADMIN_TOKEN_KEY) || '';
+    return sessionStorage.getItem(key) || '';
   } catch {
     return '';
   }
 }
 
-export function setAdminToken(value) {
+function store(key, value) {
   try {
     if (value) {
-      sessionStorage.setItem(ADMIN_TOKEN_KEY, value);
+      sessionStorage.setItem(key, value);
     } else {
-      sessionStorage.removeItem(ADMIN_TOKEN_KEY);
+      sessionStorage.removeItem(key);
     }
   } catch {
     // Storage disabled: the token lives only until the page is reloaded.
   }
+}
+
+// adminToken is the server's admin token (--admin-token), which opens every
+// workspace and the workspace list.
+export function adminToken() {
+  return stored(ADMIN_TOKEN_KEY);
+}
+
+export function setAdminToken(value) {
+  store(ADMIN_TOKEN_KEY, value);
+}
+
+// workspaceToken is workspace id's own admin token, which opens that
+// workspace's control routes only ('' when none was entered).
+export function workspaceToken(id) {
+  return id && id !== DEFAULT_WORKSPACE ? stored(WORKSPACE_TOKEN_KEY + id) : '';
+}
+
+export function setWorkspaceToken(id, value) {
+  if (id && id !== DEFAULT_WORKSPACE) {
+    store(WORKSPACE_TOKEN_KEY + id, value);
+  }
+}
+
+// controlHeaders are the headers of a control-plane call: the workspace it
+// acts on, and the admin token that opens it (the workspace's own when one was
+// entered, else the server's). The workspace routes name their workspace in
+// the path, and the list and creation take the server's token only.
+function controlHeaders(path) {
+  const out = {};
+  const m = /^\/_sandbox\/workspaces(?:\/([^/?#]+))?/.exec(path);
+  let ws = workspace;
+  if (m) {
+    ws = m[1] || '';
+  } else if (workspace !== DEFAULT_WORKSPACE) {
+    out['X-Sandbox-Workspace'] = workspace;
+  }
+  const token = workspaceToken(ws) || adminToken();
+  if (token) {
+    out['X-Sandbox-Admin-Token'] = token;
+  }
+  return out;
 }
 
 // Decimal is a number the user typed, sent as a JSON number with exactly the
@@ -176,12 +240,9 @@ export async function call(method, path, { query, body, bearer, headers: extra }
       }
     }
   }
-  const headers = { Accept: 'application/json', ...(extra || {}) };
+  const headers = { Accept: 'application/json', ...(extra || {}), ...(path.startsWith('/_sandbox/') ? controlHeaders(path) : {}) };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
-  }
-  if (path.startsWith('/_sandbox/') && adminToken()) {
-    headers['X-Sandbox-Admin-Token'] = adminToken();
   }
   if (bearer) {
     headers.Authorization = `Bearer ${bearer}`;

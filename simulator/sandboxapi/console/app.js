@@ -1,7 +1,11 @@
-// The console's entry point: errors and notices, the admin token, the clock,
-// the accounts, and the tabs, each tab in its own module.
+// The console's entry point: errors and notices, the workspace picker (its own
+// module), the admin tokens, the clock, the accounts, and the tabs, each tab in
+// its own module.
 
-import { AccountSession, ApiError, InputError, adminToken, call, setAdminToken, wholeNumber } from './api.js';
+import {
+  AccountSession, ApiError, DEFAULT_WORKSPACE, InputError, adminToken, call, currentWorkspace, setAdminToken,
+  setWorkspaceToken, wholeNumber, workspaceToken,
+} from './api.js';
 import { $, h, show } from './dom.js';
 import { transactionsPanel } from './transactions.js';
 import { chargesPanel } from './charges.js';
@@ -9,6 +13,7 @@ import { webhooksPanel } from './webhooks.js';
 import { medsPanel } from './meds.js';
 import { scenariosPanel } from './scenarios.js';
 import { requestsPanel } from './requests.js';
+import { workspacePicker } from './workspaces.js';
 
 // accountsPerPage is how many accounts the list shows at once (a
 // conformance run leaves hundreds).
@@ -35,12 +40,17 @@ function report(err) {
   }
   if (err instanceof ApiError && err.adminTokenMissing) {
     $('admin-token-required').hidden = false;
-    text += adminToken()
-      ? ' — the admin token entered is not the server\'s: check it and press Use.'
-      : ' — this server needs an admin token: enter it at the top of the page.';
+    text += adminToken() || workspaceToken(currentWorkspace())
+      ? ' — the admin token entered does not open this: the server\'s opens everything, a workspace\'s only that workspace; check it and press Use.'
+      : ' — this server needs an admin token: enter it (the server\'s, or this workspace\'s own) at the top of the page.';
+  }
+  if (err instanceof ApiError && err.status === 404 && err.path.startsWith('/_sandbox/') && currentWorkspace() !== DEFAULT_WORKSPACE) {
+    // The workspace may be gone (deleted, or idle past its ttl): the picker
+    // checks, and leaves it if so.
+    guarded(() => picker.load());
   }
   const list = $('error-list');
-  const item = h('li', { testid: 'error-item' },
+  const item = h('li', { testid: 'error-item', class: err instanceof ApiError && err.adminTokenMissing ? 'admin-token' : '' },
     h('span', { class: 'error-text' }, text),
     h('button', { type: 'button', class: 'link', testid: 'error-dismiss', on: { click: () => item.remove() } }, 'dismiss'));
   list.prepend(item);
@@ -88,28 +98,53 @@ function busy(button, fn) {
   };
 }
 
-// ---- admin token ----
+// ---- admin tokens ----
+
+// The server's admin token opens every workspace and the workspace list; a
+// workspace's own opens that workspace only, and is sent for it when known.
 
 function renderAdminStatus() {
-  $('admin-token-status').textContent = adminToken()
-    ? 'An admin token is set for this tab.'
-    : 'No admin token set (needed only when the server runs with --admin-token).';
+  const ws = currentWorkspace();
+  const scope = $('admin-token-scope');
+  scope.querySelector('option[value="workspace"]').disabled = ws === DEFAULT_WORKSPACE;
+  if (ws === DEFAULT_WORKSPACE) {
+    scope.value = 'server';
+  }
+  const parts = [adminToken() ? 'The server\'s admin token is set for this tab' : 'No server admin token'];
+  if (ws !== DEFAULT_WORKSPACE) {
+    parts.push(workspaceToken(ws) ? 'this workspace\'s own token is set (and sent for it)' : 'no token of this workspace\'s own');
+  }
+  $('admin-token-status').textContent = `${parts.join('; ')}. Needed only when the server runs with --admin-token.`;
+}
+
+// setToken keeps value as the token of the scope chosen in the form.
+function setToken(value) {
+  if ($('admin-token-scope').value === 'workspace') {
+    setWorkspaceToken(currentWorkspace(), value);
+  } else {
+    setAdminToken(value);
+  }
 }
 
 function initAdmin() {
   const input = $('admin-token-input');
   const save = async () => {
-    setAdminToken(input.value.trim());
+    setToken(input.value.trim());
     input.value = '';
     renderAdminStatus();
     $('admin-token-required').hidden = true;
+    for (const li of $('error-list').querySelectorAll('li.admin-token')) {
+      li.remove(); // the 401s of before: the calls are made again below
+    }
+    await guarded(() => picker.load());
     await reloadAll();
   };
   $('admin-token-form').addEventListener('submit', busy($('admin-token-save'), save));
   $('admin-token-clear').addEventListener('click', () => {
-    setAdminToken('');
+    const which = $('admin-token-scope').value === 'workspace' ? 'This workspace\'s admin token' : 'The server\'s admin token';
+    setToken('');
     renderAdminStatus();
-    notice('Admin token forgotten.');
+    notice(`${which} forgotten.`);
   });
   renderAdminStatus();
 }
@@ -121,12 +156,26 @@ function renderClock(c) {
   $('clock-mode').textContent = c.mode;
 }
 
+// still reports whether the page still shows workspace ws: an answer for
+// another one, read before a switch, is dropped.
+function still(ws) {
+  return ws === currentWorkspace();
+}
+
 async function loadClock() {
-  renderClock(await call('GET', '/_sandbox/clock'));
+  const ws = currentWorkspace();
+  const c = await call('GET', '/_sandbox/clock');
+  if (still(ws)) {
+    renderClock(c);
+  }
 }
 
 async function advance(body, label) {
+  const ws = currentWorkspace();
   const c = await call('POST', '/_sandbox/clock/advance', { body });
+  if (!still(ws)) {
+    return;
+  }
   renderClock(c);
   $('clock-result').textContent = `Advanced ${label}; ${c.jobsRun} job(s) ran on the way.`;
   notice(`Clock advanced ${label}: now ${c.now}.`);
@@ -201,7 +250,11 @@ function renderAccounts() {
 }
 
 async function loadAccounts() {
+  const ws = currentWorkspace();
   const r = await call('GET', '/_sandbox/accounts');
+  if (!still(ws)) {
+    return;
+  }
   state.accounts = r.accounts || [];
   if (state.account) {
     state.account = state.accounts.find((a) => a.id === state.account.id) || state.account;
@@ -217,19 +270,28 @@ function renderSelected() {
   document.body.classList.toggle('has-account', Boolean(a));
 }
 
-async function selectAccount(id) {
-  const session = new AccountSession(id);
-  await session.refresh(); // fail here, visibly, rather than on the first tab
-  state.session = session;
-  state.account = state.accounts.find((a) => a.id === id) || { id, name: '' };
-  renderAccounts();
-  renderSelected();
-  notice(`Account ${id} selected; token valid ${session.expiresIn} s of simulation time.`);
+// tellAccountChanged lets every tab forget the previous account's view.
+function tellAccountChanged() {
   for (const p of Object.values(panels)) {
     if (p.accountChanged) {
       p.accountChanged();
     }
   }
+}
+
+async function selectAccount(id) {
+  const ws = currentWorkspace();
+  const session = new AccountSession(id);
+  await session.refresh(); // fail here, visibly, rather than on the first tab
+  if (!still(ws)) {
+    return;
+  }
+  state.session = session;
+  state.account = state.accounts.find((a) => a.id === id) || { id, name: '' };
+  renderAccounts();
+  renderSelected();
+  notice(`Account ${id} selected; token valid ${session.expiresIn} s of simulation time.`);
+  tellAccountChanged();
   await loadTab();
 }
 
@@ -248,7 +310,11 @@ const ctx = {
   openTransaction: (id) => panels.transactions.open(id),
   openRequests: (ids) => panels.requests.open(ids),
   scenarios: () => panels.scenarios.list(),
+  workspaceLabel: (id) => picker.label(id),
+  workspaceChanged: () => workspaceChanged(),
 };
+
+const picker = workspacePicker(ctx);
 
 const panels = {
   transactions: transactionsPanel(ctx),
@@ -299,6 +365,22 @@ async function afterStateChange() {
   await loadTab();
 }
 
+// workspaceChanged shows the workspace just chosen in the picker: no account
+// selected (an account id names another account there), its clock, accounts
+// and the open tab.
+async function workspaceChanged() {
+  state.session = null;
+  state.account = null;
+  state.accounts = [];
+  state.accountsPage = 1;
+  $('clock-result').textContent = '';
+  renderAccounts();
+  renderSelected();
+  renderAdminStatus();
+  tellAccountChanged();
+  await reloadAll();
+}
+
 async function reloadAll() {
   await Promise.all([guarded(loadClock), guarded(loadAccounts)]);
   renderSelected();
@@ -318,6 +400,8 @@ async function main() {
   $('accounts-prev').addEventListener('click', () => { state.accountsPage -= 1; renderAccounts(); });
   $('accounts-next').addEventListener('click', () => { state.accountsPage += 1; renderAccounts(); });
   renderSelected();
+  await guarded(() => picker.start());
+  renderAdminStatus();
   await showTab('transactions');
   await reloadAll();
   await guarded(() => panels.scenarios.list());

@@ -2,7 +2,7 @@
 // or a cob (PUT /cob/{txid}), and a Pay button that pays it as the payer's bank
 // would (POST /_sandbox/payments).
 
-import { InputError, call, money, money2, wholeNumber } from './api.js';
+import { InputError, call, currentWorkspace, money, money2, wholeNumber } from './api.js';
 import { $, h, show } from './dom.js';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -14,7 +14,7 @@ function randomText(n) {
 }
 
 export function chargesPanel(ctx) {
-  // Charges created in this page, per account, newest first.
+  // Charges created in this page, per workspace and account, newest first.
   const byAccount = new Map();
 
   function charges() {
@@ -22,10 +22,11 @@ export function chargesPanel(ctx) {
     if (!a) {
       return [];
     }
-    if (!byAccount.has(a.id)) {
-      byAccount.set(a.id, []);
+    const key = `${currentWorkspace()}/${a.id}`;
+    if (!byAccount.has(key)) {
+      byAccount.set(key, []);
     }
-    return byAccount.get(a.id);
+    return byAccount.get(key);
   }
 
   function freshDefaults() {

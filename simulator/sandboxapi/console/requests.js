@@ -1,7 +1,7 @@
 // Requests: the simulator's request journal (GET /_sandbox/requests), newest
 // first, each with its headers and bodies (secrets masked by the server).
 
-import { call } from './api.js';
+import { DEFAULT_WORKSPACE, call, currentWorkspace } from './api.js';
 import { $, h, show } from './dom.js';
 
 export function requestsPanel(ctx) {
@@ -22,13 +22,14 @@ export function requestsPanel(ctx) {
   function row(e) {
     const cls = e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : 'ok';
     const target = e.query ? `${e.path}?${e.query}` : e.path;
-    return h('details', { class: 'delivery', testid: 'request-row', dataset: { requestId: e.requestId, status: String(e.status), path: e.path } },
+    return h('details', { class: 'delivery', testid: 'request-row', dataset: { requestId: e.requestId, status: String(e.status), path: e.path, workspace: e.workspace } },
       h('summary', {},
         h('span', { class: 'small muted' }, e.time), ' ',
         h('strong', { class: 'mono' }, e.method), ' ',
         h('span', { class: 'mono' }, target), ' ',
         h('span', { class: `badge ${cls}`, testid: 'request-status' }, String(e.status)), ' ',
-        h('span', { class: 'small muted' }, `${e.durationMs} ms · ${e.accountId ? `account ${e.accountId}` : 'no account'}`)),
+        h('span', { class: 'small muted' }, `${e.durationMs} ms · ${e.accountId ? `account ${e.accountId}` : 'no account'}`), ' ',
+        h('span', { class: 'badge', title: `workspace ${e.workspace}`, testid: 'request-workspace' }, ctx.workspaceLabel(e.workspace))),
       h('div', { class: 'small muted mono' }, `request id ${e.requestId} · route ${e.route}${e.refs && e.refs.length ? ` · names ${e.refs.join(', ')}` : ''}`),
       h('h4', {}, 'Request headers'),
       h('pre', { testid: 'request-headers' }, headerLines(e.requestHeaders)),
@@ -38,10 +39,27 @@ export function requestsPanel(ctx) {
       h('pre', { testid: 'response-body' }, show(e.responseBody ? pretty(e.responseBody) : '')));
   }
 
+  // syncWorkspaceFilter offers "every workspace" on the default workspace
+  // only (the journal lists them all there, with the server's admin token).
+  function syncWorkspaceFilter() {
+    const select = $('requests-filter-workspace');
+    const onDefault = currentWorkspace() === DEFAULT_WORKSPACE;
+    select.querySelector('option[value="all"]').disabled = !onDefault;
+    if (!onDefault) {
+      select.value = '';
+    }
+    select.disabled = !onDefault;
+    select.title = onDefault ? '' : 'Every workspace\'s requests are listed from the default workspace';
+    $('requests-filter-workspace-current').textContent = `this workspace (${ctx.workspaceLabel(currentWorkspace())})`;
+  }
+
   async function load() {
+    syncWorkspaceFilter();
+    const ws = currentWorkspace();
     const only = $('requests-filter-account').checked && ctx.account();
     const r = await call('GET', '/_sandbox/requests', {
       query: {
+        workspace: $('requests-filter-workspace').value,
         account: only ? ctx.account().id : '',
         path: $('requests-filter-path').value.trim(),
         status: $('requests-filter-status').value.trim(),
@@ -49,6 +67,9 @@ export function requestsPanel(ctx) {
         limit: 200,
       },
     });
+    if (ws !== currentWorkspace()) {
+      return; // read before a switch of workspace
+    }
     const list = $('request-list');
     const opened = new Set(Array.from(list.querySelectorAll('details[open]'), (d) => d.dataset.requestId));
     list.replaceChildren();
@@ -75,7 +96,7 @@ export function requestsPanel(ctx) {
       ctx.notice(`${r.deleted} request(s) dropped from the journal.`);
       await load();
     }));
-    for (const id of ['requests-filter-account', 'requests-filter-status']) {
+    for (const id of ['requests-filter-workspace', 'requests-filter-account', 'requests-filter-status']) {
       $(id).addEventListener('change', () => ctx.guarded(load));
     }
     $('requests-filter-path').addEventListener('keydown', (ev) => {
