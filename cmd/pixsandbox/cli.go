@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -18,9 +20,10 @@ import (
 )
 
 // The commands that drive a running simulator over HTTP (token, pay, clock,
-// trigger, webhooks, reset; docs/cli.md). This file holds what they share: the
-// common flags, the HTTP client and the error messages. Exit codes: 0 done,
-// 1 the server said no or could not be reached, 2 bad usage.
+// trigger, webhooks, reset, requests, listen, workspace; docs/cli.md). This
+// file holds what they share: the common flags (--workspace among them), the
+// HTTP client and the error messages. Exit codes: 0 done, 1 the server said
+// no or could not be reached, 2 bad usage.
 
 const (
 	cliExitOK    = 0
@@ -68,6 +71,8 @@ func runCLI(ctx context.Context, env cliEnv, cmd string, args []string) int {
 		return cliRequests(ctx, env, args)
 	case "listen":
 		return cliListen(ctx, env, args)
+	case "workspace":
+		return cliWorkspace(ctx, env, args)
 	}
 	fmt.Fprintf(env.stderr, "pixsandbox: unknown command %q\n", cmd)
 	return cliExitUsage
@@ -94,23 +99,46 @@ type cliCmd struct {
 	usage string // synopsis and description, printed before the flags
 	env   cliEnv
 	fs    *flag.FlagSet
+	// envOf names a flag's variable (envName unless the command's own flags
+	// would clash with another command's), envNote says so in the usage.
+	envOf   func(flag string) string
+	envNote string
 
 	url        string
 	adminToken string
 	json       bool
+	workspace  string // a workspace id, or "" for the default one
 
 	client *sandboxclient.Client
 }
 
 func newCLICmd(env cliEnv, name, usage string) *cliCmd {
-	cc := &cliCmd{name: name, usage: usage, env: env}
+	cc := &cliCmd{name: name, usage: usage, env: env, envOf: envName,
+		envNote: "each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_URL; flags win"}
 	cc.fs = flag.NewFlagSet("pixsandbox "+name, flag.ContinueOnError)
 	cc.fs.SetOutput(io.Discard)
 	cc.fs.Usage = func() {}
 	cc.fs.StringVar(&cc.url, "url", cliDefaultURL, "base URL of the simulator")
 	cc.fs.StringVar(&cc.adminToken, "admin-token", "", "sent as "+sandboxclient.AdminHeader+" on /_sandbox requests (the server's --admin-token)")
 	cc.fs.BoolVar(&cc.json, "json", false, "print the server's raw JSON answer instead of a summary")
+	cc.fs.StringVar(&cc.workspace, "workspace", "", "the workspace to act in: an id of pixsandbox workspace create, or default (sent as "+sandboxclient.WorkspaceHeader+" on /_sandbox requests)")
 	return cc
+}
+
+// cliWorkspaceID is a workspace id: a UUID (the server wants it in lower case).
+var cliWorkspaceID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// workspaceID reads a workspace id as typed: a UUID in any case, or default
+// (returned as ""). ok false: neither.
+func workspaceID(s string) (id string, ok bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case s == "default":
+		return "", true
+	case cliWorkspaceID.MatchString(s):
+		return s, true
+	}
+	return "", false
 }
 
 // parse reads PIXSANDBOX_* variables, then args (flags may come before, between
@@ -118,7 +146,7 @@ func newCLICmd(env cliEnv, name, usage string) *cliCmd {
 // positional arguments, or done with the exit code when there is nothing more
 // to do (-h: 0; a bad flag: 2, with the usage printed).
 func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
-	if err := ApplyEnv(cc.fs, cc.env.lookup); err != nil {
+	if err := applyEnvNamed(cc.fs, cc.env.lookup, cc.envOf); err != nil {
 		return nil, cc.usageError("%v", err), true
 	}
 	for {
@@ -140,7 +168,13 @@ func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, cc.usageError("--url %q must be an http or https URL such as %s", cc.url, cliDefaultURL), true
 	}
+	ws, ok := workspaceID(cc.workspace)
+	if cc.workspace != "" && !ok {
+		return nil, cc.usageError("--workspace %q must be a workspace id (a UUID, as pixsandbox workspace create prints it) or default", cc.workspace), true
+	}
+	cc.workspace = ws
 	cc.client = sandboxclient.New(cc.url, cc.adminToken)
+	cc.client.WorkspaceID = ws
 	return pos, 0, false
 }
 
@@ -159,7 +193,7 @@ func (cc *cliCmd) isSet(name string) bool {
 func (cc *cliCmd) printUsage() {
 	var b strings.Builder
 	b.WriteString(cc.usage)
-	b.WriteString("\nFlags (each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_URL; flags win):\n")
+	fmt.Fprintf(&b, "\nFlags (%s):\n", cc.envNote)
 	cc.fs.SetOutput(&b)
 	cc.fs.PrintDefaults()
 	cc.fs.SetOutput(io.Discard)
@@ -194,14 +228,52 @@ func (cc *cliCmd) printRaw(body []byte) {
 	io.WriteString(cc.env.stdout, "\n")
 }
 
-// self is how to call this program against the same server, for the commands a
-// summary suggests.
+// self is how to call this program against the same server and workspace, for
+// the commands a summary suggests.
 func (cc *cliCmd) self(args string) string {
 	s := "pixsandbox " + args
 	if env, ok := cc.env.lookup(envName("url")); cc.url != cliDefaultURL && (!ok || env != cc.url) {
 		s += " --url " + cc.client.Base
 	}
+	env, _ := cc.env.lookup(envName("workspace"))
+	switch envWS, _ := workspaceID(env); {
+	case cc.workspace == envWS:
+	case cc.workspace == "":
+		s += " --workspace default" // overrides PIXSANDBOX_WORKSPACE
+	default:
+		s += " --workspace " + cc.workspace
+	}
 	return s
+}
+
+// where names the simulator and the workspace a command acts on, for its
+// messages.
+func (cc *cliCmd) where() string {
+	if cc.workspace == "" {
+		return cc.client.Base
+	}
+	return cc.client.Base + " (workspace " + cc.workspace + ")"
+}
+
+// confirm asks on a terminal before a command destroys what, unless yes is
+// set. ok false: the command ends with code (2 when standard input is not a
+// terminal, 1 when the answer is not yes).
+func (cc *cliCmd) confirm(yes bool, what string) (code int, ok bool) {
+	if yes {
+		return 0, true
+	}
+	if !cc.env.terminal {
+		fmt.Fprintf(cc.env.stderr, "pixsandbox %s: standard input is not a terminal, so there is no one to confirm: "+
+			"pass --yes to %s.\n", cc.name, what)
+		return cliExitUsage, false
+	}
+	fmt.Fprintf(cc.env.stderr, "%s? Type yes to continue: ", strings.ToUpper(what[:1])+what[1:])
+	line, _ := bufio.NewReader(cc.env.stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "yes" && a != "y" {
+		fmt.Fprintf(cc.env.stderr, "pixsandbox %s: not confirmed; nothing was changed.\n", cc.name)
+		return cliExitFail, false
+	}
+	return 0, true
 }
 
 // poller paces a command that polls the simulator until interrupted (webhooks

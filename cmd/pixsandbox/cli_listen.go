@@ -90,6 +90,9 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	if *all {
 		who = plural(len(l.AccountIDs), "account", "accounts")
 	}
+	if cc.workspace != "" {
+		who += " of workspace " + cc.workspace
+	}
 	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s\nCtrl-C to stop; the targets are then removed.\n",
 		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret)
 	defer cc.removeListener(l.ID, *ttl)

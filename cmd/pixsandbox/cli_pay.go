@@ -75,6 +75,6 @@ func cliPay(ctx context.Context, env cliEnv, args []string) int {
 	}
 	cc.printf("paid: endToEndId %s, transaction %s, amount %s, fee %s, credited %s\n",
 		p.EndToEndID, p.TransactionID, p.Amount, p.FeeAmount, p.FinalAmount)
-	cc.printf("see it: curl -s %s/_sandbox/transactions/%s\n", cc.client.Base, p.TransactionID)
+	cc.printf("see it: curl -s %s\n", cc.client.SandboxURL("/_sandbox/transactions/"+p.TransactionID))
 	return cliExitOK
 }

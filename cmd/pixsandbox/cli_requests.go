@@ -104,7 +104,7 @@ func (cc *cliCmd) requestsPoll(ctx context.Context, q url.Values, after *int64, 
 		cc.printJournalEntry(e, list.Data[i])
 	}
 	if first && follow {
-		fmt.Fprintf(cc.env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.client.Base, interval)
+		fmt.Fprintf(cc.env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.where(), interval)
 	}
 	if first && !follow && len(list.Data) == 0 && !cc.json {
 		cc.printf("no requests match\n")

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"strings"
 )
 
 const resetUsage = `Usage:
@@ -14,7 +11,9 @@ Drops every record of the running simulator (accounts, transactions, charges,
 refunds, MEDs, jobs, webhook targets and deliveries) and seeds the fixture
 accounts and the DICT directory again (POST /_sandbox/reset; docs/spec-gaps.md
 G-58). The clock stays where it is. Without --yes it asks for confirmation on
-a terminal, and refuses when standard input is not one.
+a terminal, and refuses when standard input is not one. With --workspace it
+resets that workspace only: its fixture accounts come back if it was created
+with them.
 `
 
 func cliReset(ctx context.Context, env cliEnv, args []string) int {
@@ -27,19 +26,14 @@ func cliReset(ctx context.Context, env cliEnv, args []string) int {
 	if len(pos) > 0 {
 		return cc.usageError("unexpected arguments %q", pos)
 	}
-	if !*yes {
-		if !env.terminal {
-			fmt.Fprintf(env.stderr, "pixsandbox reset: standard input is not a terminal, so there is no one to confirm: "+
-				"pass --yes to drop every record of %s and seed the fixtures again.\n", cc.client.Base)
-			return cliExitUsage
-		}
-		fmt.Fprintf(env.stderr, "Drop every account, transaction, charge, refund, MED, job, webhook target and delivery of %s\n"+
-			"and seed the fixture accounts again? Type yes to continue: ", cc.client.Base)
-		line, _ := bufio.NewReader(env.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "yes" && a != "y" {
-			fmt.Fprintln(env.stderr, "pixsandbox reset: not confirmed; nothing was changed.")
-			return cliExitFail
-		}
+	again := "the fixture accounts"
+	if cc.workspace != "" {
+		again = "its fixture accounts (if it was created with them)"
+	}
+	what := "drop every account, transaction, charge, refund, MED, job, webhook target and delivery of " + cc.where() +
+		" and seed " + again + " again"
+	if code, ok := cc.confirm(*yes, what); !ok {
+		return code
 	}
 	r, err := cc.client.Reset(ctx)
 	if err != nil {
@@ -47,6 +41,10 @@ func cliReset(ctx context.Context, env cliEnv, args []string) int {
 	}
 	if cc.json {
 		cc.printRaw(r.Body)
+		return cliExitOK
+	}
+	if cc.workspace != "" {
+		cc.printf("reset: every record of workspace %s dropped, %s and the DICT directory seeded again (the clock did not move)\n", cc.workspace, again)
 		return cliExitOK
 	}
 	cc.printf("reset: every record dropped, the fixture accounts and the DICT directory seeded again (the clock did not move)\n")

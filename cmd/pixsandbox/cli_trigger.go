@@ -135,7 +135,7 @@ func (cc *cliCmd) printTrigger(t *trigger.Run) {
 	case s.Phase == scenarios.AtSettlement:
 		advance(5*time.Second, fmt.Sprintf("past the settlement delay (--settlement-delay, 2s by default): ERROR %s", s.Code))
 	case s.Phase == scenarios.Timing && s.Never && t.TxnID != "":
-		steps = append(steps, step{fmt.Sprintf("curl -s -X POST %s/_sandbox/transactions/%s/settle", cc.client.Base, t.TxnID),
+		steps = append(steps, step{"curl -s -X POST " + cc.client.SandboxURL("/_sandbox/transactions/"+t.TxnID+"/settle"),
 			"it never settles by itself: force it (or /fail with {\"errorCode\":\"ORDER_REJECTED\"})"})
 	case s.Phase == scenarios.Timing:
 		advance(s.Delay, "it settles "+shortDuration(s.Delay)+" after acceptance")
@@ -149,7 +149,7 @@ func (cc *cliCmd) printTrigger(t *trigger.Run) {
 		advance(s.Delay, "the payer's bank opens the MED "+shortDuration(s.Delay)+" after the payment; advance further for its analysis and refund")
 	}
 	if t.TxnID != "" {
-		steps = append(steps, step{fmt.Sprintf("curl -s %s/_sandbox/transactions/%s", cc.client.Base, t.TxnID), "its state"})
+		steps = append(steps, step{"curl -s " + cc.client.SandboxURL("/_sandbox/transactions/"+t.TxnID), "its state"})
 	}
 	if s.Phase == scenarios.MED {
 		steps = append(steps, step{fmt.Sprintf("curl -s %s/api/med -H \"Authorization: Bearer $(%s)\"", cc.client.Base, cc.self(fmt.Sprintf("token --account %d", t.Account))), "the account's MEDs"})

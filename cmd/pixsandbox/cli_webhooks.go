@@ -123,7 +123,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 			if *account > 0 {
 				who = fmt.Sprintf("account %d", *account)
 			}
-			fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.client.Base, *interval)
+			fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.where(), *interval)
 		}
 		return nil
 	})

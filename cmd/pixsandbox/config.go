@@ -134,11 +134,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 // ApplyEnv sets every flag of fs that has a PIXSANDBOX_* environment variable.
 // Call it after RegisterFlags and before fs.Parse.
 func ApplyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+	return applyEnvNamed(fs, lookup, envName)
+}
+
+// applyEnvNamed is ApplyEnv with the variable of each flag named by name.
+func applyEnvNamed(fs *flag.FlagSet, lookup func(string) (string, bool), name func(flag string) string) error {
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if v, ok := lookup(envName(f.Name)); ok {
+		if v, ok := lookup(name(f.Name)); ok {
 			if err := fs.Set(f.Name, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+				errs = append(errs, fmt.Errorf("%s=%q: %w", name(f.Name), v, err))
 			}
 		}
 	})

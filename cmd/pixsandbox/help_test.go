@@ -119,7 +119,7 @@ func keys(m map[string]bool) []string {
 func TestUsageError_OneLineAndHint(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--nope"}, {"serve", "--clock", "sideways"}, {"token", "--nope"}, {"clock", "rewind"}, {"requests", "--status"},
-		{"check-receiver"}, {"cert-header"}, {"completion", "tcsh"}, {"version", "x"}, {"listen"},
+		{"check-receiver"}, {"cert-header"}, {"completion", "tcsh"}, {"version", "x"}, {"listen"}, {"workspace", "frob"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(args, &out, &errb)
@@ -143,7 +143,7 @@ func TestCompletion(t *testing.T) {
 		if code := run([]string{"completion", sh}, &out, &errb); code != 0 || errb.Len() != 0 {
 			t.Fatalf("completion %s: %d %q", sh, code, errb.String())
 		}
-		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests"} {
+		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests", "workspace", "snapshot", "from-snapshot"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("completion %s lacks %q", sh, want)
 			}

@@ -4,7 +4,7 @@
 //	pixsandbox cert-header FILE     print FILE's PEM URL-encoded for X-SSL-Client-Cert
 //	pixsandbox conform [flags]      run the conformance suite against a target
 //	pixsandbox check-receiver ...   check a partner's webhook receiver
-//	pixsandbox token|pay|clock|trigger|webhooks|reset ...
+//	pixsandbox token|pay|clock|trigger|webhooks|reset|requests|listen|workspace ...
 //	                                drive a running simulator (see pixsandbox help)
 package main
 
@@ -52,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return conform(args[1:], stdout, stderr)
 	case "check-receiver":
 		return checkReceiver(args[1:], stdout, stderr)
-	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen":
+	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\nRun 'pixsandbox help' for the list of commands.\n", args[0])
@@ -75,10 +75,13 @@ Usage:
   pixsandbox reset                   drop all state and reseed the fixture accounts
   pixsandbox requests [--follow]     print the requests the simulator answered (secrets masked)
   pixsandbox listen --forward-to U   forward an account's webhook events to a local URL while it runs
+  pixsandbox workspace create|list|show|delete|snapshot
+                                     manage the workspaces (isolated worlds) of a running simulator
   pixsandbox version                 print the version, commit and build date (also --version)
   pixsandbox completion bash|zsh|fish  print a shell completion script
 
-Run "pixsandbox COMMAND -h" for a command's flags.
+Run "pixsandbox COMMAND -h" for a command's flags. The commands that drive a
+running simulator act in the workspace of --workspace ID (PIXSANDBOX_WORKSPACE).
 `
 
 func serve(args []string, stdout, stderr io.Writer) int {

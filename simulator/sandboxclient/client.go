@@ -24,6 +24,10 @@ import (
 // AdminHeader carries the server's --admin-token on /_sandbox requests.
 const AdminHeader = "X-Sandbox-Admin-Token"
 
+// WorkspaceHeader names the workspace a /_sandbox request acts on
+// (docs/workspaces.md).
+const WorkspaceHeader = "X-Sandbox-Workspace"
+
 // Client calls one simulator. Its errors are *Unreachable (no HTTP answer)
 // and *HTTPError (an answer with an unexpected status).
 type Client struct {
@@ -31,6 +35,11 @@ type Client struct {
 	AdminToken string // sent as AdminHeader on /_sandbox requests when set
 	UserAgent  string
 	HTTP       *http.Client
+	// WorkspaceID, when set, is sent as WorkspaceHeader on the /_sandbox
+	// requests outside /_sandbox/workspaces (whose paths name their
+	// workspace), so the control plane acts on that workspace. PIX API
+	// requests need no header: a workspace's token acts there by itself.
+	WorkspaceID string
 }
 
 // New returns a client of the simulator at base. Its timeouts allow a clock
@@ -79,6 +88,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, header m
 	}
 	if c.AdminToken != "" && IsSandboxRoute(path) {
 		req.Header.Set(AdminHeader, c.AdminToken)
+	}
+	if c.WorkspaceID != "" && IsSandboxRoute(path) && !isWorkspaceRoute(path) {
+		req.Header.Set(WorkspaceHeader, c.WorkspaceID)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -144,6 +156,24 @@ func DecodeJSON(b []byte, out any) error {
 // IsSandboxRoute reports whether path is on the control plane.
 func IsSandboxRoute(path string) bool {
 	return path == "/_sandbox" || strings.HasPrefix(path, "/_sandbox/")
+}
+
+// isWorkspaceRoute reports whether path is under /_sandbox/workspaces, whose
+// routes name their workspace in the path (a header naming another would be
+// refused).
+func isWorkspaceRoute(path string) bool {
+	path, _, _ = strings.Cut(path, "?")
+	return path == workspacesPath || strings.HasPrefix(path, workspacesPath+"/")
+}
+
+// SandboxURL is the URL of control route path (/_sandbox/...) in the client's
+// workspace: under /_sandbox/workspaces/{id} when one is set, since a command
+// printed for curl carries no WorkspaceHeader.
+func (c *Client) SandboxURL(path string) string {
+	if c.WorkspaceID == "" || !IsSandboxRoute(path) || isWorkspaceRoute(path) {
+		return c.Base + path
+	}
+	return c.Base + workspacePath(c.WorkspaceID) + strings.TrimPrefix(path, "/_sandbox")
 }
 
 // Unreachable is a request that got no HTTP answer.
@@ -252,10 +282,16 @@ func (c *Client) HTTPError(r *Response) *HTTPError {
 	switch {
 	case sandbox && r.Status == http.StatusUnauthorized && c.AdminToken == "":
 		e.Hint = "The server runs with --admin-token: pass the same value with --admin-token or PIXSANDBOX_ADMIN_TOKEN."
+	case sandbox && r.Status == http.StatusUnauthorized && (c.WorkspaceID != "" || strings.HasPrefix(r.Path, workspacesPath+"/")):
+		e.Hint = "The --admin-token given (or PIXSANDBOX_ADMIN_TOKEN) is neither the server's --admin-token nor the workspace's own adminToken."
 	case sandbox && r.Status == http.StatusUnauthorized:
 		e.Hint = "The --admin-token given (or PIXSANDBOX_ADMIN_TOKEN) is not the server's --admin-token."
+	case sandbox && r.Status == http.StatusNotFound && strings.HasPrefix(e.Message, "no route") && strings.HasSuffix(r.Path, "/snapshot"):
+		e.Hint = "This server cannot take a workspace's snapshot: it is a version older than GET /_sandbox/workspaces/{id}/snapshot."
 	case sandbox && r.Status == http.StatusNotFound && strings.HasPrefix(e.Message, "no route"):
 		e.Hint = "This server has no control plane: it was started with --control-plane=false, or --url is not a pixsandbox."
+	case sandbox && r.Status == http.StatusNotFound && c.WorkspaceID != "" && strings.HasPrefix(e.Message, "workspace "):
+		e.Hint = "No workspace has the id given with --workspace (PIXSANDBOX_WORKSPACE): it expired or was deleted; pixsandbox workspace list shows those there are."
 	}
 	return e
 }

@@ -164,11 +164,7 @@ func TestCallJSON_Decoding(t *testing.T) {
 func TestTypedCalls_Requests(t *testing.T) {
 	c, got := serve(t, http.StatusOK, `{"data":[]}`)
 	ctx := context.Background()
-	calls := []struct {
-		do         func() error
-		method     string
-		path, body string
-	}{
+	calls := []typedCall{
 		{func() error { _, _, err := c.Clock(ctx); return err }, "GET", "/_sandbox/clock", ""},
 		{func() error { _, _, err := c.SetClock(ctx, "2026-03-09T12:00:00Z", sandboxclient.WaitJobs); return err }, "POST", "/_sandbox/clock", `{"now":"2026-03-09T12:00:00Z","wait":"jobs"}`},
 		{func() error { _, err := c.Deliveries(ctx, map[string][]string{"accountId": {"2"}}); return err }, "GET", "/_sandbox/webhook-deliveries?accountId=2", ""},
@@ -185,6 +181,19 @@ func TestTypedCalls_Requests(t *testing.T) {
 			return err
 		}, "POST", "/_sandbox/listeners", `{"url":"http://h/","all":true,"ttlSeconds":30}`},
 	}
+	checkCalls(t, got, calls)
+}
+
+// typedCall is a typed call and the request it must send.
+type typedCall struct {
+	do                 func() error
+	method, path, body string
+}
+
+// checkCalls makes each call against a server of serve answering 200 and
+// checks the request it sent.
+func checkCalls(t *testing.T, got chan recorded, calls []typedCall) {
+	t.Helper()
 	for _, tc := range calls {
 		err := tc.do()
 		rec := <-got
