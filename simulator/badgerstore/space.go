@@ -231,9 +231,4 @@ func (s *Store) SpaceRecords(ctx context.Context) (map[string][]byte, error) {
 }
 
 // root is the default workspace's Store.
-func (s *Store) root() *Store {
-	if len(s.pre) == 0 {
-		return s
-	}
-	return &Store{engine: s.engine}
-}
+func (s *Store) root() *Store { return s.engine.root }

@@ -335,3 +335,30 @@ func TestSpaces_SameNumbersInOneBatch(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A batch whose every operation was cancelled while it waited runs none of
+// them and answers each with its context's error (the batch's Tx then
+// belongs to no operation's workspace).
+func TestSpaces_BatchOfCancelledOperations(t *testing.T) {
+	s := mustOpen(t, "")
+	defer s.Close()
+	release := holdWriter(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 3)
+	for _, id := range []string{"a", "b", "c"} {
+		go func() {
+			errs <- s.Space(id).Update(ctx, func(tx storage.Tx) error { return tx.PutMeta("x", 1) })
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // the three wait behind the held batch
+	cancel()
+	release()
+	for range 3 {
+		if err := <-errs; !errors.Is(err, context.Canceled) {
+			t.Errorf("a cancelled operation answered %v", err)
+		}
+	}
+	if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("after", 1) }); err != nil {
+		t.Fatalf("the writer after a batch of cancelled operations: %v", err)
+	}
+}

@@ -55,6 +55,8 @@ type engine struct {
 
 	spacesMu sync.Mutex
 	spaces   map[string]*Store // the workspaces' Stores handed out (Space)
+	// root is the default workspace's Store (the one Open returns).
+	root *Store
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -90,6 +92,7 @@ func Open(o Options) (*Store, error) {
 	}
 	e := &engine{db: db, seqs: &sequences{db: db, seqs: map[string]*badger.Sequence{}}, writer: newWriter(), spaces: map[string]*Store{}}
 	s := &Store{engine: e}
+	e.root = s
 	go e.runWriter()
 	if err := s.upgrade(context.Background()); err != nil {
 		s.writer.stop()

@@ -262,7 +262,9 @@ func (s *engine) round(ops []*op) []*op {
 	// no other writer commits records (sequence leases touch none that
 	// operations iterate).
 	sn := s.snaps.acquire(s.db)
-	t := &Tx{txn: txn, base: sn.txn, snap: sn, at: sn.commits}
+	// t.store is each operation's own while it runs (below); until the first
+	// runs, and when every operation is skipped, the default workspace's.
+	t := &Tx{txn: txn, store: s.root, base: sn.txn, snap: sn, at: sn.commits}
 	defer t.releaseBase()
 	ok := make([]*op, 0, len(ops))
 	for i, o := range ops {
