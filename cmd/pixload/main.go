@@ -40,6 +40,8 @@ type options struct {
 	startups    int
 	// backlogDuration is how long the backlog row sends cash-outs.
 	backlogDuration time.Duration
+	// workspaces is how many workspaces the workspaces row creates.
+	workspaces int
 }
 
 func main() {
@@ -60,6 +62,7 @@ func main() {
 	flag.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each measurement, wait up to this long for the machine to be under 10% busy (other processes skew the figures) and the server under 5% of a core (compactions left by the route before)")
 	flag.IntVar(&o.startups, "startups", 5, "cold starts on fresh data dirs to measure start-up (the median is reported)")
 	flag.DurationVar(&o.backlogDuration, "backlog-duration", 30*time.Second, "how long the backlog row sends cash-outs at full speed")
+	flag.IntVar(&o.workspaces, "workspaces", 1000, "how many idle workspaces the workspaces row creates before it loads balance and cash-out again (0 measures the same rows without them)")
 	flag.Parse()
 	// On Ctrl-C or SIGTERM, stop what was started before exiting.
 	sigs := make(chan os.Signal, 1)

@@ -153,6 +153,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	srv := httpapi.NewServer(hcfg)
 	metrics.NewSimulation(reg, simulationSource{sim: m.sim, srv: srv})
 	metrics.NewStore(reg, func() metrics.StoreStats { return storeStats(m.store.WriterStats()) })
+	spacesGauge := func(name, help string, f func() int) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(f()) })
+	}
+	reg.MustRegister(
+		spacesGauge("pixsandbox_workspaces", "Workspaces the server holds besides the default.", m.spaces.Len),
+		spacesGauge("pixsandbox_workspace_drops_pending", "Deleted workspaces whose keys are still being dropped in the background.", m.spaces.Dropping))
 	m.http = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

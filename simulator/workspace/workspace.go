@@ -116,6 +116,7 @@ type Manager struct {
 	drops    sync.WaitGroup
 	stopping chan struct{} // closed by Stop: second drop passes are skipped
 	stopOnce sync.Once
+	dropping atomic.Int64 // deleted workspaces whose keys are still being dropped
 	// creating counts creations under way, so the limit holds for them too.
 	creating int
 }
@@ -577,9 +578,13 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 // it went may have written after the first.
 func (m *Manager) dropLater(id string) {
 	m.drops.Add(1)
+	m.dropping.Add(1)
 	go func() {
 		defer m.drops.Done()
 		for pass := range 2 {
+			if pass == 1 {
+				m.dropping.Add(-1) // the keys are gone; the second pass is a sweep
+			}
 			if pass > 0 {
 				select {
 				case <-m.stopping:
@@ -590,6 +595,9 @@ func (m *Manager) dropLater(id string) {
 			if err := m.cfg.Engine.DropSpace(m.dropCtx, id); err != nil {
 				if !errors.Is(err, context.Canceled) {
 					m.log.Warn("workspace: dropping its keys", "workspace", id, "error", err)
+				}
+				if pass == 0 {
+					m.dropping.Add(-1)
 				}
 				return
 			}
@@ -645,6 +653,9 @@ func (m *Manager) ExpireIdle(ctx context.Context) int {
 	}
 	return n
 }
+
+// Dropping is how many deleted workspaces still have keys being dropped.
+func (m *Manager) Dropping() int { return int(m.dropping.Load()) }
 
 // Len is how many workspaces the server holds besides the default.
 func (m *Manager) Len() int {
