@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,11 +72,47 @@ type Config struct {
 	// Workspace is the id of the workspace this simulator serves ("" for
 	// the default): its tokens name it (auth.TokenWorkspace).
 	Workspace string
+	// Shared, when set, is what this simulator reads of Fixtures, already
+	// parsed (NewShared): the workspaces of a server share one.
+	Shared *Shared
 	// Accounts chooses what a new workspace starts with: "" or "fixtures"
 	// the fixture accounts (in a workspace other than the default with a
 	// fresh client id and secret each, so client ids stay unique across the
 	// server; their certificates are the fixtures'), "none" no account.
 	Accounts string
+}
+
+// Shared is what a simulator reads of its fixtures, parsed once: the banks,
+// the fixture accounts and the sandbox test CA. It is never changed, so the
+// workspaces of a server share one.
+type Shared struct {
+	banks    seed.Banks
+	accounts []seed.Account
+	ca       *auth.CA
+}
+
+// NewShared parses what simulators read of set.
+func NewShared(set *fixtures.Set) (*Shared, error) {
+	if set == nil {
+		return nil, errors.New("simulator: no fixtures")
+	}
+	banks, err := seed.LoadBanks(set)
+	if err != nil {
+		return nil, err
+	}
+	accounts, err := seed.FromFixtures(set)
+	if err != nil {
+		return nil, err
+	}
+	caCertPEM, caKeyPEM, err := set.CA()
+	if err != nil {
+		return nil, err
+	}
+	ca, err := auth.ParseCA(caCertPEM, caKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &Shared{banks: banks, accounts: accounts, ca: ca}, nil
 }
 
 // DefaultSettlementDelay is the settlement delay when Config leaves it zero.
@@ -159,19 +196,20 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	}
 	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
 	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.rateLimits}
-	banks, err := seed.LoadBanks(cfg.Fixtures)
-	if err != nil {
-		return nil, err
+	sh := cfg.Shared
+	if sh == nil {
+		var err error
+		if sh, err = NewShared(cfg.Fixtures); err != nil {
+			return nil, err
+		}
 	}
+	banks := sh.banks
 	s.banks = banks
 	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
 		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.Sandbox.ISPB, now, s.randomAlnum(11)) },
 		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
 	s.meds = &med.Process{Deadlines: med.Deadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
-	accounts, err := seed.FromFixtures(cfg.Fixtures)
-	if err != nil {
-		return nil, err
-	}
+	accounts := slices.Clone(sh.accounts)
 	switch {
 	case cfg.Accounts == "none":
 		accounts = nil
@@ -181,13 +219,8 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		}
 	}
 	s.seedAccts, s.fixtures = accounts, cfg.Fixtures
-	caCertPEM, caKeyPEM, err := cfg.Fixtures.CA()
-	if err != nil {
-		return nil, err
-	}
-	if s.ca, err = auth.ParseCA(caCertPEM, caKeyPEM); err != nil {
-		return nil, err
-	}
+	s.ca = sh.ca
+	var err error
 	if s.clock, err = s.restoreClock(ctx, cfg); err != nil {
 		return nil, err
 	}

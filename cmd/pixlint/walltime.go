@@ -28,6 +28,7 @@ var wallClockUses = []WallClockUse{
 	{"simulator/badgerstore/writerstats.go", "the store's writer times its batches (WriterStats): measured durations, not simulation time"},
 	{"simulator/metrics/simulation.go", "the gauge of how far the simulation clock is ahead of the wall"},
 	{"simulator/httpapi/middleware.go", "request latency metric"},
+	{"simulator/badgerstore/space.go", "a deleted workspace's keys are dropped at a pace set by the wall time their batches take"},
 	{"cmd/pixsandbox/serve.go", "a workspace's TTL counts wall time without a request (workspace.Config.Wall)"},
 	{"simulator/httpapi/static.go", "request latency metric of the static pages (console, API reference)"},
 	{"simulator/sandboxapi/listener.go", "a listener's lease measures whether its client process is alive, not simulation time"},

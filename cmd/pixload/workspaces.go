@@ -13,7 +13,9 @@ import (
 // The workspaces rows (issue 27): with many workspaces on one server,
 //   - ws-create: POST /_sandbox/workspaces one after another (three fixture
 //     accounts each), its latency;
-//   - ws-rss: the server's RSS growth per idle workspace over them;
+//   - ws-rss: the server's RSS growth per idle workspace over a second
+//     thousand (the first fills the store's memtables and caches, which any
+//     write load fills as much: their growth is reported beside it);
 //   - balance@ws, cash-out@ws: those routes again with the workspaces present
 //     (compare with their rows above, same run);
 //   - ws-delete: DELETE of a workspace holding 10,000 transactions, and the
@@ -32,29 +34,41 @@ func runWorkspaceRows(o options, m machine, tmp, base string, f *fixtureSet, pid
 		fmt.Printf("  %-16s waited %s for the settlements left by the row before\n", "workspaces", fmtDur(waited))
 	}
 	waitQuiet(o.quietWait, pid)
-	before := rss(pid)
 	wsCount := o.workspaces
-	lat := make([]time.Duration, 0, wsCount)
-	for range wsCount {
-		start := time.Now() // wall time: the measured latency
-		if err := call("POST", base+"/_sandbox/workspaces", "", `{"ttl":"0"}`, 201, nil); err != nil {
-			return nil, fmt.Errorf("create a workspace: %w", err)
+	create := func() ([]time.Duration, error) {
+		lat := make([]time.Duration, 0, wsCount)
+		for range wsCount {
+			start := time.Now() // wall time: the measured latency
+			if err := call("POST", base+"/_sandbox/workspaces", "", `{"ttl":"0"}`, 201, nil); err != nil {
+				return nil, fmt.Errorf("create a workspace: %w", err)
+			}
+			lat = append(lat, time.Since(start))
 		}
-		lat = append(lat, time.Since(start))
+		time.Sleep(2 * time.Second)
+		return lat, nil
 	}
-	time.Sleep(2 * time.Second)
-	grown := rss(pid) - before
+	rss0 := rss(pid)
+	lat, err := create()
+	if err != nil {
+		return nil, err
+	}
+	rss1 := rss(pid)
+	if _, err := create(); err != nil {
+		return nil, err
+	}
+	rss2 := rss(pid)
 	p99 := percentile(lat, 99)
-	perWS := grown / int64(max(wsCount, 1))
+	perWS := (rss2 - rss1) / int64(max(wsCount, 1))
 	var out []engineResult
 	if wsCount > 0 {
 		out = []engineResult{
-			{Name: "ws-create", Label: fmt.Sprintf("POST /_sandbox/workspaces, %d one after another, 3 fixture accounts each (p50 %s, max %s)", wsCount, fmtDur(percentile(lat, 50)), fmtDur(slices.Max(lat))),
+			{Name: "ws-create", Label: fmt.Sprintf("POST /_sandbox/workspaces, the first %d one after another, 3 fixture accounts each (p50 %s, max %s)", wsCount, fmtDur(percentile(lat, 50)), fmtDur(slices.Max(lat))),
 				Target: "p99 < 20 ms", Value: fmtDur(p99), Pass: p99 < 20*time.Millisecond},
-			{Name: "ws-rss", Label: fmt.Sprintf("RSS growth per idle workspace over %d (%.1f MB in all, Badger's memtables filling included)", wsCount, mb(grown)),
+			{Name: "ws-rss", Label: fmt.Sprintf("RSS growth per idle workspace over a second %d (%.1f MB; over the first %d: %.1f MB, the store's memtables and caches filling)", wsCount, mb(rss2-rss1), wsCount, mb(rss1-rss0)),
 				Target: "< 100 KB", Value: fmt.Sprintf("%.0f KB", float64(perWS)/1024), Pass: perWS < 100<<10},
 		}
 	}
+	wsCount *= 2
 
 	// The existing routes with the workspaces present.
 	w := f.writeTokens

@@ -125,6 +125,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate, Timeout: m.Config.WebhookTimeout},
 		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget,
 	}
+	if base.Shared, err = simulator.NewShared(m.fixtures); err != nil {
+		return err
+	}
 	if m.sim, err = simulator.New(ctx, base); err != nil {
 		return err
 	}

@@ -129,6 +129,13 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	}
 	cfg.Limits.Workspaces = cmp.Or(cfg.Limits.Workspaces, DefaultMaxWorkspaces)
 	cfg.Limits.Accounts = cmp.Or(cfg.Limits.Accounts, DefaultMaxAccounts)
+	if cfg.Base.Shared == nil { // one parse of the fixtures for every workspace
+		sh, err := simulator.NewShared(cfg.Fixtures)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Base.Shared = sh
+	}
 	m := &Manager{cfg: cfg, log: cfg.Logger, ws: map[string]*entry{}, clients: map[string][]string{}}
 	m.dropCtx, m.dropStop = context.WithCancel(context.WithoutCancel(ctx))
 	m.stopping = make(chan struct{})

@@ -6,7 +6,16 @@
 // the store tells them what each batch writes before the batch commits.
 package storecache
 
-import "sync"
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// hashSeed is the seed of keyHash, one per process.
+var hashSeed = maphash.MakeSeed()
+
+// keyHash is a key's hash in Records.written.
+func keyHash(key []byte) uint64 { return maphash.Bytes(hashSeed, key) }
 
 // Records keeps decoded records of the kinds that nearly every write reads
 // and few writes change: accounts, their settings and DICT entries, and an
@@ -31,8 +40,14 @@ import "sync"
 type Records struct {
 	mu      sync.Mutex
 	entries map[string]Entry
-	written map[string]uint64 // cached kinds' keys: the last commit that wrote them
-	floor   uint64            // nothing read before this commit is used or kept
+	// written holds, by a hash of the key, the last commit that wrote a
+	// cached kind's key. A map of numbers: the garbage collector does not
+	// scan it, though it holds up to maxRecords keys (a server of many
+	// workspaces writes that many when it seeds them). Two keys with one
+	// hash share the later commit: an entry may be taken for stale (a miss),
+	// never the reverse.
+	written map[uint64]uint64
+	floor   uint64 // nothing read before this commit is used or kept
 }
 
 // Entry is a record as read at a commit: Val (a value, not a pointer) when
@@ -53,7 +68,7 @@ func (c *Records) Lookup(key []byte, at uint64) (Entry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[string(key)]
-	if !ok || max(c.written[string(key)], c.floor) > min(e.at, at) {
+	if !ok || max(c.written[keyHash(key)], c.floor) > min(e.at, at) {
 		return Entry{}, false
 	}
 	return e, true
@@ -63,7 +78,7 @@ func (c *Records) Lookup(key []byte, at uint64) (Entry, bool) {
 func (c *Records) Store(key []byte, at uint64, e Entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if max(c.written[string(key)], c.floor) > at {
+	if max(c.written[keyHash(key)], c.floor) > at {
 		return // no lookup could use it (a pending write, an older snapshot)
 	}
 	if c.entries == nil || len(c.entries) >= maxRecords {
@@ -79,11 +94,12 @@ func (c *Records) Wrote(key []byte, commit uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.written == nil || len(c.written) >= maxRecords {
-		c.written = make(map[string]uint64)
+		c.written = make(map[uint64]uint64)
 		c.entries = nil
 		c.floor = max(c.floor, commit)
 	}
-	c.written[string(key)] = max(c.written[string(key)], commit)
+	h := keyHash(key)
+	c.written[h] = max(c.written[h], commit)
 }
 
 // Reset forgets everything read before commit.
