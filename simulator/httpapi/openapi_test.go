@@ -138,3 +138,45 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestOpenAPI_ScopedRoutes checks that docs/openapi.yaml lists every control
+// route again under /_sandbox/workspaces/{workspace}/, as a reference to the
+// unscoped route's path item with the workspace parameter, and nothing else
+// there (the workspace routes themselves are checked with the others).
+func TestOpenAPI_ScopedRoutes(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "sandboxapi", "routes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, m := range regexp.MustCompile(`Path:\s*"(/_sandbox/[^"]*)"`).FindAllStringSubmatch(string(src), -1) {
+		want[m[1]] = true
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := regexp.MustCompile(`(?m)^  /_sandbox/workspaces/\{workspace\}(/[^:]*):\n    \$ref: '#/paths/([^']*)'\n    parameters:\n      - \$ref: '#/components/parameters/Workspace'\n`)
+	got := map[string]bool{}
+	for _, m := range entry.FindAllStringSubmatch(string(doc), -1) {
+		unscoped := "/_sandbox" + m[1]
+		ref := strings.NewReplacer("~1", "/", "~0", "~").Replace(m[2])
+		if ref != unscoped {
+			t.Errorf("%s refers to %s, want %s", "/_sandbox/workspaces/{workspace}"+m[1], ref, unscoped)
+		}
+		got[unscoped] = true
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf("docs/openapi.yaml lacks /_sandbox/workspaces/{workspace}%s ($ref to %s)", strings.TrimPrefix(p, "/_sandbox"), p)
+		}
+	}
+	for p := range got {
+		if !want[p] {
+			t.Errorf("docs/openapi.yaml lists %s under a workspace, which the control plane does not route", p)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("no scoped route found in docs/openapi.yaml")
+	}
+}
