@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -510,5 +514,61 @@ func TestWorkspaces_TokenWalk(t *testing.T) {
 	}
 	if st, out := call(t, "GET", m.URL()+"/cob/"+cob, "", bearerH(tokB)); st != http.StatusOK || out["status"] != "ATIVA" {
 		t.Errorf("B's cob after A's walk: %d %v", st, out["status"])
+	}
+}
+
+// Deleting a workspace while its clients write and its jobs run leaves none
+// of it: its requests end (as for an unknown workspace), its keys all go,
+// and another workspace under the same load is whole.
+func TestWorkspaces_DeleteUnderLoad(t *testing.T) {
+	m := MustRunMain(t, nil)
+	a := createWorkspace(t, m, `{"accounts":2}`, nil)
+	b := createWorkspace(t, m, `{"accounts":2}`, nil)
+	load := func(w testWorkspace, stop <-chan struct{}, done *sync.WaitGroup) {
+		defer done.Done()
+		tok := w.token(t, m, 0)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			body := fmt.Sprintf(`{"value":0.01,"externalId":"load-%d","details":{"key":"52998224725","keyType":"DOCUMENT","name":"Maria","document":"52998224725"}}`, i)
+			rawCall(t, "POST", m.URL()+"/api/pix/cash-out", body, bearerH(tok))
+			if i%10 == 0 {
+				rawCall(t, "POST", w.url(m, "/_sandbox/clock/advance"), `{"seconds":5}`, nil)
+			}
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, w := range []testWorkspace{a, a, b} {
+		wg.Add(1)
+		go load(w, stop, &wg)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if st, out := call(t, "DELETE", m.URL()+"/_sandbox/workspaces/"+a.ID, "", nil); st != http.StatusOK {
+		t.Fatalf("delete under load: %d %v", st, out)
+	}
+	time.Sleep(200 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.spaces.WaitDropped(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := m.store.Spaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(ids, a.ID) {
+		t.Errorf("keys of the deleted workspace are left: %v", ids)
+	}
+	if !slices.Contains(ids, b.ID) {
+		t.Errorf("the other workspace's keys are gone: %v", ids)
+	}
+	if st, inv := call(t, "GET", b.url(m, "/_sandbox/invariants"), "", nil); st != http.StatusOK || inv["ok"] != true {
+		t.Errorf("the other workspace's invariants: %d %v", st, inv)
 	}
 }
