@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -43,4 +44,19 @@ func (s *Simulator) HasClient(ctx context.Context, clientID string) (bool, error
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// Busy reports whether the simulator has work that needs it in memory: a
+// webhook attempt under way, or, on a real clock, a pending job (it runs
+// when it falls due). A virtual clock's jobs run only when the clock is
+// moved, which loads the simulator again.
+func (s *Simulator) Busy(ctx context.Context) bool {
+	if s.pool.Pending() > 0 {
+		return true
+	}
+	if s.clock.Mode() != clock.ModeReal {
+		return false
+	}
+	_, pending, err := s.store.NextJob(ctx)
+	return pending || err != nil
 }

@@ -42,7 +42,8 @@ func startServer(bin, cpus, dataDir, logPath string) (*exec.Cmd, string, time.Du
 		return nil, "", 0, err
 	}
 	defer logFile.Close()
-	srv := pinned(cpus, bin, "serve", "--addr", "127.0.0.1:"+strconv.Itoa(port), "--data-dir", dataDir, "--log-level", "warn")
+	srv := pinned(cpus, bin, "serve", "--addr", "127.0.0.1:"+strconv.Itoa(port), "--data-dir", dataDir, "--log-level", "warn",
+		"--workspace-unload-after", "5s") // the workspaces row measures idle workspaces unloaded
 	srv.Stdout, srv.Stderr = logFile, logFile
 	start := time.Now()
 	if err := started(srv); err != nil {

@@ -41,6 +41,9 @@ type Config struct {
 	MaxWorkspaces, MaxAccounts int
 	// MaxSnapshotBytes bounds the snapshot a workspace is created from.
 	MaxSnapshotBytes int64
+	// WorkspaceUnloadAfter is how long a workspace stays in memory without
+	// a request.
+	WorkspaceUnloadAfter time.Duration
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
@@ -72,16 +75,17 @@ func DefaultConfig() Config {
 		MEDAnalysis:     7 * 24 * time.Hour,
 		MEDRefund:       24 * time.Hour,
 
-		WebhookRegistration: "disabled",
-		WebhookTimeout:      webhook.DefaultTimeout,
-		WebhookWorkers:      webhook.DefaultWorkers,
-		WebhookPerTarget:    webhook.DefaultPerTarget,
-		Sync:                true,
-		CashInWebhook:       "RECEIVE",
-		JournalSize:         1000,
-		MaxWorkspaces:       10000,
-		MaxAccounts:         1000,
-		MaxSnapshotBytes:    64 << 20,
+		WebhookRegistration:  "disabled",
+		WebhookTimeout:       webhook.DefaultTimeout,
+		WebhookWorkers:       webhook.DefaultWorkers,
+		WebhookPerTarget:     webhook.DefaultPerTarget,
+		Sync:                 true,
+		CashInWebhook:        "RECEIVE",
+		JournalSize:          1000,
+		MaxWorkspaces:        10000,
+		MaxAccounts:          1000,
+		MaxSnapshotBytes:     64 << 20,
+		WorkspaceUnloadAfter: 2 * time.Minute,
 	}
 }
 
@@ -123,6 +127,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
 	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
+	fs.DurationVar(&c.WorkspaceUnloadAfter, "workspace-unload-after", c.WorkspaceUnloadAfter, "how long a workspace's simulator stays in memory without a request (it loads again on the next; a real clock with a pending job stays)")
 	fs.Int64Var(&c.MaxSnapshotBytes, "max-snapshot-bytes", c.MaxSnapshotBytes, "the largest snapshot a workspace is created from (POST /_sandbox/workspaces)")
 	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
@@ -172,6 +177,9 @@ func (c Config) Validate() error {
 	}
 	if c.CashInWebhook != "RECEIVE" && c.CashInWebhook != "CashIn" {
 		errs = append(errs, fmt.Errorf("--cash-in-webhook must be RECEIVE or CashIn, not %q", c.CashInWebhook))
+	}
+	if c.WorkspaceUnloadAfter < time.Second {
+		errs = append(errs, fmt.Errorf("--workspace-unload-after must be at least 1s"))
 	}
 	if c.MaxWorkspaces < 0 || c.MaxAccounts < 1 || c.MaxSnapshotBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--max-workspaces must be 0 or more, --max-accounts 1 or more and --max-snapshot-bytes 1048576 or more"))

@@ -136,7 +136,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	base.ClockStart = time.Time{}
 	m.spaces, err = workspace.Open(ctx, workspace.Config{Engine: spaceEngine{m.store}, Default: m.sim, Base: base,
 		Fixtures: m.fixtures, Limits: workspace.Limits{Workspaces: m.Config.MaxWorkspaces, Accounts: m.Config.MaxAccounts},
-		Wall: time.Now, Logger: m.Logger})
+		Wall: time.Now, UnloadAfter: m.Config.WorkspaceUnloadAfter, Logger: m.Logger})
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	reg.MustRegister(
 		spacesGauge("pixsandbox_workspaces", "Workspaces the server holds besides the default.", m.spaces.Len),
-		spacesGauge("pixsandbox_workspace_drops_pending", "Deleted workspaces whose keys are still being dropped in the background.", m.spaces.Dropping))
+		spacesGauge("pixsandbox_workspace_drops_pending", "Deleted workspaces whose keys are still being dropped in the background.", m.spaces.Dropping),
+		spacesGauge("pixsandbox_workspaces_loaded", "Workspaces whose simulator is in memory (the others load on their next request).", m.spaces.Loaded))
 	m.http = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

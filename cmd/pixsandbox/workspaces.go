@@ -30,12 +30,12 @@ var (
 	_ sandboxapi.Workspaces = workspaces{}
 )
 
-func (w workspaces) Services(id string) (httpapi.Services, bool) {
-	sim, ok := w.m.Simulator(id)
+func (w workspaces) Acquire(id string) (httpapi.Services, func(), bool) {
+	sim, release, ok := w.m.Acquire(id)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	return sim, true
+	return sim, release, true
 }
 
 func (w workspaces) Sandbox(id string) (sandboxapi.Sandbox, bool) {

@@ -86,6 +86,9 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.finishJournal(jr, rt, r, rec, d)
 		}()
 
+		rel := &releases{}
+		defer rel.run()
+		r = r.WithContext(context.WithValue(r.Context(), ctxReleases, rel))
 		var err error
 		if r, err = s.scope(rt, r); err != nil {
 			s.writeError(rec, r, rt, err)

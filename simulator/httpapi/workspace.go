@@ -22,8 +22,9 @@ const WorkspaceHeader = "X-Sandbox-Workspace"
 // a PIX API request, or by the client id of a token request. nil in
 // Config.Workspaces: the one world of Config.Services.
 type Workspaces interface {
-	// Services returns workspace id's services ("" for the default).
-	Services(id string) (Services, bool)
+	// Acquire returns workspace id's services ("" for the default), held
+	// until release is called (a held workspace stays loaded).
+	Acquire(id string) (svc Services, release func(), ok bool)
 	// TokenWorkspace returns the workspace a bearer token names ("" for the default).
 	TokenWorkspace(token string) string
 	// ClientWorkspaces returns the workspaces whose accounts have a client
@@ -38,7 +39,32 @@ type Workspaces interface {
 const (
 	ctxServices ctxKey = 100 + iota
 	ctxClock
+	ctxReleases // *releases
 )
+
+// releases are what a request acquired (Workspaces.Acquire), released when
+// it ends (wrap).
+type releases struct{ fns []func() }
+
+func (r *releases) run() {
+	for _, f := range r.fns {
+		f()
+	}
+}
+
+// acquire holds workspace id's services for the rest of the request.
+func (s *Server) acquire(r *http.Request, id string) (Services, bool) {
+	svc, release, ok := s.ws.Acquire(id)
+	if !ok {
+		return nil, false
+	}
+	if rel, _ := r.Context().Value(ctxReleases).(*releases); rel != nil {
+		rel.fns = append(rel.fns, release)
+	} else {
+		release()
+	}
+	return svc, true
+}
 
 // svcOf returns the services of the request's workspace.
 func (s *Server) svcOf(r *http.Request) Services {
@@ -118,7 +144,7 @@ func (s *Server) scope(rt *Route, r *http.Request) (*http.Request, error) {
 		var svc Services
 		ok := s.ws != nil
 		if ok {
-			svc, ok = s.ws.Services(id)
+			svc, ok = s.acquire(r, id)
 		}
 		switch {
 		case !ok && !rt.Public:
@@ -165,7 +191,7 @@ func (s *Server) tokenServices(r *http.Request, clientID string) (Services, erro
 	if id == "" {
 		return s.svc, nil
 	}
-	if svc, ok := s.ws.Services(id); ok {
+	if svc, ok := s.acquire(r, id); ok {
 		if s.wrapSvc != nil {
 			svc = s.wrapSvc(svc)
 		}

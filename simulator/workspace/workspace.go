@@ -61,6 +61,9 @@ const (
 	DefaultMaxWorkspaces = 10000
 	DefaultMaxAccounts   = 1000
 	DefaultTTL           = 24 * time.Hour
+	// DefaultUnloadAfter is how long a workspace's simulator stays in memory
+	// without a request.
+	DefaultUnloadAfter = 2 * time.Minute
 )
 
 // Config configures a Manager.
@@ -74,9 +77,12 @@ type Config struct {
 	Fixtures *fixtures.Set
 	Limits   Limits
 	// Wall is the wall clock of expiry (a workspace's TTL counts wall time
-	// without a request); nil means no expiry runs.
-	Wall   func() time.Time
-	Logger *slog.Logger
+	// without a request) and of unloading; nil means neither runs.
+	Wall func() time.Time
+	// UnloadAfter is how long a workspace stays loaded without a request
+	// (0 takes DefaultUnloadAfter).
+	UnloadAfter time.Duration
+	Logger      *slog.Logger
 }
 
 // record is what the registry keeps of a workspace.
@@ -92,10 +98,16 @@ type record struct {
 	CreatedAt  time.Time     `json:"createdAt"`
 }
 
+// entry is a workspace of the server. Its simulator is loaded on use and
+// unloaded when idle (UnloadIdle): an idle workspace costs its registry
+// record and its data on disk.
 type entry struct {
 	rec      record
-	sim      *simulator.Simulator
 	lastUsed atomic.Int64 // wall Unix nanoseconds
+
+	mu    sync.Mutex
+	sim   *simulator.Simulator // nil while unloaded
+	users int                  // requests holding sim (Acquire)
 }
 
 // Manager holds the workspaces of one server.
@@ -163,15 +175,43 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 		if err := json.Unmarshal(recs[id], &rec); err != nil {
 			return nil, fmt.Errorf("workspace %s: registry record: %w", id, err)
 		}
-		sim, err := m.newSimulator(ctx, rec)
-		if err != nil {
-			return nil, fmt.Errorf("workspace %s: %w", id, err)
-		}
-		e := &entry{rec: rec, sim: sim}
+		e := &entry{rec: rec}
 		e.lastUsed.Store(m.wallNow().UnixNano())
 		m.ws[id] = e
+		// A real clock runs its jobs when they fall due: such a workspace
+		// with a pending job is loaded now; the others on their first use.
+		if rec.Clock == string(clock.ModeReal) {
+			if _, pending, err := cfg.Engine.Space(id).NextJob(ctx); err != nil {
+				return nil, fmt.Errorf("workspace %s: %w", id, err)
+			} else if pending {
+				if _, err := m.load(ctx, e); err != nil {
+					return nil, fmt.Errorf("workspace %s: %w", id, err)
+				}
+			}
+		}
 	}
 	return m, nil
+}
+
+// load returns e's simulator, opening (and starting) it when unloaded.
+func (m *Manager) load(ctx context.Context, e *entry) (*simulator.Simulator, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sim != nil {
+		return e.sim, nil
+	}
+	sim, err := m.newSimulator(context.WithoutCancel(ctx), e.rec)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.RLock()
+	run := m.runCtx
+	m.mu.RUnlock()
+	if run != nil {
+		sim.Start(run)
+	}
+	e.sim = sim
+	return sim, nil
 }
 
 func (m *Manager) wallNow() time.Time {
@@ -201,7 +241,11 @@ func (m *Manager) Start(ctx context.Context) {
 	m.mu.Lock()
 	m.runCtx, m.stop = context.WithCancel(ctx)
 	for _, e := range m.ws {
-		e.sim.Start(m.runCtx)
+		e.mu.Lock()
+		if e.sim != nil {
+			e.sim.Start(m.runCtx)
+		}
+		e.mu.Unlock()
 	}
 	m.mu.Unlock()
 	if m.cfg.Wall != nil {
@@ -218,7 +262,11 @@ func (m *Manager) Stop() {
 	}
 	sims := make([]*simulator.Simulator, 0, len(m.ws))
 	for _, e := range m.ws {
-		sims = append(sims, e.sim)
+		e.mu.Lock()
+		if e.sim != nil {
+			sims = append(sims, e.sim)
+		}
+		e.mu.Unlock()
 	}
 	m.runCtx = nil
 	m.mu.Unlock()
@@ -247,19 +295,88 @@ func ValidID(id string) bool {
 }
 
 // Simulator returns workspace id's simulator ("" or DefaultWorkspace for the
-// default) and counts the use against its expiry.
+// default), loading it when unloaded, and counts the use against its expiry.
+// A request holds it with Acquire instead, so it is not unloaded under the
+// request.
 func (m *Manager) Simulator(id string) (*simulator.Simulator, bool) {
+	sim, release, ok := m.Acquire(id)
+	if ok {
+		release()
+	}
+	return sim, ok
+}
+
+// Acquire returns workspace id's simulator as Simulator does, held until
+// release is called: a held workspace is never unloaded.
+func (m *Manager) Acquire(id string) (sim *simulator.Simulator, release func(), ok bool) {
 	if id == "" || id == pix.DefaultWorkspace {
-		return m.cfg.Default, true
+		return m.cfg.Default, func() {}, true
 	}
 	m.mu.RLock()
 	e, ok := m.ws[id]
 	m.mu.RUnlock()
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	e.lastUsed.Store(m.wallNow().UnixNano())
-	return e.sim, true
+	sim, err := m.load(context.Background(), e)
+	if err != nil {
+		m.log.Error("workspace: load", "workspace", id, "error", err)
+		return nil, nil, false
+	}
+	e.mu.Lock()
+	e.users++
+	e.mu.Unlock()
+	return sim, func() {
+		e.mu.Lock()
+		e.users--
+		e.mu.Unlock()
+		e.lastUsed.Store(m.wallNow().UnixNano())
+	}, true
+}
+
+// UnloadIdle unloads the workspaces that no request holds and none used for
+// UnloadAfter, whose clock is virtual or that have no pending job (a real
+// clock's jobs must run when they fall due), and with no webhook attempt
+// under way. It returns how many it unloaded.
+func (m *Manager) UnloadIdle(ctx context.Context) int {
+	after := cmp.Or(m.cfg.UnloadAfter, DefaultUnloadAfter)
+	now := m.wallNow().UnixNano()
+	m.mu.RLock()
+	entries := make([]*entry, 0, len(m.ws))
+	for _, e := range m.ws {
+		entries = append(entries, e)
+	}
+	m.mu.RUnlock()
+	n := 0
+	for _, e := range entries {
+		if now-e.lastUsed.Load() < int64(after) {
+			continue
+		}
+		e.mu.Lock()
+		if e.sim != nil && e.users == 0 && !e.sim.Busy(ctx) {
+			e.sim.Stop()
+			e.sim = nil
+			n++
+		}
+		e.mu.Unlock()
+	}
+	return n
+}
+
+// Loaded is how many workspaces have their simulator in memory.
+func (m *Manager) Loaded() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	n := 0
+	for _, e := range m.ws {
+		e.mu.Lock()
+		if e.sim != nil {
+			n++
+		}
+		e.mu.Unlock()
+	}
+	return n
 }
 
 // AdminToken returns workspace id's own admin token ("" for the default,
@@ -304,8 +421,12 @@ func (m *Manager) ClientWorkspaces(ctx context.Context, clientID string) []strin
 		entries = append(entries, e)
 	}
 	m.mu.RUnlock()
-	for _, e := range entries {
-		if found, _ := e.sim.HasClient(ctx, clientID); found {
+	for _, e := range entries { // from the store: a workspace is not loaded for this
+		err := m.cfg.Engine.Space(e.rec.ID).View(ctx, func(tx storage.Tx) error {
+			_, err := tx.Credential(clientID)
+			return err
+		})
+		if err == nil {
 			live = append(live, e.rec.ID)
 		}
 	}
@@ -520,11 +641,7 @@ func (m *Manager) Info(ctx context.Context, id string) (pix.WorkspaceInfo, error
 }
 
 func (m *Manager) info(ctx context.Context, e *entry) pix.WorkspaceInfo {
-	c := e.sim.ClockNow()
-	n := 0
-	if accts, err := e.sim.Accounts(ctx); err == nil {
-		n = len(accts)
-	}
+	c, n := m.peek(ctx, e)
 	last := time.Unix(0, e.lastUsed.Load()).UTC()
 	info := pix.WorkspaceInfo{ID: e.rec.ID, Name: e.rec.Name, ClockMode: c.Mode, Now: c.Now, Accounts: n, TTL: e.rec.TTL,
 		CreatedAt: e.rec.CreatedAt, LastUsedAt: last}
@@ -572,7 +689,11 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return NotFound(id)
 	}
-	e.sim.Stop()
+	e.mu.Lock()
+	if e.sim != nil {
+		e.sim.Stop()
+	}
+	e.mu.Unlock()
 	if err := m.cfg.Engine.DeleteSpaceRecord(ctx, id); err != nil {
 		return err
 	}
@@ -625,10 +746,12 @@ func (m *Manager) WaitDropped(ctx context.Context) error {
 	}
 }
 
-// expireLoop deletes, once a minute, the workspaces idle longer than their TTL.
+// expireLoop deletes, once a minute (more often for a short UnloadAfter), the
+// workspaces idle longer than their TTL, and unloads the idle ones.
 func (m *Manager) expireLoop(ctx context.Context) {
 	defer m.wg.Done()
-	t := time.NewTicker(time.Minute)
+	every := min(time.Minute, max(cmp.Or(m.cfg.UnloadAfter, DefaultUnloadAfter)/2, time.Second))
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -636,6 +759,7 @@ func (m *Manager) expireLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			m.ExpireIdle(ctx)
+			m.UnloadIdle(ctx)
 		}
 	}
 }
@@ -669,4 +793,45 @@ func (m *Manager) Len() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.ws)
+}
+
+// peek reads a workspace's clock and account count, from its simulator when
+// it is loaded and from the store otherwise (a listing does not load every
+// workspace).
+func (m *Manager) peek(ctx context.Context, e *entry) (pix.ClockReport, int) {
+	e.mu.Lock()
+	sim := e.sim
+	e.mu.Unlock()
+	n := 0
+	if sim != nil {
+		if accts, err := sim.Accounts(ctx); err == nil {
+			n = len(accts)
+		}
+		return sim.ClockNow(), n
+	}
+	var c pix.ClockReport
+	_ = m.cfg.Engine.Space(e.rec.ID).View(ctx, func(tx storage.Tx) error {
+		var st struct {
+			Mode   string        `json:"mode"`
+			Now    time.Time     `json:"now"`
+			Offset time.Duration `json:"offset"`
+		}
+		if ok, err := tx.Meta("clock", &st); err == nil && ok {
+			c = pix.ClockReport{Mode: st.Mode, Now: st.Now}
+			if st.Mode == string(clock.ModeReal) && m.cfg.Wall != nil {
+				c.Now = maxTime(st.Now, m.wallNow().Add(st.Offset).UTC())
+			}
+		}
+		accts, err := tx.Accounts()
+		n = len(accts)
+		return err
+	})
+	return c, n
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

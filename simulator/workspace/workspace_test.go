@@ -195,3 +195,60 @@ func BenchmarkManager_IdleWorkspace(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/workspace")
 }
+
+// An idle workspace is unloaded (its simulator leaves memory) and loaded
+// again on its next use, with its state and clock as they were; a workspace
+// in use, or on a real clock with a job pending, stays loaded.
+func TestManager_UnloadIdle(t *testing.T) {
+	e := newEnv(t, "")
+	m := e.open(t)
+	ctx := context.Background()
+	virt, err := m.Create(ctx, pix.NewWorkspace{AccountCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := m.Create(ctx, pix.NewWorkspace{AccountCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := m.Create(ctx, pix.NewWorkspace{AccountCount: 1, Clock: "real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, _ := m.Simulator(virt.Info.ID)
+	if _, err := sim.AdvanceClock(ctx, time.Hour, ""); err != nil {
+		t.Fatal(err)
+	}
+	before := sim.ClockNow().Now
+	realSim, _ := m.Simulator(real.Info.ID)
+	if _, err := realSim.ScheduleMarker(ctx, time.Hour, "keeps it loaded"); err != nil {
+		t.Fatal(err)
+	}
+	_, release, _ := m.Acquire(held.Info.ID)
+	e.wall.add(workspace.DefaultUnloadAfter + time.Second)
+	if n := m.UnloadIdle(ctx); n != 1 {
+		t.Errorf("unloaded %d workspaces, want 1 (the idle virtual one)", n)
+	}
+	if m.Loaded() != 2 {
+		t.Errorf("%d workspaces loaded, want 2 (the held one, the real clock with a job)", m.Loaded())
+	}
+	info, err := m.Info(ctx, virt.Info.ID)
+	if err != nil || info.Accounts != 2 || !info.Now.Equal(before) || m.Loaded() != 2 {
+		t.Errorf("an unloaded workspace's info: %+v %v (loaded %d)", info, err, m.Loaded())
+	}
+	sim2, ok := m.Simulator(virt.Info.ID)
+	if !ok || sim2 == sim {
+		t.Fatalf("the unloaded workspace on its next use: %v, the same simulator %v", ok, sim2 == sim)
+	}
+	if got := sim2.ClockNow().Now; !got.Equal(before) {
+		t.Errorf("clock after a reload: %v, want %v", got, before)
+	}
+	accts, err := sim2.Accounts(ctx)
+	if err != nil || len(accts) != 2 {
+		t.Errorf("accounts after a reload: %d %v", len(accts), err)
+	}
+	if ids := m.ClientWorkspaces(ctx, virt.Accounts[0].ClientID); len(ids) != 1 || ids[0] != virt.Info.ID {
+		t.Errorf("its client id after a reload names %v", ids)
+	}
+	release()
+}
