@@ -184,7 +184,7 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 			if _, pending, err := cfg.Engine.Space(id).NextJob(ctx); err != nil {
 				return nil, fmt.Errorf("workspace %s: %w", id, err)
 			} else if pending {
-				if _, err := m.load(ctx, e); err != nil {
+				if _, err := m.load(ctx, e, false); err != nil {
 					return nil, fmt.Errorf("workspace %s: %w", id, err)
 				}
 			}
@@ -193,15 +193,23 @@ func Open(ctx context.Context, cfg Config) (*Manager, error) {
 	return m, nil
 }
 
-// load returns e's simulator, opening (and starting) it when unloaded.
-func (m *Manager) load(ctx context.Context, e *entry) (*simulator.Simulator, error) {
+// load returns e's simulator, opening (and starting) it when unloaded; hold
+// counts a user of it in the same step, so UnloadIdle never takes it
+// between the two.
+func (m *Manager) load(ctx context.Context, e *entry, hold bool) (*simulator.Simulator, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if hold {
+		e.users++
+	}
 	if e.sim != nil {
 		return e.sim, nil
 	}
 	sim, err := m.newSimulator(context.WithoutCancel(ctx), e.rec)
 	if err != nil {
+		if hold {
+			e.users--
+		}
 		return nil, err
 	}
 	m.mu.RLock()
@@ -319,14 +327,11 @@ func (m *Manager) Acquire(id string) (sim *simulator.Simulator, release func(), 
 		return nil, nil, false
 	}
 	e.lastUsed.Store(m.wallNow().UnixNano())
-	sim, err := m.load(context.Background(), e)
+	sim, err := m.load(context.Background(), e, true)
 	if err != nil {
 		m.log.Error("workspace: load", "workspace", id, "error", err)
 		return nil, nil, false
 	}
-	e.mu.Lock()
-	e.users++
-	e.mu.Unlock()
 	return sim, func() {
 		e.mu.Lock()
 		e.users--
@@ -354,7 +359,7 @@ func (m *Manager) UnloadIdle(ctx context.Context) int {
 			continue
 		}
 		e.mu.Lock()
-		if e.sim != nil && e.users == 0 && !e.sim.Busy(ctx) {
+		if e.sim != nil && e.users == 0 && now-e.lastUsed.Load() >= int64(after) && !e.sim.Busy(ctx) {
 			e.sim.Stop()
 			e.sim = nil
 			n++
