@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/pixsandbox/pixsandbox/simulator/agenda"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
@@ -44,6 +45,16 @@ func (s *Simulator) HasClient(ctx context.Context, clientID string) (bool, error
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// Release stops the simulator (Stop) and detaches it from its store, which
+// outlives it (a workspace's store is the server's): nothing of it stays
+// reachable from the store, so it is garbage once its holders drop it.
+func (s *Simulator) Release() {
+	s.Stop()
+	if n, ok := s.store.(agenda.Notifier); ok {
+		n.NotifyScheduled(nil)
+	}
 }
 
 // Busy reports whether the simulator has work that needs it in memory: a

@@ -390,7 +390,14 @@ func (w *writer) count(n int, applied, committed time.Duration) {
 
 // NotifyScheduled implements agenda.Notifier: fn is called after each commit
 // that scheduled jobs, with the earliest due time among them.
-func (s *Store) NotifyScheduled(fn func(due time.Time)) { s.onJobs.Store(&fn) }
+// A nil fn stops the calls (a workspace's simulator unloaded).
+func (s *Store) NotifyScheduled(fn func(due time.Time)) {
+	if fn == nil {
+		s.onJobs.Store(nil)
+		return
+	}
+	s.onJobs.Store(&fn)
+}
 
 // scheduled lowers the workspace's job floor to a job due at due (Unix
 // nanoseconds) just committed and tells its agenda.

@@ -360,7 +360,7 @@ func (m *Manager) UnloadIdle(ctx context.Context) int {
 		}
 		e.mu.Lock()
 		if e.sim != nil && e.users == 0 && now-e.lastUsed.Load() >= int64(after) && !e.sim.Busy(ctx) {
-			e.sim.Stop()
+			e.sim.Release()
 			e.sim = nil
 			n++
 		}
@@ -696,7 +696,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	}
 	e.mu.Lock()
 	if e.sim != nil {
-		e.sim.Stop()
+		e.sim.Release()
 	}
 	e.mu.Unlock()
 	if err := m.cfg.Engine.DeleteSpaceRecord(ctx, id); err != nil {
