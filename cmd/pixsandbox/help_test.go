@@ -66,6 +66,8 @@ func envRead(t *testing.T, name string) map[string]bool {
 		_ = m.ParseFlags([]string{"-h"})
 	case "check-receiver":
 		runCheckReceiver(context.Background(), []string{"-h"}, io.Discard, io.Discard, rec.lookup)
+	case "healthcheck":
+		runHealthcheck([]string{"-h"}, io.Discard, io.Discard, rec.lookup)
 	case "conform":
 		for _, f := range commandFlags("conform") {
 			rec.lookup(framework.EnvPrefix + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")))

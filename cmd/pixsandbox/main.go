@@ -46,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return completion(args[1:], stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "healthcheck":
+		return healthcheck(args[1:], stdout, stderr)
 	case "cert-header":
 		return certHeader(args[1:], stdout, stderr)
 	case "conform":
@@ -77,6 +79,7 @@ Usage:
   pixsandbox listen --forward-to U   forward an account's webhook events to a local URL while it runs
   pixsandbox workspace create|list|show|delete|snapshot
                                      manage the workspaces (isolated worlds) of a running simulator
+  pixsandbox healthcheck [--url U]    exit 0 when the server's /healthz answers ok within 3 s, 1 otherwise
   pixsandbox version                 print the version, commit and build date (also --version)
   pixsandbox completion bash|zsh|fish  print a shell completion script
 

@@ -403,7 +403,9 @@ func (j *Journal) Query(r *http.Request) ([]JournalEntry, error) {
 // journalQuery reads the filters of GET /_sandbox/requests.
 func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 	p := queryParams{q: r.URL.Query()}
-	f := journalFilter{Limit: p.whole("limit", min(100, max(capacity, 1)), 1, max(capacity, 1)), PathPrefix: p.q.Get("path")}
+	// A limit above what the journal keeps answers what it keeps (the
+	// console asks for 200, pixsandbox requests for 50, the suite 1000).
+	f := journalFilter{Limit: min(p.whole("limit", min(100, max(capacity, 1)), 1, maxJournalSize), max(capacity, 1)), PathPrefix: p.q.Get("path")}
 	for _, ref := range p.q["ref"] {
 		if ref != "" {
 			f.Refs = append(f.Refs, ref)
