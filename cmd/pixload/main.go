@@ -40,8 +40,11 @@ type options struct {
 	startups    int
 	// backlogDuration is how long the backlog row sends cash-outs.
 	backlogDuration time.Duration
-	// workspaces is how many workspaces the workspaces row creates.
-	workspaces int
+	// workspaces is how many workspaces the workspaces row creates;
+	// workspacesControl deletes them before the loads (the same writes,
+	// no workspace present).
+	workspaces        int
+	workspacesControl bool
 }
 
 func main() {
@@ -63,6 +66,7 @@ func main() {
 	flag.IntVar(&o.startups, "startups", 5, "cold starts on fresh data dirs to measure start-up (the median is reported)")
 	flag.DurationVar(&o.backlogDuration, "backlog-duration", 30*time.Second, "how long the backlog row sends cash-outs at full speed")
 	flag.IntVar(&o.workspaces, "workspaces", 1000, "how many idle workspaces the workspaces row creates before it loads balance and cash-out again (0 measures the same rows without them)")
+	flag.BoolVar(&o.workspacesControl, "workspaces-control", false, "delete the workspaces row's workspaces before it loads balance and cash-out again: the same writes with none present, to tell their cost from the data's")
 	flag.Parse()
 	// On Ctrl-C or SIGTERM, stop what was started before exiting.
 	sigs := make(chan os.Signal, 1)

@@ -80,14 +80,41 @@ func runWorkspaceRows(o options, m machine, tmp, base string, f *fixtureSet, pid
 		}
 	}
 	wsCount *= 2
+	present := fmt.Sprintf("%d idle workspaces", wsCount)
+	if o.workspacesControl {
+		var list struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		for {
+			if err := call("GET", base+"/_sandbox/workspaces?size=500", "", "", 200, &list); err != nil {
+				return nil, err
+			}
+			if len(list.Data) == 0 {
+				break
+			}
+			for _, w := range list.Data {
+				if err := call("DELETE", base+"/_sandbox/workspaces/"+w.ID, "", "", 200, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+			if n, err := gauge(base, "pixsandbox_workspace_drops_pending"); err != nil || n == 0 {
+				break
+			}
+		}
+		present = fmt.Sprintf("%d workspaces created and deleted (control)", wsCount)
+	}
 
 	// The existing routes with the workspaces present.
 	w := f.writeTokens
 	auth := map[string]string{"Authorization": "Bearer " + f.token}
 	for _, rt := range []route{
-		{name: "balance@ws", label: fmt.Sprintf("GET /accounts/balances, %d idle workspaces", wsCount), target: "≥ 50% of ceiling, p99 < 10 ms",
+		{name: "balance@ws", label: "GET /accounts/balances, " + present, target: "≥ 50% of ceiling, p99 < 10 ms",
 			script: staticScript("GET", "/accounts/balances", auth, "")},
-		{name: "cash-out@ws", label: fmt.Sprintf("POST /api/pix/cash-out, %d idle workspaces", wsCount), target: "≥ 0.08 of the ceiling, p99 < 25 ms",
+		{name: "cash-out@ws", label: "POST /api/pix/cash-out, " + present, target: "≥ 0.08 of the ceiling, p99 < 25 ms",
 			note: fmt.Sprintf("durable; %d accounts", len(w)), script: rotatingScript("POST", "/api/pix/cash-out", cashOutBody, "cw", w)},
 	} {
 		r, err := runWrk(o, m, tmp, base, rt, pid)
