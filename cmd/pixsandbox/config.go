@@ -44,6 +44,8 @@ type Config struct {
 	// WorkspaceUnloadAfter is how long a workspace stays in memory without
 	// a request.
 	WorkspaceUnloadAfter time.Duration
+	// MetricsPublic serves /metrics without the admin token.
+	MetricsPublic bool
 	// WebhookDenyPrivate refuses webhook targets at private, loopback, link-local
 	// and metadata addresses, checked on the dialed IP.
 	WebhookDenyPrivate bool
@@ -127,6 +129,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
 	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
+	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without X-Sandbox-Admin-Token even when --admin-token is set (by default the token guards it)")
 	fs.DurationVar(&c.WorkspaceUnloadAfter, "workspace-unload-after", c.WorkspaceUnloadAfter, "how long a workspace's simulator stays in memory without a request (it loads again on the next; a real clock with a pending job stays)")
 	fs.Int64Var(&c.MaxSnapshotBytes, "max-snapshot-bytes", c.MaxSnapshotBytes, "the largest snapshot a workspace is created from (POST /_sandbox/workspaces)")
 	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")

@@ -113,3 +113,38 @@ func scrapeMetrics(t *testing.T, base string) string {
 	}
 	return string(b)
 }
+
+// With --admin-token, /metrics needs it (a scrape shows every account's
+// activity), unless --metrics-public says otherwise; without a token it is
+// open, as the control plane is.
+func TestMetrics_AdminToken(t *testing.T) {
+	for _, c := range []struct {
+		token       string
+		public      bool
+		header      string
+		want        int
+		description string
+	}{
+		{"", false, "", 200, "no admin token"},
+		{"s3cret", false, "", 401, "admin token, none sent"},
+		{"s3cret", false, "wrong", 401, "admin token, a wrong one sent"},
+		{"s3cret", false, "s3cret", 200, "admin token sent"},
+		{"s3cret", true, "", 200, "--metrics-public"},
+	} {
+		m := MustRunMain(t, func(cfg *Config) { cfg.AdminToken, cfg.MetricsPublic = c.token, c.public })
+		h := map[string]string{}
+		if c.header != "" {
+			h["X-Sandbox-Admin-Token"] = c.header
+		}
+		st, body := rawCall(t, "GET", m.URL()+"/metrics", "", h)
+		if st != c.want {
+			t.Errorf("%s: /metrics answered %d, want %d", c.description, st, c.want)
+		}
+		if st == 200 && !strings.Contains(body, "pixsandbox_workspaces ") {
+			t.Errorf("%s: /metrics lacks the workspace series", c.description)
+		}
+		if st == 401 && !strings.Contains(body, "--metrics-public") {
+			t.Errorf("%s: the refusal does not say how to get in: %s", c.description, body)
+		}
+	}
+}

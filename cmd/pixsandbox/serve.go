@@ -144,7 +144,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	spaces := workspaces{m.spaces}
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
-		JournalSize: m.Config.JournalSize, Workspaces: spaces}
+		JournalSize: m.Config.JournalSize, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic}
 	if m.Config.ControlPlane {
 		cp := sandboxapi.WithWorkspaces(m.sim, spaces)
 		cp.SnapshotLimit = m.Config.MaxSnapshotBytes

@@ -152,6 +152,22 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 	return nil
 }
 
+// requireAdminToken serves h only to requests with the server's admin token
+// in X-Sandbox-Admin-Token (/metrics: a scrape shows every account's
+// activity); others get the control plane's 401.
+func (s *Server) requireAdminToken(h http.Handler) http.Handler {
+	rt := &Route{Name: "metrics", Path: "/metrics", Admin: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get("X-Sandbox-Admin-Token")
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+			s.writeError(w, r, rt, pix.Errorf(pix.KindUnauthorized, pix.CodeAdminTokenRequired,
+				"/metrics needs the header X-Sandbox-Admin-Token with the server's --admin-token (or serve with --metrics-public)"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // authenticate reads "Authorization: Bearer <token>" (scheme case-insensitive).
 func (s *Server) authenticate(r *http.Request) (pix.AccountID, error) {
 	h := strings.TrimSpace(r.Header.Get("Authorization"))

@@ -101,6 +101,10 @@ type Config struct {
 	// Workspaces, when set, serves many workspaces (workspace.go); Services
 	// is then the default workspace's.
 	Workspaces Workspaces
+	// MetricsPublic serves /metrics without the admin token even when the
+	// server has one (--metrics-public); by default the token guards it as
+	// it guards the control plane.
+	MetricsPublic bool
 }
 
 // ControlPlane is a route table served beside the contract's on the same
@@ -168,7 +172,10 @@ func NewServer(cfg Config) *Server {
 	for _, rt := range s.routes {
 		s.router.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method).Name(rt.Name)
 	}
-	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
+	var metricsHandler http.Handler = promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
+	if s.adminToken != "" && !cfg.MetricsPublic {
+		metricsHandler = s.requireAdminToken(metricsHandler)
+	}
 	s.router.Handle("/metrics", metricsHandler).Methods(http.MethodGet).Name("metrics")
 	for _, p := range pages {
 		s.router.Handle(p.Path, p.Handler).Methods(http.MethodGet).Name(p.Name)
