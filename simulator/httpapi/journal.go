@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,25 +28,16 @@ const maxJournalSize = 1_000_000
 // journalBodyLimit is how much of a request or response body an entry keeps.
 const journalBodyLimit = 16 << 10
 
+// DefaultJournalBytes is the journal's default byte budget: the entries'
+// text (headers, bodies, path and query) together; the oldest entries go
+// first when a new one would pass it.
+const DefaultJournalBytes = 16 << 20
+
+// journalEntryOverhead is what an entry costs beyond its text.
+const journalEntryOverhead = 512
+
 // journalMask replaces a secret.
 const journalMask = "***"
-
-// journalSecretKeys are the JSON keys whose values an entry masks, compared
-// case-insensitively at any depth: client credentials, tokens, private keys,
-// certificates and signing secrets.
-var journalSecretKeys = map[string]bool{
-	"clientsecret": true, "client_secret": true, "access_token": true, "accesstoken": true, "token": true,
-	"privatekey": true, "certificate": true, "secret": true, "password": true, "admintoken": true,
-}
-
-// secretMember matches a JSON member of a secret key with a string value, or
-// the start of one cut off by the body limit.
-var secretMember = regexp.MustCompile(`(?i)("(?:clientSecret|client_secret|access_token|accessToken|token|privateKey|certificate|secret|password|adminToken)"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|$)`)
-
-// journalSecretHeaders are the request headers an entry masks.
-var journalSecretHeaders = map[string]bool{
-	"Authorization": true, "X-Ssl-Client-Cert": true, "X-Sandbox-Admin-Token": true, "Cookie": true, "Proxy-Authorization": true,
-}
 
 // journalRefKeys are the JSON keys whose values name a transaction: an entry
 // lists them (and its path variables) in Refs, so the requests that touched a
@@ -77,15 +67,15 @@ type JournalEntry struct {
 	ResponseContentType             string
 	Refs                            []string
 
-	// What the request left, kept as it came: the headers and bodies are
-	// masked and the refs read only when the journal is read (materialize),
-	// so serving a request costs a copy, not a JSON decode of both bodies.
-	// The header map is the request's own: net/http makes one per request
-	// and nothing writes to it once the handler has returned.
-	rawHeaders     http.Header
+	// What the request left: headers, path and query are copied, bounded
+	// and masked when the request is recorded; the bodies are masked then
+	// too (a scan, no decode) and kept as bytes. The refs are read only
+	// when the journal is read (materialize), so serving a request costs no
+	// JSON decode of its bodies.
 	rawReq, rawRes []byte
 	vars           map[string]string
 	materialized   bool
+	size           int // bytes counted against the journal's budget
 }
 
 // materialize masks the bodies and collects the refs, once.
@@ -99,46 +89,78 @@ func (e *JournalEntry) materialize() {
 			refs[v] = true
 		}
 	}
-	e.RequestHeaders = maskHeaders(e.rawHeaders)
-	e.RequestBody = maskBody(e.rawReq, refs)
-	e.ResponseBody = maskBody(e.rawRes, refs)
+	e.RequestBody = bodyRefs(e.rawReq, refs)
+	e.ResponseBody = bodyRefs(e.rawRes, refs)
 	for ref := range refs {
 		e.Refs = append(e.Refs, ref)
 	}
 	sort.Strings(e.Refs)
-	e.rawHeaders, e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, nil, true
+	e.rawReq, e.rawRes, e.vars, e.materialized = nil, nil, nil, true
 }
 
-// Journal is the request journal: a ring of the last cap entries. The wrapper
-// records into it; the control plane reads it (Query) and clears it. A nil
-// *Journal is a journal that is off.
+// Journal is the request journal: the last entries, at most cap of them and
+// at most budget bytes of their text. The wrapper records into it; the
+// control plane reads it (Query) and clears it. A nil *Journal is a journal
+// that is off.
 type Journal struct {
-	mu    sync.Mutex
-	cap   int
-	ring  []JournalEntry
-	start int // index of the oldest entry
-	seq   int64
+	mu     sync.Mutex
+	cap    int
+	budget int
+	ring   []JournalEntry // a circular buffer, grown up to cap
+	start  int            // index of the oldest entry
+	n      int            // entries held
+	bytes  int            // their sizes together
+	seq    int64
 }
 
-func newJournal(capacity int) *Journal {
+// newJournal makes a journal of capacity entries and budget bytes (0: the
+// default budget); nil when capacity is 0.
+func newJournal(capacity, budget int) *Journal {
 	if capacity <= 0 {
 		return nil
 	}
-	capacity = min(capacity, maxJournalSize)
-	return &Journal{cap: capacity}
+	if budget <= 0 {
+		budget = DefaultJournalBytes
+	}
+	return &Journal{cap: min(capacity, maxJournalSize), budget: budget}
 }
+
+// at is the i-th entry held, the oldest first.
+func (j *Journal) at(i int) *JournalEntry { return &j.ring[(j.start+i)%len(j.ring)] }
 
 func (j *Journal) add(e JournalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
 	e.ID = j.seq
-	if len(j.ring) < j.cap {
-		j.ring = append(j.ring, e)
-		return
+	e.size = max(e.size, journalEntryOverhead)
+	for j.n > 0 && (j.n == j.cap || j.bytes+e.size > j.budget) {
+		old := j.at(0)
+		j.bytes -= old.size
+		*old = JournalEntry{}
+		j.start = (j.start + 1) % len(j.ring)
+		j.n--
 	}
-	j.ring[j.start] = e
-	j.start = (j.start + 1) % j.cap
+	if j.n == len(j.ring) {
+		grown := make([]JournalEntry, min(max(2*len(j.ring), 16), j.cap))
+		for i := range j.n {
+			grown[i] = *j.at(i)
+		}
+		j.ring, j.start = grown, 0
+	}
+	*j.at(j.n) = e
+	j.n++
+	j.bytes += e.size
+}
+
+// Bytes is what the entries held count against the byte budget.
+func (j *Journal) Bytes() int {
+	if j == nil {
+		return 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.bytes
 }
 
 // Len is how many entries the journal holds.
@@ -148,7 +170,7 @@ func (j *Journal) Len() int {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return len(j.ring)
+	return j.n
 }
 
 // JournalSize is how many requests the request journal holds (0 when off).
@@ -173,17 +195,16 @@ func (j *Journal) Clear(ws string) int {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	kept := make([]JournalEntry, 0, len(j.ring))
-	for i := range j.ring {
-		if e := j.ring[(j.start+i)%len(j.ring)]; e.Workspace != ws {
-			kept = append(kept, e)
+	var kept []JournalEntry
+	bytes := 0
+	for i := range j.n {
+		if e := j.at(i); e.Workspace != ws {
+			kept = append(kept, *e)
+			bytes += e.size
 		}
 	}
-	n := len(j.ring) - len(kept)
-	j.ring, j.start = kept, 0
-	if len(kept) == 0 {
-		j.ring = nil
-	}
+	n := j.n - len(kept)
+	j.ring, j.start, j.n, j.bytes = kept, 0, len(kept), bytes
 	return n
 }
 
@@ -227,8 +248,8 @@ func (j *Journal) list(f journalFilter) []JournalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []JournalEntry
-	for i := len(j.ring) - 1; i >= 0 && len(out) < f.Limit; i-- {
-		e := &j.ring[(j.start+i)%len(j.ring)]
+	for i := j.n - 1; i >= 0 && len(out) < f.Limit; i-- {
+		e := j.at(i)
 		e.materialize()
 		if f.match(e) {
 			out = append(out, *e)
@@ -283,18 +304,21 @@ func (s *Server) startJournal(rt *Route, r *http.Request, rec *statusRecorder, s
 	return jr
 }
 
-// finishJournal adds the recorded request to the journal.
+// finishJournal adds the recorded request to the journal: a bounded copy of
+// its headers, path and query, and its bodies as far as journalBodyLimit,
+// secrets masked.
 func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request, rec *statusRecorder, d time.Duration) {
 	if jr == nil {
 		return
 	}
 	e := JournalEntry{
-		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d, Workspace: jr.workspace,
-		rawHeaders:       r.Header,
-		RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
+		RequestID: requestID(r.Context()), At: jr.at, Method: r.Method, Path: cutText(r.URL.Path, journalURLLimit),
+		Query: maskQuery(r.URL.RawQuery), Route: rt.Path, Account: int64(accountOf(r)), Status: rec.status, Duration: d,
+		Workspace: jr.workspace, RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
+	var headerBytes int
+	e.RequestHeaders, headerBytes = recordHeaders(r.Header)
 	e.vars = mux.Vars(r)
 	if e.Account == 0 && strings.HasPrefix(rt.Path, "/_sandbox/accounts/{id}") {
 		e.Account, _ = strconv.ParseInt(e.vars["id"], 10, 64)
@@ -302,69 +326,35 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	if e.Account == 0 {
 		e.Account, _ = strconv.ParseInt(r.URL.Query().Get("accountId"), 10, 64)
 	}
-	e.rawReq, e.rawRes = jr.req.buf.Bytes(), jr.res.buf.Bytes() // the buffers are this request's own
+	// The buffers are this request's own.
+	e.rawReq, e.rawRes = maskJSONText(jr.req.buf.Bytes()), maskJSONText(jr.res.buf.Bytes())
+	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
+		e.rawReq = maskForm(e.rawReq)
+	}
+	e.size = journalEntryOverhead + headerBytes + len(e.Path) + len(e.Query) + cap(e.rawReq) + cap(e.rawRes) + len(e.RequestID) + len(e.ResponseContentType)
 	s.journal.add(e)
 }
 
-// maskHeaders returns the request headers, one value each, secrets masked.
-func maskHeaders(h http.Header) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		v := strings.Join(vs, ", ")
-		if journalSecretHeaders[http.CanonicalHeaderKey(k)] {
-			v = maskHeaderValue(k, v)
-		}
-		out[k] = v
-	}
-	return out
-}
-
-func maskHeaderValue(k, v string) string {
-	if scheme, _, ok := strings.Cut(v, " "); ok && strings.EqualFold(http.CanonicalHeaderKey(k), "Authorization") {
-		return scheme + " " + journalMask
-	}
-	return journalMask
-}
-
-// maskBody returns a body as text with the values of journalSecretKeys masked
-// when it is JSON (re-encoded then, keys sorted; other bodies are kept as
-// they are) and adds the values of journalRefKeys to refs.
-func maskBody(b []byte, refs map[string]bool) string {
+// bodyRefs returns a (masked) body as text and adds the values of
+// journalRefKeys in it, when it is JSON, to refs.
+func bodyRefs(b []byte, refs map[string]bool) string {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil || dec.More() {
-		// Not one JSON value (or cut at journalBodyLimit): mask what looks
-		// like a secret member anyway.
-		return secretMember.ReplaceAllString(string(b), `$1"`+journalMask+`"`)
+	if dec.Decode(&v) == nil && !dec.More() {
+		collectRefs(v, refs)
 	}
-	if !maskJSON(v, refs) {
-		return string(b)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return string(b)
-	}
-	return string(out)
+	return string(b)
 }
 
-// maskJSON masks secrets in place and collects refs; it reports whether it
-// masked anything.
-func maskJSON(v any, refs map[string]bool) bool {
-	masked := false
+// collectRefs adds the values of journalRefKeys in v to refs.
+func collectRefs(v any, refs map[string]bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if journalSecretKeys[strings.ToLower(k)] {
-				if x != nil && x != "" {
-					t[k] = journalMask
-					masked = true
-				}
-				continue
-			}
 			if journalRefKeys[k] {
 				switch ref := x.(type) {
 				case string:
@@ -375,14 +365,13 @@ func maskJSON(v any, refs map[string]bool) bool {
 					refs[ref.String()] = true
 				}
 			}
-			masked = maskJSON(x, refs) || masked
+			collectRefs(x, refs)
 		}
 	case []any:
 		for _, x := range t {
-			masked = maskJSON(x, refs) || masked
+			collectRefs(x, refs)
 		}
 	}
-	return masked
 }
 
 // Query returns the entries that the query of r selects (GET

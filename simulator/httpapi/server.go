@@ -98,6 +98,9 @@ type Config struct {
 	// JournalSize is how many requests the request journal keeps
 	// (GET /_sandbox/requests); 0 keeps none.
 	JournalSize int
+	// JournalBytes bounds the journal's entries' text together (headers,
+	// bodies, path, query); 0 is DefaultJournalBytes.
+	JournalBytes int
 	// Workspaces, when set, serves many workspaces (workspace.go); Services
 	// is then the default workspace's.
 	Workspaces Workspaces
@@ -156,7 +159,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		svc: cfg.Services, ws: cfg.Workspaces, controlPlane: cfg.ControlPlane != nil, clock: cfg.Clock, log: cfg.Logger,
-		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize),
+		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize, cfg.JournalBytes),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.
 		router: mux.NewRouter().SkipClean(true),
