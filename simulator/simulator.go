@@ -55,10 +55,14 @@ type Config struct {
 	// Webhooks performs webhook deliveries; nil uses a webhook.Dispatcher with its
 	// defaults (10 s timeout, no redirects).
 	Webhooks *webhook.Dispatcher
-	// WebhookWorkers and WebhookPerTarget bound the attempts made at once, in
-	// all and for one target URL; zero takes webhook.DefaultWorkers and
-	// webhook.DefaultPerTarget.
-	WebhookWorkers, WebhookPerTarget int
+	// WebhookWorkers, WebhookPerTarget and WebhookPerAccount bound the
+	// webhook attempts made at once: in the shared slots of the server, for
+	// one target URL and for one account (webhook.Scheduler's Workers,
+	// PerTarget and PerOwner; Gap G-62); zero takes the webhook package's
+	// defaults. The simulators of one Shared share one scheduler, made with
+	// the bounds of the first of them built (a server builds its workspaces
+	// from one configuration).
+	WebhookWorkers, WebhookPerTarget, WebhookPerAccount int
 	// MEDTimeline sets the MED deadlines; zero fields take pix.DefaultMEDTimeline's.
 	MEDTimeline pix.MEDTimeline
 	// WebhookRegistration enables POST/GET /api/webhooks (the spec says they are
@@ -84,11 +88,24 @@ type Config struct {
 
 // Shared is what a simulator reads of its fixtures, parsed once: the banks,
 // the fixture accounts and the sandbox test CA. It is never changed, so the
-// workspaces of a server share one.
+// workspaces of a server share one. It also holds the scheduler of the
+// webhook attempts of the simulators that share it (webhookScheduler).
 type Shared struct {
 	banks    seed.Banks
 	accounts []seed.Account
 	ca       *auth.CA
+
+	webhooksOnce sync.Once
+	webhooks     *webhook.Scheduler
+}
+
+// webhookScheduler returns the scheduler that runs the webhook attempts of
+// every simulator sharing sh, made on the first call with cfg's bounds.
+func (sh *Shared) webhookScheduler(cfg Config) *webhook.Scheduler {
+	sh.webhooksOnce.Do(func() {
+		sh.webhooks = &webhook.Scheduler{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget, PerOwner: cfg.WebhookPerAccount}
+	})
+	return sh.webhooks
 }
 
 // NewShared parses what simulators read of set.
@@ -134,7 +151,7 @@ type Simulator struct {
 	banks           seed.Banks
 	settlementDelay time.Duration
 	dispatcher      *webhook.Dispatcher
-	pool            *webhook.Pool
+	pool            *webhook.Space // this workspace's share of the webhook scheduler
 	deliveries      *delivery.Runner
 	refunds         *refund.Process
 	meds            *med.Process
@@ -194,8 +211,6 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 		dp.Wall = cfg.Wall
 		s.dispatcher = &dp
 	}
-	s.pool = &webhook.Pool{Workers: cfg.WebhookWorkers, PerTarget: cfg.WebhookPerTarget}
-	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.rateLimits}
 	sh := cfg.Shared
 	if sh == nil {
 		var err error
@@ -203,6 +218,8 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 			return nil, err
 		}
 	}
+	s.pool = sh.webhookScheduler(cfg).Space()
+	s.deliveries = &delivery.Runner{Store: s.store, Pool: s.pool, Dispatcher: s.dispatcher, Log: s.log, Limits: &s.rateLimits}
 	banks := sh.banks
 	s.banks = banks
 	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,

@@ -13,11 +13,13 @@ import (
 )
 
 // Runner makes the attempts of the deliveries the outbox wrote: its Deliver
-// job hands each to the worker pool, which makes it with the dispatcher and
-// records its result.
+// job hands each to the workspace's share of the webhook workers (Pool),
+// which makes it with the dispatcher and records its result.
 type Runner struct {
-	Store      storage.Store
-	Pool       *webhook.Pool
+	Store storage.Store
+	// Pool runs the attempts, each on behalf of its delivery's account
+	// (webhook.Scheduler: the workers are shared fairly between accounts).
+	Pool       *webhook.Space
 	Dispatcher *webhook.Dispatcher
 	Log        *slog.Logger
 	// Limits counts resends per account (ResendRateLimit).
@@ -56,7 +58,7 @@ func (r *Runner) Deliver(ctx context.Context, now time.Time, j agenda.Job) error
 	if err != nil || d.ID == "" || ev.ID == "" {
 		return err
 	}
-	r.Pool.Submit(d.URL, func(actx context.Context) { r.attempt(actx, d, ev, now) })
+	r.Pool.Submit(d.AccountID, d.URL, func(actx context.Context) { r.attempt(actx, d, ev, now) })
 	return nil
 }
 

@@ -23,6 +23,15 @@
 // (PrivateAddress), uses no proxy, and, like every Dispatcher, never follows
 // redirects and caps each response's size and time.
 //
+// Workers. A server-wide Scheduler runs the attempts of every workspace: at
+// most Workers at once in slots all owners (a workspace's account) share,
+// PerTarget for one URL of a workspace and PerOwner for one owner; an owner
+// with nothing under way always starts one attempt in a slot of its own, and
+// freed shared slots go to the waiting owners in turn, so one owner's hanging
+// receivers never hold another's deliveries (Gap G-62). Each workspace's
+// simulator sees its own Space of the Scheduler: it waits for and stops its
+// own attempts only.
+//
 // Package webhook imports the standard library, simulator/pix and
 // github.com/standard-webhooks/standard-webhooks/libraries/go only; never
 // Badger, the simulator core or a clock package.
