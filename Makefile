@@ -110,7 +110,7 @@ soak: ## crash test: SIGKILL the real server 25 times under load, then check not
 	$(GO) run ./cmd/pixsoak -kills 25
 
 bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a net/http ceiling (docs/performance.md; LOADARGS)
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/...
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/... ./cmd/pixsandbox/
 	@command -v wrk >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
 	$(GO) build -o $(BIN) ./cmd/pixsandbox

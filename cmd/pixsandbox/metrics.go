@@ -2,65 +2,53 @@ package main
 
 import (
 	"context"
-	"errors"
-	"sort"
-	"strconv"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
-	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // simulationSource feeds the simulation's series (simulator/metrics) from
-// the simulator's read-only queries and the HTTP server's request journal.
+// the default workspace's store, which counts the committed work as the
+// writer commits it, the simulator's clock and the HTTP server's request
+// journal.
 type simulationSource struct {
-	sim *simulator.Simulator
-	srv *httpapi.Server
+	store *badgerstore.Store
+	sim   *simulator.Simulator
+	srv   *httpapi.Server
 }
 
-func (s simulationSource) Transaction(ctx context.Context, id int64) (metrics.SimTransaction, bool, error) {
-	t, err := s.sim.Transaction(ctx, strconv.FormatInt(id, 10))
-	var pe *pix.Error
-	if errors.As(err, &pe) && pe.Kind == pix.KindNotFound {
-		return metrics.SimTransaction{}, false, nil
+func (s simulationSource) Activity() metrics.SimActivity {
+	a := s.store.Activity()
+	out := metrics.SimActivity{Created: make(map[string]int64, len(a.Created)), Finished: make(map[metrics.SimFinish]int64, len(a.Finished)),
+		MovedCents: make(map[string]int64, len(a.Moved)), Attempts: make(map[metrics.SimAnswer]int64, len(a.Attempts)),
+		AttemptDurations: make(map[string]metrics.Histogram, len(a.AttemptDurations))}
+	for k, n := range a.Created {
+		out.Created[string(k)] = n
 	}
-	if err != nil {
-		return metrics.SimTransaction{}, false, err
+	for k, n := range a.Finished {
+		out.Finished[metrics.SimFinish{Kind: string(k.Kind), Status: string(k.Status)}] = n
 	}
-	return metrics.SimTransaction{ID: t.ID, Kind: string(t.Kind), Status: string(t.Status), Final: t.Final(),
-		Amount: float64(t.Amount) / 100}, true, nil
+	for k, c := range a.Moved {
+		out.MovedCents[string(k)] = int64(c)
+	}
+	for k, n := range a.Attempts {
+		out.Attempts[metrics.SimAnswer{Event: k.Event, Class: k.Class}] = n
+	}
+	for ev, d := range a.AttemptDurations {
+		out.AttemptDurations[ev] = histogram(badgerstore.AttemptBounds[:], d)
+	}
+	return out
 }
 
-func (s simulationSource) AttemptsAfter(ctx context.Context, after int64, limit int) ([]metrics.SimAttempt, error) {
-	ds, err := s.sim.WebhookDeliveriesAfterAttempt(ctx, 0, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	var out []metrics.SimAttempt
-	for _, d := range ds {
-		for _, a := range d.Attempts {
-			if a.ID > after {
-				out = append(out, metrics.SimAttempt{ID: a.ID, EventType: d.EventType, StatusCode: a.StatusCode, Duration: a.Duration})
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+func (s simulationSource) PendingJobs(ctx context.Context) (map[string]int64, error) {
+	return s.store.PendingJobsByKind(ctx)
 }
 
-func (s simulationSource) PendingJobs(ctx context.Context, limit int) ([]metrics.SimJob, error) {
-	js, err := s.sim.PendingJobs(ctx, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]metrics.SimJob, len(js))
-	for i, j := range js {
-		out[i] = metrics.SimJob{Kind: j.Kind, Due: j.Due}
-	}
-	return out, nil
+func (s simulationSource) DueJobs(ctx context.Context, until time.Time, limit int) (int, time.Time, error) {
+	return s.store.CountDue(ctx, until, limit)
 }
 
 func (s simulationSource) Clock() (time.Time, string) {
@@ -70,14 +58,18 @@ func (s simulationSource) Clock() (time.Time, string) {
 
 func (s simulationSource) JournalSize() int { return s.srv.JournalSize() }
 
+// histogram converts a store histogram over bounds for the series.
+func histogram(bounds []time.Duration, d badgerstore.Durations) metrics.Histogram {
+	secs := make([]float64, len(bounds))
+	for i, b := range bounds {
+		secs[i] = b.Seconds()
+	}
+	return metrics.Histogram{Bounds: secs, Counts: d.Counts, Sum: d.Sum.Seconds()}
+}
+
 // storeStats converts the store's writer counts for the store's series.
 func storeStats(st badgerstore.WriterStats) metrics.StoreStats {
-	bounds := make([]float64, len(badgerstore.DurationBounds))
-	for i, b := range badgerstore.DurationBounds {
-		bounds[i] = b.Seconds()
-	}
-	hist := func(d badgerstore.Durations) metrics.Histogram {
-		return metrics.Histogram{Bounds: bounds, Counts: d.Counts, Sum: d.Sum.Seconds()}
-	}
-	return metrics.StoreStats{Batches: st.Commits, Operations: st.Operations, Apply: hist(st.Apply), Commit: hist(st.Commit)}
+	bounds := badgerstore.DurationBounds[:]
+	return metrics.StoreStats{Batches: st.Commits, Operations: st.Operations,
+		Apply: histogram(bounds, st.Apply), Commit: histogram(bounds, st.Commit)}
 }

@@ -154,7 +154,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	srv := httpapi.NewServer(hcfg)
-	metrics.NewSimulation(reg, simulationSource{sim: m.sim, srv: srv})
+	metrics.NewSimulation(reg, simulationSource{store: m.store, sim: m.sim, srv: srv})
 	metrics.NewStore(reg, func() metrics.StoreStats { return storeStats(m.store.WriterStats()) })
 	spacesGauge := func(name, help string, f func() int) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(f()) })

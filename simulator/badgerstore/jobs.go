@@ -50,6 +50,7 @@ func (t *Tx) putJob(j agenda.Job) error {
 	if err := t.put(key, j); err != nil {
 		return err
 	}
+	t.tallyJob(j.Kind, false)
 	return t.set(jobIDKey(j.ID), key)
 }
 
@@ -61,6 +62,14 @@ func (t *Tx) DeleteJob(id string) error {
 	key, found, err := t.getRecent(jobIDKey(id))
 	if err != nil || !found {
 		return err
+	}
+	if t.store.activity.tracking.Load() {
+		// The job counts need the kind of the job removed.
+		var j jobKind
+		if _, err := t.get(key, &j); err != nil {
+			return err
+		}
+		t.tallyJob(j.Kind, true)
 	}
 	t.wroteJob(jobWrite{id: id, removed: true})
 	return t.deleteJobAt(id, key)
@@ -313,6 +322,7 @@ func (t *Tx) CompleteJob(j agenda.Job, ranAt time.Time) error {
 		if err := t.deleteJobAt(j.ID, key); err != nil {
 			return err
 		}
+		t.tallyJob(cur.Kind, true)
 	}
 	// A newer version, if any, stays pending.
 	t.wroteJob(jobWrite{id: j.ID, completed: true, removed: !ok || agenda.SameJob(cur, j)})

@@ -41,6 +41,8 @@ type Store struct {
 	id     string
 	floor  jobFloor
 	onJobs atomic.Pointer[func(due time.Time)] // agenda.Notifier
+	// activity is what the workspace's committed writes did (activity.go).
+	activity activity
 }
 
 // engine is what every workspace's Store shares: the database, its
@@ -140,6 +142,7 @@ func (s *Store) reset() error {
 		}
 	}
 	s.floor.lower(0)
+	s.activity.reset()
 	s.cache.Reset(s.snaps.commits.Load() + 1)
 	s.recent.Reset(s.snaps.commits.Load() + 1)
 	if len(s.pre) == 0 {
@@ -203,6 +206,9 @@ type Tx struct {
 	// completed one (CompleteJob) or put or deleted one, for agenda.Committed
 	// once it commits, and removed one (removedJob).
 	jobWrites []jobWrite
+	// tallies lists what the running operation adds to its workspace's
+	// activity once it commits (activity.go).
+	tallies []tally
 }
 
 type jobWrite struct {

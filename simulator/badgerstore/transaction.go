@@ -190,6 +190,7 @@ func (t *Tx) PutTransaction(tx pix.Transaction) error {
 		return err
 	}
 	t.remember(tx)
+	t.tallyTransaction(prev, tx, existed)
 	id := []byte(strconv.FormatInt(tx.ID, 10))
 	if !existed {
 		if err := t.indexTransaction(tx); err != nil {

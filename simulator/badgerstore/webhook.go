@@ -114,6 +114,9 @@ func (t *Tx) PutDelivery(d webhook.Delivery) error {
 	if err := t.indexAttempts(d, len(prev.Attempts)); err != nil {
 		return err
 	}
+	for _, a := range d.Attempts[min(len(prev.Attempts), len(d.Attempts)):] {
+		t.tally(tally{what: tallyAttempt, kind: d.EventType, class: a.StatusCode / 100, dur: a.Duration})
+	}
 	switch {
 	case d.InFlight != 0 && prev.InFlight == 0:
 		if err := t.set(inFlightKey(d.ID), nil); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,6 +75,7 @@ type op struct {
 	exclusive func() error
 	ran       bool       // fn succeeded once: a replay runs it regardless of ctx
 	jobWrites []jobWrite // of fn's last run (Tx.jobWrites)
+	tallies   []tally    // of fn's last run (Tx.tallies), for the workspace's activity
 	job       bool       // submitted by a job's handler (agenda.IsJob)
 	err       error
 	answered  chan struct{}
@@ -273,11 +275,11 @@ func (s *engine) round(ops []*op) []*op {
 			continue
 		}
 		writes := t.writes
-		t.jobWrites, t.store, t.putJobs, t.minJobDue = nil, o.store, false, 0
+		t.jobWrites, t.store, t.putJobs, t.minJobDue, t.tallies = nil, o.store, false, 0, t.tallies[:0]
 		err := call(o.fn, t)
 		switch {
 		case err == nil:
-			o.ran, o.jobWrites = true, t.jobWrites
+			o.ran, o.jobWrites, o.tallies = true, t.jobWrites, slices.Clone(t.tallies)
 			o.putJobs, o.minJobDue = t.putJobs, t.minJobDue
 			ok = append(ok, o)
 			if t.bytes >= maxBatchBytes && i+1 < len(ops) {
@@ -324,8 +326,10 @@ func (t *Tx) releaseBase() {
 
 // commit commits t and answers the operations that wrote into it. The commit
 // count moves before any answer, so a read that starts after an answer sees
-// the batch (snapshots), and the job floor is lowered after the commit
-// (jobFloor). applied is how long the round ran its operations.
+// the batch (snapshots); the job floor is lowered after the commit
+// (jobFloor); the operations' tallies join their workspaces' activity only
+// when the commit succeeded, before any answer (activity.go). applied is how
+// long the round ran its operations.
 func (s *engine) commit(t *Tx, ok []*op, applied time.Duration) {
 	elapsed := stopwatch()
 	err := t.txn.Commit()
@@ -341,6 +345,9 @@ func (s *engine) commit(t *Tx, ok []*op, applied time.Duration) {
 	s.snaps.refresh(s.db)
 	if err == nil {
 		for _, o := range ok {
+			if len(o.tallies) > 0 {
+				o.store.activity.add(o.tallies)
+			}
 			if o.putJobs {
 				o.store.scheduled(o.minJobDue)
 			}

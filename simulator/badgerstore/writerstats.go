@@ -19,9 +19,10 @@ var DurationBounds = [...]time.Duration{time.Millisecond, 2500 * time.Microsecon
 	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
 	250 * time.Millisecond, 500 * time.Millisecond, time.Second}
 
-// Durations is a histogram: Counts[i] counts the durations above
-// DurationBounds[i-1] and up to DurationBounds[i]; the last count, those
-// above every bound. Sum is their total.
+// Durations is a histogram over the bounds of the figure it reports
+// (DurationBounds for the writer's, AttemptBounds for webhook attempts):
+// Counts[i] counts the durations above bound i-1 and up to bound i; the last
+// count, those above every bound. Sum is their total.
 type Durations struct {
 	Counts []int64
 	Sum    time.Duration

@@ -62,8 +62,8 @@ func (s *Store) Collect(ch chan<- prometheus.Metric) {
 }
 
 // constHistogram turns h's counts per bucket into Prometheus's cumulative
-// buckets.
-func constHistogram(d *prometheus.Desc, h Histogram) prometheus.Metric {
+// buckets, with d's label values.
+func constHistogram(d *prometheus.Desc, h Histogram, labels ...string) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(h.Bounds))
 	var total uint64
 	for i, n := range h.Counts {
@@ -72,5 +72,5 @@ func constHistogram(d *prometheus.Desc, h Histogram) prometheus.Metric {
 			buckets[h.Bounds[i]] = total
 		}
 	}
-	return prometheus.MustNewConstHistogram(d, total, h.Sum, buckets)
+	return prometheus.MustNewConstHistogram(d, total, h.Sum, buckets, labels...)
 }
