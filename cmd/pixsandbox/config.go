@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
@@ -36,6 +37,11 @@ type Config struct {
 	WebhookRegistration string
 	// JournalSize is how many requests GET /_sandbox/requests keeps; 0 none.
 	JournalSize int
+	// JournalBytes bounds the journal's entries' text together.
+	JournalBytes int
+	// MemoryLimit is the memory budget (memory.go): Go's soft memory limit
+	// and the store's memtables and caches are sized from it.
+	MemoryLimit byteSize
 	// MaxWorkspaces and MaxAccounts bound the workspaces of the server and
 	// the accounts a workspace is created with (docs/workspaces.md).
 	MaxWorkspaces, MaxAccounts int
@@ -51,9 +57,10 @@ type Config struct {
 	WebhookDenyPrivate bool
 	// WebhookTimeout bounds one webhook attempt (wall time).
 	WebhookTimeout time.Duration
-	// WebhookWorkers and WebhookPerTarget bound the webhook attempts made at
-	// once, in all and for one target URL.
-	WebhookWorkers, WebhookPerTarget int
+	// WebhookWorkers, WebhookPerTarget and WebhookPerAccount bound the
+	// webhook attempts made at once: in the slots the server's accounts
+	// share, for one target URL and for one account (Gap G-62).
+	WebhookWorkers, WebhookPerTarget, WebhookPerAccount int
 	// Sync syncs every batch of writes to disk before acknowledging it.
 	Sync bool
 	// CashInWebhook is the default shape of a cash-in charge's webhook:
@@ -81,9 +88,12 @@ func DefaultConfig() Config {
 		WebhookTimeout:       webhook.DefaultTimeout,
 		WebhookWorkers:       webhook.DefaultWorkers,
 		WebhookPerTarget:     webhook.DefaultPerTarget,
+		WebhookPerAccount:    webhook.DefaultPerOwner,
 		Sync:                 true,
 		CashInWebhook:        "RECEIVE",
 		JournalSize:          1000,
+		JournalBytes:         httpapi.DefaultJournalBytes,
+		MemoryLimit:          DefaultMemoryLimit,
 		MaxWorkspaces:        10000,
 		MaxAccounts:          1000,
 		MaxSnapshotBytes:     64 << 20,
@@ -124,8 +134,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.CashInWebhook, "cash-in-webhook", c.CashInWebhook, "webhook of a paid or expired cash-in charge: RECEIVE (the V2 envelope) or CashIn (a flat payload like CashOut); accounts may override it in their settings")
 	fs.BoolVar(&c.WebhookDenyPrivate, "webhook-deny-private", c.WebhookDenyPrivate, "refuse webhook targets at private, loopback, link-local and metadata addresses (checked on the dialed IP)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", c.WebhookTimeout, "bound of one webhook attempt, from sending to reading the answer (wall time)")
-	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once, in all")
-	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL (a receiver that hangs holds only these)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once in the slots all workspaces' accounts share, freed slots going to the waiting accounts in turn; an account with none under way always starts one in a slot of its own")
+	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL of a workspace (a receiver that hangs holds only these)")
+	fs.IntVar(&c.WebhookPerAccount, "webhook-per-account", c.WebhookPerAccount, "webhook attempts made at once for one account of a workspace, over all its URLs (an account whose receivers all hang holds only these)")
 	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
 	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
@@ -133,6 +144,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WorkspaceUnloadAfter, "workspace-unload-after", c.WorkspaceUnloadAfter, "how long a workspace's simulator stays in memory without a request (it loads again on the next; a real clock with a pending job stays)")
 	fs.Int64Var(&c.MaxSnapshotBytes, "max-snapshot-bytes", c.MaxSnapshotBytes, "the largest snapshot a workspace is created from (POST /_sandbox/workspaces)")
 	fs.IntVar(&c.JournalSize, "journal-size", c.JournalSize, "how many requests the request journal keeps in memory (GET /_sandbox/requests, pixsandbox requests); 0 keeps none")
+	fs.Var(&c.MemoryLimit, "memory-limit", "the memory budget: resident memory stays about under it under any sustained load (Go's soft memory limit is set to it less a quarter for the store's mapped files, unless GOMEMLIMIT is set; under 512MiB the store keeps smaller memtables and tables, and sustained writes run about a third as fast); its caches are a 64th and a 128th of it")
+	fs.IntVar(&c.JournalBytes, "journal-bytes", c.JournalBytes, "the request journal's byte budget: its entries' headers, bodies, path and query together (each entry keeps at most 8 KiB of headers and 16 KiB of each body); the oldest go first")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "token required in X-Sandbox-Admin-Token on /_sandbox (mandatory when --addr is not loopback)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -184,18 +197,32 @@ func (c Config) Validate() error {
 	if c.WorkspaceUnloadAfter < time.Second {
 		errs = append(errs, fmt.Errorf("--workspace-unload-after must be at least 1s"))
 	}
+	if c.SettlementDelay <= 0 {
+		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))
+	}
+	errs = append(errs, c.validateSizes()...)
+	errs = append(errs, c.validateDelivery()...)
+	errs = append(errs, c.validateLog()...)
+	return errors.Join(errs...)
+}
+
+// validateSizes checks the bounds of what the server holds: workspaces,
+// memory, the journal.
+func (c Config) validateSizes() []error {
+	var errs []error
 	if c.MaxWorkspaces < 0 || c.MaxAccounts < 1 || c.MaxSnapshotBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--max-workspaces must be 0 or more, --max-accounts 1 or more and --max-snapshot-bytes 1048576 or more"))
+	}
+	if c.MemoryLimit < minMemoryLimit {
+		errs = append(errs, fmt.Errorf("--memory-limit must be at least 128MiB, not %s", c.MemoryLimit.String()))
+	}
+	if c.JournalBytes < 1<<20 || c.JournalBytes > 4<<30 {
+		errs = append(errs, fmt.Errorf("--journal-bytes must be 1 MiB (1048576) to 4 GiB, not %d", c.JournalBytes))
 	}
 	if c.JournalSize < 0 || c.JournalSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("--journal-size must be 0 (no journal) to 1000000, not %d", c.JournalSize))
 	}
-	if c.SettlementDelay <= 0 {
-		errs = append(errs, fmt.Errorf("--settlement-delay must be positive, not %s", c.SettlementDelay))
-	}
-	errs = append(errs, c.validateDelivery()...)
-	errs = append(errs, c.validateLog()...)
-	return errors.Join(errs...)
+	return errs
 }
 
 // validateDelivery checks the bounds of webhook delivery.
@@ -206,6 +233,9 @@ func (c Config) validateDelivery() []error {
 	}
 	if c.WebhookWorkers < 1 || c.WebhookPerTarget < 1 || c.WebhookPerTarget > c.WebhookWorkers {
 		errs = append(errs, fmt.Errorf("--webhook-workers (%d) and --webhook-per-target (%d) must be at least 1, and per target at most the workers", c.WebhookWorkers, c.WebhookPerTarget))
+	}
+	if c.WebhookPerAccount < 1 {
+		errs = append(errs, fmt.Errorf("--webhook-per-account must be at least 1, not %d", c.WebhookPerAccount))
 	}
 	return errs
 }

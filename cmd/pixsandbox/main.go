@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -103,6 +104,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pixsandbox serve: %v\n%s", err, usageHint("serve"))
 		return 2
 	}
+	// The process's own budget (a test that runs many servers in one process
+	// does not set it).
+	applyMemoryLimit(int64(m.Config.MemoryLimit))
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox serve: %v\n", err)
 		_ = m.Close()
@@ -111,6 +115,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	m.PrintBanner()
 	if adapt {
 		go newProcGovernor(m.store.WriterStats, runtime.GOMAXPROCS).run(ctx, procsTick)
+	}
+	go releaseWhenIdle(ctx, 15*time.Second, func() int64 { return m.store.WriterStats().Operations })
+	if addr := os.Getenv("PIXSANDBOX_PPROF"); addr != "" {
+		go servePprof(addr, m.Logger)
 	}
 	<-ctx.Done()
 	m.Logger.Info("shutting down")

@@ -113,7 +113,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("create data dir: %w", err)
 		}
 	}
-	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: !m.Config.Sync}); err != nil {
+	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: !m.Config.Sync, Memory: int64(m.Config.MemoryLimit)}); err != nil {
 		return err
 	}
 	base := simulator.Config{
@@ -123,7 +123,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		WebhookRegistration: m.Config.WebhookRegistration == "enabled",
 		CashInWebhook:       pix.CashInWebhook(m.Config.CashInWebhook),
 		Webhooks:            &webhook.Dispatcher{DenyPrivate: m.Config.WebhookDenyPrivate, Timeout: m.Config.WebhookTimeout},
-		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget,
+		WebhookWorkers:      m.Config.WebhookWorkers, WebhookPerTarget: m.Config.WebhookPerTarget, WebhookPerAccount: m.Config.WebhookPerAccount,
 	}
 	if base.Shared, err = simulator.NewShared(m.fixtures); err != nil {
 		return err
@@ -144,7 +144,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	spaces := workspaces{m.spaces}
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
-		JournalSize: m.Config.JournalSize, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic}
+		JournalSize: m.Config.JournalSize, JournalBytes: m.Config.JournalBytes, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic}
 	if m.Config.ControlPlane {
 		cp := sandboxapi.WithWorkspaces(m.sim, spaces)
 		cp.SnapshotLimit = m.Config.MaxSnapshotBytes

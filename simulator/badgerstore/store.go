@@ -28,6 +28,38 @@ type Options struct {
 	// process loses nothing (the writes are in the page cache), a power loss
 	// may lose the last acknowledged writes. For throwaway runs only.
 	NoSync bool
+	// Memory is the server's memory budget (serve --memory-limit); it sizes
+	// the memtables kept and the caches (memoryOptions). 0 takes
+	// DefaultMemory.
+	Memory int64
+}
+
+// DefaultMemory is the memory budget a Store is sized for by default.
+const DefaultMemory = 1 << 30
+
+// memoryOptions sizes what Badger keeps in memory from the budget. From
+// 512 MiB: 16 MiB memtables, at most 5 at once (the one written and those
+// waiting for their flush; each an arena on Go's heap plus a log file mapped
+// into the process), 12 MiB tables, writes stalled at 15 level-0 tables.
+// Under 512 MiB: 8 MiB memtables, at most 3, Badger's 2 MiB tables, a stall
+// at 10: a compaction builds each table in buffers of two to eight times its
+// size, and a level-0 compaction merges every level-0 table into one built in
+// memory (profiled under pixload's write routes, those builders held 100 to
+// 300 MB of heap). The block cache is a sixty-fourth of the budget (16 MiB
+// at the default), the index cache a 128th (8 MiB), at least 8 and 4 MiB. The small sizes do not lower the peak by
+// themselves: Go's soft memory limit (serve --memory-limit) does, and below
+// about 512 MiB it costs sustained writes two thirds of their throughput
+// (docs/performance.md, "Memory budget").
+func memoryOptions(opts badger.Options, budget int64) badger.Options {
+	if budget <= 0 {
+		budget = DefaultMemory
+	}
+	memtables, memtable, table, stall := 3, int64(8<<20), int64(2<<20), 10
+	if budget >= 512<<20 {
+		memtables, memtable, table, stall = 5, 16<<20, 12<<20, 15
+	}
+	return opts.WithMemTableSize(memtable).WithNumMemtables(memtables).WithBaseTableSize(table).WithNumLevelZeroTablesStall(stall).
+		WithBlockCacheSize(max(budget/64, 8<<20)).WithIndexCacheSize(max(budget/128, 4<<20))
 }
 
 // Store is a storage.Store over Badger: one workspace's keys (space.go).
@@ -76,18 +108,15 @@ func Open(o Options) (*Store, error) {
 	}
 	opts = opts.WithDetectConflicts(false)
 	opts = opts.WithLogger(badgerLogger{o.Logger}).WithLoggingLevel(badger.WARNING)
-	// Small tables and caches: a sandbox holds little data and should start fast.
-	opts = opts.WithMemTableSize(16 << 20).WithValueLogFileSize(64 << 20).
-		WithBlockCacheSize(16 << 20).WithIndexCacheSize(8 << 20).WithNumCompactors(2)
-	// A base level of 64 MiB in tables of 12 MiB, against Badger's 10 MiB in
-	// 2 MiB: under sustained writes (a load run writes hundreds of megabytes)
-	// the levels below the level-0 tables fill more slowly, so fewer
-	// compactions rewrite them and take the core from requests. In six
-	// alternating pairs of pixload's backlog row, reads during the backlog
-	// had a lower p99 and settlements fell less far behind in every pair
-	// (docs/performance.md, ninth round). A store that holds little data is
-	// not affected.
-	opts = opts.WithBaseLevelSize(64 << 20).WithBaseTableSize(12 << 20)
+	// Small tables and caches: a sandbox holds little data and should start
+	// fast, and stays within its memory budget.
+	opts = memoryOptions(opts, o.Memory).WithValueLogFileSize(64 << 20).WithNumCompactors(2)
+	// A base level of 64 MiB, against Badger's 10 MiB: under sustained
+	// writes (a load run writes hundreds of megabytes) the levels below the
+	// level-0 tables fill more slowly, so fewer compactions rewrite them and
+	// take the core from requests (docs/performance.md, ninth round). Its
+	// tables' size is set by the memory budget (memoryOptions).
+	opts = opts.WithBaseLevelSize(64 << 20)
 	db, err := badger.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)

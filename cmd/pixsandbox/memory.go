@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The memory budget (--memory-limit): what the server's resident memory is
+// meant to stay under under any sustained load. It sets Go's soft memory
+// limit (the heap's share: the budget less what the store maps from its files
+// and the runtime's own) and sizes the store's memtables and caches
+// (badgerstore.Options.Memory); after a load stops, the heap is collected
+// and given back to the system (releaseWhenIdle).
+
+// DefaultMemoryLimit is the default budget. Under it the write routes run
+// as fast as with no limit; 256 MiB holds resident memory near 256 MB under
+// the write routes but costs sustained writes about two thirds of their
+// throughput (docs/performance.md, "Memory budget").
+const DefaultMemoryLimit = 1 << 30
+
+// minMemoryLimit is the smallest budget a server runs in.
+const minMemoryLimit = 128 << 20
+
+// mappedReserve is the part of the budget left outside Go's heap: the pages
+// of the store's files mapped into the process (memtable logs, tables) and
+// the runtime's stacks and metadata.
+func mappedReserve(limit int64) int64 { return max(limit/4, 48<<20) }
+
+// byteSize is a flag value in bytes, written as 268435456, 256MiB, 1GiB,
+// 512MB or 64k (binary multiples either way).
+type byteSize int64
+
+func (b *byteSize) String() string { return formatBytes(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	n, err := parseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1}} {
+		if v, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(v), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<50)/mult {
+		return 0, fmt.Errorf("%q is not a size: write bytes or a number with MiB or GiB, e.g. 256MiB", s)
+	}
+	return n * mult, nil
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// applyMemoryLimit sets Go's soft memory limit from the budget, unless
+// GOMEMLIMIT says otherwise; it returns the limit in force.
+func applyMemoryLimit(limit int64) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	goLimit := limit - mappedReserve(limit)
+	debug.SetMemoryLimit(goLimit)
+	return goLimit
+}
+
+// releaseWhenIdle gives the heap back to the system once writes stop: every
+// period it reads the store's write count (writes), and when a period with
+// writes is followed by one without, it collects the heap and returns the
+// freed pages (debug.FreeOSMemory), so the resident memory falls toward its
+// idle figure within about two periods of a load ending rather than
+// whenever the runtime's background scavenger gets to it.
+func releaseWhenIdle(ctx context.Context, period time.Duration, writes func() int64) {
+	releaseIdle(ctx, period, writes, debug.FreeOSMemory)
+}
+
+func releaseIdle(ctx context.Context, period time.Duration, writes func() int64, release func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	last, busy := writes(), false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n := writes()
+		switch {
+		case n != last:
+			busy = true
+		case busy:
+			release()
+			busy = false
+		}
+		last = n
+	}
+}
+
+// servePprof serves Go's profiles (net/http/pprof) on addr, a listener of
+// its own, when PIXSANDBOX_PPROF names one (e.g. 127.0.0.1:6060): for
+// profiling the server under load (docs/performance.md). Nothing guards it;
+// bind it to loopback.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("profiles served", "url", "http://"+addr+"/debug/pprof/")
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("profiles not served", "addr", addr, "err", err)
+	}
+}
