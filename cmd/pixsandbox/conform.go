@@ -42,9 +42,17 @@ and run only the specification's checks:
   pixsandbox conform --target https://api.example --control-plane off --token "$TOKEN" ...
   pixsandbox conform --target https://api.example --control-plane off --token-command 'get-token' ...
   pixsandbox conform --target https://api.example --control-plane off --auth none ...
+  pixsandbox conform --target https://api.example --control-plane off --auth header --header 'X-Api-Key: K' ...
+
+Before any check the run establishes authentication once (a token from the
+token route, or one request with --token, --token-command or --auth header);
+when that fails it stops with one error naming what was tried, what answered
+and the flags that fit, and reports every check "not run".
+--header 'Name: value' (repeatable) adds a header to every request; with
+--auth header the headers are the account's credential instead.
 
 The run fails when no check ran (unless --allow-empty), when a check failed,
-or when a route of the contract is absent on the target. Reports go to
+when its setup failed, or when a route of the contract is absent on the target. Reports go to
 --reports-dir (default ./reports): conformance-junit.xml, conformance.json and
 conformance-coverage.{json,md}.
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
 )
 
 // partialPIX is a deliberately partial implementation of the contract, the
@@ -30,8 +31,11 @@ type partialPIX struct {
 	// open, when true, serves every request without authentication (a
 	// target that needs none; the 401 rule is then its deviation).
 	open bool
-	mu   sync.Mutex
-	cobs map[string]map[string]any
+	// authHeader, when set, names the header that carries the token instead
+	// of Authorization: Bearer (a mock with a credential header of its own).
+	authHeader string
+	mu         sync.Mutex
+	cobs       map[string]map[string]any
 }
 
 var (
@@ -68,7 +72,11 @@ func (p *partialPIX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.problem(w, http.StatusNotFound, "Not Found", "no route "+r.Method+" "+r.URL.Path)
 		return
 	}
-	if !p.open && r.Header.Get("Authorization") != "Bearer "+p.token {
+	authorized := r.Header.Get("Authorization") == "Bearer "+p.token
+	if p.authHeader != "" {
+		authorized = r.Header.Get(p.authHeader) == p.token
+	}
+	if !p.open && !authorized {
 		p.problem(w, http.StatusUnauthorized, "Nao Autorizado", "a valid bearer token is required")
 		return
 	}
@@ -212,7 +220,10 @@ func runConformChild(t *testing.T, args ...string) (int, string, framework.RunRe
 // checked, never failed), its one format difference (RFC 7807 errors) is one
 // failure named for the format, and the run exits non-zero. Against the same
 // implementation requiring no authentication, --auth none reaches its routes
-// too, and its one deviation (no 401) fails only the 401 checks.
+// too, and its one deviation (no 401) fails only the 401 checks. Against the
+// same implementation authenticating with a header of its own
+// (mocked-token), --auth header --header reaches its routes and its 401
+// checks still pass: they send no credential header.
 func TestConformPartialTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite in a child process")
@@ -224,6 +235,10 @@ func TestConformPartialTarget(t *testing.T) {
 	open.open = true
 	openSrv := httptest.NewServer(open)
 	defer openSrv.Close()
+	mocked := newPartialPIX()
+	mocked.authHeader = "mocked-token"
+	mockedSrv := httptest.NewServer(mocked)
+	defer mockedSrv.Close()
 	const shapeCheck = "Errors > Shapes answers the other routes' errors in the minimal error shape"
 
 	// The routes partialPIX serves, and whether a check's full text (or a
@@ -238,21 +253,28 @@ func TestConformPartialTarget(t *testing.T) {
 		}
 		return false
 	}
+	const unauthorized = "Protected routes answer 401 to a request without a valid token "
 	for _, auth := range []struct {
-		name, target, flag, value string
+		name, target string
+		args         []string
 		// wantFailed says whether a failed check is the run's expected
 		// failure: the target's one deviation.
 		wantFailed func(check string) bool
+		// wantPassed are checks that must pass besides those of every run.
+		wantPassed []string
 	}{
-		{"token", srv.URL, "--token", p.token, func(c string) bool { return c == shapeCheck }},
+		{"token", srv.URL, []string{"--token", p.token}, func(c string) bool { return c == shapeCheck }, nil},
 		// One word on the child's command line, "echo <token>" for sh.
-		{"token-command", srv.URL, "--token-command", "echo${IFS}" + p.token, func(c string) bool { return c == shapeCheck }},
-		{"auth-none", openSrv.URL, "--auth", "none", func(c string) bool { return strings.HasPrefix(c, "Protected routes answer 401 ") }},
+		{"token-command", srv.URL, []string{"--token-command", "echo${IFS}" + p.token}, func(c string) bool { return c == shapeCheck }, nil},
+		{"auth-none", openSrv.URL, []string{"--auth", "none"}, func(c string) bool { return strings.HasPrefix(c, unauthorized) }, nil},
+		// One word on the child's command line: "Name:value" is a header.
+		{"auth-header", mockedSrv.URL, []string{"--auth", "header", "--header", "mocked-token:" + mocked.token}, func(c string) bool { return c == shapeCheck },
+			[]string{unauthorized + "PUT /cob/{txid} without an Authorization header", unauthorized + "GET /accounts/balances with a bearer token that is not a JWT"}},
 	} {
 		t.Run(auth.name, func(t *testing.T) {
 			start := time.Now() // wall time: a bound on the child's run
-			code, out, res := runConformChild(t, "--target", auth.target, "--control-plane", "off", auth.flag, auth.value,
-				"--labels", "spec&&!sandbox&&!sandbox-choice")
+			args := append([]string{"--target", auth.target, "--control-plane", "off", "--labels", "spec&&!sandbox&&!sandbox-choice"}, auth.args...)
+			code, out, res := runConformChild(t, args...)
 			t.Logf("conform ran in %s", time.Since(start).Round(time.Millisecond))
 			if code != 1 {
 				t.Fatalf("exit %d, want 1 (routes absent, a shape failed)\n%s", code, out)
@@ -269,12 +291,12 @@ func TestConformPartialTarget(t *testing.T) {
 					failed = append(failed, c.Name)
 				}
 			}
-			for _, want := range []string{
+			for _, want := range append([]string{
 				"PUT /cob/{txid} rejects a txid that already exists with 409",
 				"PUT /cob/{txid} rejects with 400 (not 404) a txid of 25 characters",
 				"PUT /cob/{txid} creates an ATIVA charge with revisao 0, tipoCob cob and the BR Code in loc.location and location",
 				"GET /accounts/balances returns one balance item with eventDate, available, blocked and overdraft 0",
-			} {
+			}, auth.wantPassed...) {
 				if !passed[want] {
 					t.Errorf("check %q did not pass", want)
 				}
@@ -328,6 +350,69 @@ func TestConformPartialTarget(t *testing.T) {
 				case it.Kind == framework.KindRoute && !present(it.Name) && it.Status != framework.StatusAbsent:
 					t.Errorf("route %s: %s, want absent", it.Name, it.Status)
 				}
+			}
+		})
+	}
+}
+
+// TestConformPartialTarget_AuthGate runs the suite with -auth token-route
+// against partialPIX, which has no token route: the run stops in its
+// authentication gate with one setup error naming the request, the answer
+// and the flags that fit, exits non-zero, and reports every check not run
+// (none failed, none skipped). TestConformPartialTarget shows the same target
+// reached with --token, --token-command and --auth none.
+func TestConformPartialTarget_AuthGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	srv := httptest.NewServer(newPartialPIX())
+	defer srv.Close()
+	certPEM, _, err := codec.SelfSignedCert(time.Now().Add(-time.Hour), time.Now().Add(time.Hour)) // wall time: certificate validity
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := filepath.Join(t.TempDir(), "client.pem")
+	if err := os.WriteFile(cert, []byte(certPEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"credentials", []string{"--client-id", "11111111-1111-4111-8111-111111111111", "--client-secret", "s", "--client-cert", cert},
+			[]string{"-auth token-route: POST /api/auth/token", "answered 404", "no token route", "--token-path", "--token", "--auth none"}},
+		{"no credentials", nil, []string{"-auth token-route needs -client-id", "--auth none", "--token", "--token-command"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--target", srv.URL, "--control-plane", "off", "--labels", "spec&&!sandbox&&!sandbox-choice"}, tt.args...)
+			code, out, res := runConformChild(t, args...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (the run could not start)\n%s", code, out)
+			}
+			if res.SetupStep != framework.SetupStepAuth {
+				t.Fatalf("setup step %q, failure %q; want the authentication gate\n%s", res.SetupStep, res.SetupFailure, out)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(res.SetupFailure, want) {
+					t.Errorf("setup failure %q lacks %q", res.SetupFailure, want)
+				}
+			}
+			if res.Ran != 0 || res.Failed != 0 || res.Skipped != 0 || res.NotRun == 0 || res.NotRun != len(res.Checks)-res.NotSelected {
+				t.Errorf("counts: ran %d, failed %d, skipped %d, not run %d of %d checks (%d not selected); want every selected check not run",
+					res.Ran, res.Failed, res.Skipped, res.NotRun, len(res.Checks), res.NotSelected)
+			}
+			for _, c := range res.Checks {
+				if c.State != framework.CheckNotRun && c.State != framework.CheckNotSelected {
+					t.Errorf("check %q: %s (%s), want not run", c.Name, c.State, c.Reason)
+					break
+				}
+			}
+			if len(res.Routes) != 0 {
+				t.Errorf("routes were probed after the gate failed: %+v", res.Routes)
+			}
+			if strings.Contains(out, "requesting the spec's token") || !strings.Contains(out, "not run: auth setup failed") && !strings.Contains(out, "(auth setup failed)") {
+				t.Errorf("the output does not read as one setup error:\n%s", out)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/sandbox"
 )
 
 func mustRE(s string) *regexp.Regexp { return regexp.MustCompile(s) }
@@ -141,7 +142,118 @@ func TestNewClientFor_MutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := noCert.Do(context.Background(), http.MethodGet, "/", "", nil, nil); err == nil {
+	r, err = noCert.Do(context.Background(), http.MethodGet, "/", "", nil, nil)
+	if err == nil {
 		t.Fatalf("GET without a client certificate = %v, want a handshake failure", r)
+	}
+	if hint := (Config{Target: srv.URL, CACert: ca}).transportHint(err); !strings.Contains(hint, "--tls-client-cert") {
+		t.Errorf("transportHint(%v) = %q, want it to name --tls-client-cert", err, hint)
+	}
+	if hint := (Config{Target: srv.URL, TLSClientCert: cert, TLSClientKey: key}).transportHint(err); hint != "" {
+		t.Errorf("transportHint with a client certificate given = %q, want none", hint)
+	}
+}
+
+// gateTarget is a target for the authentication gate: tokenStatus answers
+// the token route at /api/auth/token (0: the route is absent, 404),
+// balanceStatus answers GET /accounts/balances, and POST /_sandbox/accounts
+// creates an account.
+type gateTarget struct {
+	tokenStatus, balanceStatus int
+	requests                   []string
+}
+
+func (g *gateTarget) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.requests = append(g.requests, r.Method+" "+r.URL.Path)
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/_sandbox/accounts":
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":1,"clientId":"c","clientSecret":"s","certificate":"PEM"}`)
+	case r.Method == http.MethodPost && r.URL.Path == apiclient.TokenPath && g.tokenStatus != 0:
+		w.WriteHeader(g.tokenStatus)
+		if g.tokenStatus == http.StatusCreated {
+			fmt.Fprint(w, `{"access_token":"tok","token_type":"Bearer","expires_in":1800}`)
+		} else {
+			fmt.Fprint(w, `{"code":"PUB_INVALID_CREDENTIALS"}`)
+		}
+	case r.Method == http.MethodGet && r.URL.Path == "/accounts/balances" && g.balanceStatus != 0:
+		w.WriteHeader(g.balanceStatus)
+		fmt.Fprint(w, `{"message":"answer"}`)
+	default:
+		http.Error(w, `{"message":"Cannot `+r.Method+` `+r.URL.Path+`"}`, http.StatusNotFound)
+	}
+}
+
+// The authentication gate passes when the suite can act as an account and
+// otherwise says what it tried, what answered and which flags fit.
+func TestConfig_EstablishAuth(t *testing.T) {
+	creds := Config{ClientID: "11111111-1111-4111-8111-111111111111", ClientSecret: "s", ClientCert: "cert.pem"}
+	with := func(c Config, f func(*Config)) Config { f(&c); return c }
+	for _, tt := range []struct {
+		name         string
+		c            Config
+		controlPlane bool
+		target       gateTarget
+		wantErr      []string
+		wantRequests int
+	}{
+		{name: "token route issues", c: creds, target: gateTarget{tokenStatus: 201}, wantRequests: 1},
+		{name: "token route absent", c: creds, target: gateTarget{},
+			wantErr: []string{"-auth token-route: POST /api/auth/token", "answered 404", "Cannot POST", "--token-path", "--token TOKEN", "--token-command", "--auth none", "--header"}},
+		{name: "token route refuses", c: creds, target: gateTarget{tokenStatus: 401},
+			wantErr: []string{"answered 401", "PUB_INVALID_CREDENTIALS", "refused the credentials", "--client-secret", "--auth none"}},
+		{name: "other token path absent", c: with(creds, func(c *Config) { c.TokenPath = "/oauth/token" }), target: gateTarget{tokenStatus: 201},
+			wantErr: []string{"POST /oauth/token", "no token route at /oauth/token"}},
+		{name: "no credentials", c: Config{}, target: gateTarget{tokenStatus: 201},
+			wantErr: []string{"--auth none", "--token TOKEN", "--token-command CMD"}},
+		{name: "control plane account", c: Config{}, controlPlane: true, target: gateTarget{tokenStatus: 201}, wantRequests: 2},
+		{name: "control plane without token route", c: Config{}, controlPlane: true, target: gateTarget{},
+			wantErr: []string{"the control plane's accounts: POST /api/auth/token for a fresh sandbox account", "answered 404", "--control-plane off"}},
+		{name: "token accepted", c: Config{Token: "t"}, target: gateTarget{balanceStatus: 200}, wantRequests: 1},
+		{name: "token, route absent", c: Config{Token: "t"}, target: gateTarget{}, wantRequests: 1},
+		{name: "token, method not allowed", c: Config{Token: "t"}, target: gateTarget{balanceStatus: 405}, wantRequests: 1},
+		{name: "token refused", c: Config{Token: "t"}, target: gateTarget{balanceStatus: 401},
+			wantErr: []string{"-auth token: GET /accounts/balances with the configured token answered 401", "refused the token", "--token-command", "--auth none"}},
+		{name: "token-command forbidden", c: Config{TokenCommand: "echo t"}, target: gateTarget{balanceStatus: 403},
+			wantErr: []string{"-auth token-command", "answered 403"}},
+		{name: "token-command fails", c: Config{TokenCommand: "exit 4"}, target: gateTarget{balanceStatus: 200},
+			wantErr: []string{"-auth token-command", "-token-command"}},
+		{name: "none", c: Config{Auth: AuthNone}, target: gateTarget{}},
+		{name: "header refused", c: Config{Auth: AuthHeader, Headers: []string{"mocked-token: v"}}, target: gateTarget{balanceStatus: 401},
+			wantErr: []string{"-auth header: GET /accounts/balances with the header Mocked-Token answered 401", "refused the credential header"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(&tt.target)
+			defer srv.Close()
+			c := tt.c
+			c.Target = srv.URL
+			c.ControlPlane = ControlPlaneOff
+			if tt.controlPlane {
+				c.ControlPlane = ControlPlaneAuto
+			}
+			c = c.WithDefaults()
+			client, err := NewClientFor(c, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.establishAuth(context.Background(), client, sandbox.New(client, ""), tt.controlPlane, "PEM")
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("establishAuth = %v, want nil", err)
+				}
+				if len(tt.target.requests) != tt.wantRequests {
+					t.Errorf("requests %q, want %d", tt.target.requests, tt.wantRequests)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("establishAuth = nil, want an error with %q", tt.wantErr)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("establishAuth = %q, want %q in it", err, want)
+				}
+			}
+		})
 	}
 }

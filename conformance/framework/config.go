@@ -41,6 +41,10 @@ const (
 	// AuthNone sends no Authorization header: for a target that requires no
 	// authentication. Checks that need client credentials are skipped.
 	AuthNone = "none"
+	// AuthHeader sends the configured headers (Config.Headers) as the
+	// credential, in place of a bearer token, on the requests that act as
+	// the configured account, and on no other.
+	AuthHeader = "header"
 )
 
 // Defaults applied by Config.WithDefaults to zero fields.
@@ -134,7 +138,8 @@ type Config struct {
 	// Auth says how the suite authenticates as the configured account on a
 	// target without a control plane: AuthTokenRoute (client credentials on
 	// the token route), AuthToken (the static Token), AuthTokenCommand (the
-	// token TokenCommand prints) or AuthNone (no Authorization header).
+	// token TokenCommand prints), AuthHeader (the Headers) or AuthNone (no
+	// Authorization header).
 	// Empty means AuthToken when Token is set, AuthTokenCommand when
 	// TokenCommand is set, otherwise AuthTokenRoute.
 	Auth string
@@ -148,6 +153,12 @@ type Config struct {
 	// TokenPath is the path of the token route; empty means the
 	// specification's POST /api/auth/token.
 	TokenPath string
+	// Headers are extra request headers, each "Name: value". They go on
+	// every request the suite sends, except with AuthHeader, where they are
+	// the configured account's credential: sent exactly where a check acts
+	// as that account, never on the requests that deliberately carry no
+	// credential or a bad one.
+	Headers []string
 	// TLSClientCert and TLSClientKey are PEM files of a client certificate the
 	// suite presents in the TLS handshake with the target (mTLS); CACert is a
 	// PEM bundle of the authorities the suite trusts for the target's server
@@ -211,10 +222,20 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	str(&c.LabelFilter, "labels", "LABELS", "run only the checks whose labels match this Ginkgo label filter, e.g. 'spec && !sandbox && !sandbox-choice'")
 	str(&c.CoverageReport, "coverage-report", "COVERAGE_REPORT", "write the coverage of the specification's tables to PREFIX.json and PREFIX.md")
 	str(&c.JSONReport, "json", "JSON", "write the machine-readable result of the run (counts, absent routes, every check, coverage) to this file")
-	str(&c.Auth, "auth", "AUTH", "how to authenticate without a control plane: token-route (client credentials), token, token-command or none; empty: from the flags given")
+	str(&c.Auth, "auth", "AUTH", "how to authenticate without a control plane: token-route (client credentials), token, token-command, header (the --header values) or none; empty: from the flags given")
 	str(&c.Token, "token", "TOKEN", "a bearer token sent as is (instead of the token route)")
 	str(&c.TokenCommand, "token-command", "TOKEN_COMMAND", "a shell command that prints a bearer token, run again for each check that needs one")
 	str(&c.TokenPath, "token-path", "TOKEN_PATH", "path of the token route (default "+apiclient.TokenPath+")")
+	headers := &headerList{p: &c.Headers}
+	if v, ok := os.LookupEnv(EnvPrefix + "HEADER"); ok {
+		c.Headers, headers.isDefault = nil, true
+		for _, line := range strings.Split(v, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				c.Headers = append(c.Headers, line)
+			}
+		}
+	}
+	fs.Var(headers, "header", "a request header 'Name: value', repeatable: sent on every request, or with --auth header only where a check acts as the configured account (env "+EnvPrefix+"HEADER, one header per line)")
 	str(&c.TLSClientCert, "tls-client-cert", "TLS_CLIENT_CERT", "PEM client certificate presented in the TLS handshake with the target (mTLS)")
 	str(&c.TLSClientKey, "tls-client-key", "TLS_CLIENT_KEY", "PEM private key of -tls-client-cert")
 	str(&c.CACert, "ca-cert", "CA_CERT", "PEM bundle of the authorities trusted for the target's server certificate, besides the system's")
@@ -378,5 +399,31 @@ func checkHTTPURL(s string) error {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return errors.New("a base URL takes no query or fragment")
 	}
+	return nil
+}
+
+// headerList is the flag.Value of the repeatable -header: each use appends
+// one header; the first use replaces the headers taken from the
+// environment (isDefault).
+type headerList struct {
+	p         *[]string
+	isDefault bool
+}
+
+func (h *headerList) String() string {
+	if h == nil || h.p == nil {
+		return ""
+	}
+	return strings.Join(*h.p, "\n")
+}
+
+func (h *headerList) Set(v string) error {
+	if _, _, err := parseHeader(v); err != nil {
+		return err
+	}
+	if h.isDefault {
+		*h.p, h.isDefault = nil, false
+	}
+	*h.p = append(*h.p, v)
 	return nil
 }

@@ -1,11 +1,17 @@
 package framework
 
 import (
+	"context"
 	"flag"
+	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
 func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
@@ -56,10 +62,10 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 		CoverageReport:      "/tmp/coverage",
 		AllowReset:          true,
 	}
-	if c != want {
-		t.Fatalf("config = %+v\nwant     %+v", c, want)
+	if diff := cmp.Diff(want, c, cmp.AllowUnexported(Config{})); diff != "" {
+		t.Fatalf("config (-want +got):\n%s", diff)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction", "labels", "coverage-report", "allow-reset", "json", "auth", "token", "token-command", "token-path", "tls-client-cert", "tls-client-key", "ca-cert", "focus", "skip", "reports-dir", "allow-empty", "allow-clock-moves"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction", "labels", "coverage-report", "allow-reset", "json", "auth", "token", "token-command", "token-path", "header", "tls-client-cert", "tls-client-key", "ca-cert", "focus", "skip", "reports-dir", "allow-empty", "allow-clock-moves"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}
@@ -132,5 +138,85 @@ func TestConfig_HasCredentials(t *testing.T) {
 	}
 	if !(Config{ClientID: "a", ClientSecret: "b", ClientCert: "c"}).HasCredentials() {
 		t.Error("HasCredentials with all three = false")
+	}
+}
+
+// -header is repeatable, its environment variable holds one header per
+// line, and the first -header replaces the environment's.
+func TestRegisterFlags_Header(t *testing.T) {
+	t.Setenv("PIXSANDBOX_CONFORMANCE_HEADER", "X-Env: a\n\nX-Env-Two: b\n")
+	var c Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	RegisterFlags(fs, &c)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Headers, "|"); got != "X-Env: a|X-Env-Two: b" {
+		t.Fatalf("headers from the environment = %q", got)
+	}
+	var d Config
+	fs = flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	RegisterFlags(fs, &d)
+	if err := fs.Parse([]string{"-header", "mocked-token: v1", "-header", "X-Two:v2"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(d.Headers, "|"); got != "mocked-token: v1|X-Two:v2" {
+		t.Fatalf("headers from the flags = %q", got)
+	}
+	if err := fs.Parse([]string{"-header", "no colon"}); err == nil {
+		t.Fatal("-header without a colon accepted")
+	}
+}
+
+func TestConfig_ValidateHeaders(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		c       Config
+		wantErr string
+	}{
+		{"extra header", Config{Target: "http://x", Token: "t", Headers: []string{"X-Api-Key: k"}}, ""},
+		{"header auth", Config{Target: "http://x", Auth: AuthHeader, Headers: []string{"mocked-token: v"}}, ""},
+		{"header auth without header", Config{Target: "http://x", Auth: AuthHeader}, "-auth header needs at least one -header"},
+		{"header auth with token", Config{Target: "http://x", Auth: AuthHeader, Token: "t", Headers: []string{"A: b"}}, "drop -token"},
+		{"no colon", Config{Target: "http://x", Headers: []string{"mocked-token v"}}, "want 'Name: value'"},
+		{"bad name", Config{Target: "http://x", Headers: []string{"mocked token: v"}}, "not a valid header name"},
+		{"empty name", Config{Target: "http://x", Headers: []string{": v"}}, "not a valid header name"},
+		{"line break", Config{Target: "http://x", Headers: []string{"A: b\r\nEvil: c"}}, "line break"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.c.Validate()
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// With -auth header the client carries the headers as the credential of
+// the configured account, whose token is apiclient.CredentialToken, and the
+// report names the headers but never their values; otherwise they go on
+// every request.
+func TestConfig_HeaderAuth(t *testing.T) {
+	c := Config{Target: "http://x", Auth: AuthHeader, Headers: []string{"mocked-token: s3cret"}}.WithDefaults()
+	cl, err := NewClientFor(c, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Credential.Get("Mocked-Token") != "s3cret" || len(cl.Headers) != 0 {
+		t.Errorf("client credential %v, headers %v", cl.Credential, cl.Headers)
+	}
+	if tok, err := c.configuredToken(context.Background()); err != nil || tok != apiclient.CredentialToken {
+		t.Errorf("configuredToken = %q, %v", tok, err)
+	}
+	if s := c.authSummary(false); !strings.Contains(s, "Mocked-Token") || strings.Contains(s, "s3cret") {
+		t.Errorf("authSummary = %q: want the header's name, never its value", s)
+	}
+	c = Config{Target: "http://x", Token: "t", Headers: []string{"X-Api-Key: k"}}.WithDefaults()
+	if cl, _ := NewClientFor(c, time.Second); cl.Headers.Get("X-Api-Key") != "k" || len(cl.Credential) != 0 {
+		t.Errorf("client headers %v, credential %v", cl.Headers, cl.Credential)
+	}
+	if s := c.authSummary(false); !strings.Contains(s, "X-Api-Key") || strings.Contains(s, ": k") {
+		t.Errorf("authSummary = %q", s)
 	}
 }

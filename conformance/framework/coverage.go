@@ -301,7 +301,7 @@ func upperFirst(s string) string {
 func reportCoverage(r ginkgo.Report) {
 	state.report = &r
 	res := state.result()
-	writeReports(r, state.config, res)
+	writeReports(state.fullReport(), state.config, res)
 	if len(coverageItems) == 0 {
 		return
 	}

@@ -50,9 +50,12 @@ const AccountNamePrefix = "Conformance run "
 // because the run was not started with -allow-clock-moves.
 const SkipClockMoves = "the check moves the target's simulation clock or resets it; run with -allow-clock-moves against a sandbox nobody else uses"
 
-// SkipNoCredentials is the reason given when a spec needs an identity and the
-// target has no control plane to create one and no credentials were configured.
-const SkipNoCredentials = "target has no /_sandbox control plane to create accounts and no -client-id, -client-secret and -client-cert were given"
+// NoCredentials is why a run with -auth token-route stops in its
+// authentication gate when the target has no control plane to create
+// accounts and no credentials were configured: no check could act as an
+// account.
+const NoCredentials = "-auth token-route needs -client-id, -client-secret and -client-cert on a target without a /_sandbox control plane, and none were given; " +
+	"authenticate with --token TOKEN or --token-command CMD instead, or run with --auth none against a target that needs no authentication"
 
 // suiteState is what BeforeSuite learns about the target; the only
 // package-level state, written by Run and BeforeSuite before any spec runs and
@@ -71,10 +74,15 @@ type suiteState struct {
 	receiver  *Receiver
 	certPEM   string
 	// setupFailure is why the run could not start (target unreachable,
-	// configuration unusable), empty when setupSuite succeeded.
-	setupFailure string
+	// configuration unusable, authentication refused), empty when
+	// setupSuite succeeded; setupStep is the step that failed
+	// (SetupStepAuth for the authentication gate, else empty).
+	setupFailure, setupStep string
 	// report is the run's report, captured by ReportAfterSuite.
 	report *ginkgo.Report
+	// planned are the checks the run selected, previewed before it started:
+	// a run whose setup fails reports each of them not run.
+	planned []types.SpecReport
 }
 
 var state suiteState
@@ -107,6 +115,11 @@ func Run(t TB, c Config) bool {
 	ginkgo.ReportAfterSuite("coverage of the specification's tables", reportCoverage)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := suiteConfiguration(c)
+	planned, err := selectedChecks(suiteConfig.LabelFilter, suiteConfig.FocusStrings, suiteConfig.SkipStrings)
+	if err != nil {
+		t.Fatalf("conformance configuration: %v", err)
+	}
+	state.planned = planned
 	if c.JUnitReport != "" && reporterConfig.JUnitReport == "" {
 		state.config.JUnitReport = c.JUnitReport
 	} else {
@@ -151,7 +164,9 @@ func suiteConfiguration(c Config) (types.SuiteConfig, types.ReporterConfig) {
 }
 
 // setupSuite probes the target, detects the control plane, loads the
-// configured certificate and starts the webhook receiver.
+// configured certificate, establishes authentication once (the gate: see
+// Config.establishAuth) and starts the webhook receiver. Any failure stops
+// the run before a check runs, with one error.
 func setupSuite(ctx ginkgo.SpecContext) {
 	c := state.config
 	client, err := NewClientFor(c, requestTimeout)
@@ -166,7 +181,7 @@ func setupSuite(ctx ginkgo.SpecContext) {
 	// health route is sandbox-only, so it is not used here).
 	probe, err := client.Do(ctx, http.MethodGet, "/", "", nil, nil)
 	if err != nil {
-		setupFail("target %s does not answer HTTP: %v", c.Target, err)
+		setupFail("target %s does not answer HTTP: %v%s", c.Target, err, c.transportHint(err))
 	}
 	ginkgo.AddReportEntry("target", fmt.Sprintf("%s (GET / answered %d)", c.Target, probe.Status))
 
@@ -211,6 +226,11 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		state.certPEM = string(b)
 	}
 
+	if err := c.establishAuth(ctx, client, sb, state.controlPlane, state.certPEM); err != nil {
+		state.setupStep = SetupStepAuth
+		setupFail("%s setup failed: %v", SetupStepAuth, err)
+	}
+
 	rcv, err := StartReceiver(c.WebhookListen, c.WebhookPublicURL)
 	if err != nil {
 		setupFail("starting the webhook receiver on -webhook-listen %s: %v", c.WebhookListen, err)
@@ -252,7 +272,10 @@ func openWorkspace(ctx ginkgo.SpecContext, client *apiclient.Client, sb *sandbox
 	}
 	state.workspace = ws
 	sb.Workspace = ws
-	client.Headers = http.Header{apiclient.HeaderWorkspace: {ws}}
+	if client.Headers == nil {
+		client.Headers = http.Header{}
+	}
+	client.Headers.Set(apiclient.HeaderWorkspace, ws)
 	if cr, err := sb.Do(ctx, http.MethodGet, "/_sandbox/clock", nil); err == nil {
 		if mode, ok := cr.Field("mode"); ok {
 			state.clockMode, _ = mode.(string)
@@ -385,8 +408,9 @@ func (f *Framework) beforeEach(ctx ginkgo.SpecContext) {
 }
 
 // giveIdentity gives the spec its identity: a fresh sandbox account on a
-// target with a control plane, otherwise the configured account (skipping the
-// spec when the run has no way to authenticate as it).
+// target with a control plane, otherwise the configured account (whose
+// credentials, with -auth token-route, the authentication gate of
+// setupSuite has required).
 func (f *Framework) giveIdentity(ctx ginkgo.SpecContext) {
 	if state.controlPlane {
 		a, err := f.Sandbox.CreateAccount(ctx, sandbox.AccountOptions{Balance: f.opts.balance})
@@ -400,9 +424,6 @@ func (f *Framework) giveIdentity(ctx ginkgo.SpecContext) {
 			KeyPEM:       a.PrivateKey,
 		}
 		return
-	}
-	if state.config.Auth == AuthTokenRoute && !state.config.HasCredentials() {
-		ginkgo.Skip(SkipNoCredentials)
 	}
 	f.Identity = Identity{
 		ClientID:     state.config.ClientID,
@@ -431,7 +452,9 @@ func (f *Framework) TokenRequest() apiclient.TokenRequest {
 //
 // For the configured account of a target without a control plane, the token
 // comes from the run's authentication mode: the token route (the default),
-// -token, a fresh run of -token-command, or none at all (-auth none, "").
+// -token, a fresh run of -token-command, apiclient.CredentialToken with
+// -auth header (the client sends the -header values in its place), or none
+// at all (-auth none, "").
 func (f *Framework) Token(ctx context.Context) string {
 	if f.token != "" {
 		return f.token

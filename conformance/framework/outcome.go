@@ -34,6 +34,11 @@ func (c Config) authSummary(controlPlane bool) string {
 		s += " (POST " + c.TokenPath + ")"
 	case AuthTokenCommand:
 		s += fmt.Sprintf(" (%q)", c.TokenCommand)
+	case AuthHeader:
+		s += " (credential header " + c.headerNames() + ", value not shown)"
+	}
+	if c.Auth != AuthHeader && len(c.Headers) > 0 {
+		s += "; extra headers on every request: " + c.headerNames()
 	}
 	if controlPlane {
 		s += "; each check's own sandbox account takes its token from POST " + c.TokenPath
@@ -49,7 +54,7 @@ type CheckResult struct {
 	Resource string `json:"resource,omitempty"`
 	// Labels are the check's labels.
 	Labels []string `json:"labels"`
-	// State is passed, failed, skipped, absent or not selected.
+	// State is passed, failed, skipped, absent, not selected or not run.
 	State string `json:"state"`
 	// Reason is the failure message or the reason for the skip.
 	Reason string `json:"reason,omitempty"`
@@ -62,7 +67,19 @@ const (
 	CheckSkipped     = "skipped"
 	CheckAbsent      = "absent"
 	CheckNotSelected = "not selected"
+	// CheckNotRun is the state of every check of a run whose setup failed:
+	// the check was neither run nor judged.
+	CheckNotRun = "not run"
 )
+
+// notRunReason is the reason recorded for every check of a run whose setup
+// failed at step (SetupStepAuth, or "" for the other steps).
+func notRunReason(step string) string {
+	if step == "" {
+		return "not run: setup failed"
+	}
+	return "not run: " + step + " setup failed"
+}
 
 // RunResult is the machine-readable result of a run (-json).
 type RunResult struct {
@@ -70,13 +87,18 @@ type RunResult struct {
 	Target string `json:"target"`
 	// SetupFailure is why the run could not start, or "".
 	SetupFailure string `json:"setupFailure,omitempty"`
-	// Ran, Passed, Failed, Skipped, Absent and NotSelected count the checks.
+	// SetupStep is the setup step that failed: SetupStepAuth when the
+	// authentication gate did, "" for the other steps or when setup passed.
+	SetupStep string `json:"setupStep,omitempty"`
+	// Ran, Passed, Failed, Skipped, Absent, NotSelected and NotRun count the
+	// checks; a check not run (the setup failed) is none of the others.
 	Ran         int `json:"ran"`
 	Passed      int `json:"passed"`
 	Failed      int `json:"failed"`
 	Skipped     int `json:"skipped"`
 	Absent      int `json:"absent"`
 	NotSelected int `json:"notSelected"`
+	NotRun      int `json:"notRun,omitempty"`
 	// SkippedByReason counts the skipped checks per reason.
 	SkippedByReason map[string]int `json:"skippedByReason,omitempty"`
 	// Routes is what the route probes found.
@@ -90,19 +112,33 @@ type RunResult struct {
 	SuiteFailure string `json:"suiteFailure,omitempty"`
 }
 
-// result builds the run's result from the captured report.
-func (s *suiteState) result() RunResult {
+// fullReport is the run's captured report; when the setup failed, with the
+// checks the run had selected, none of which ran.
+func (s *suiteState) fullReport() ginkgo.Report {
 	var report ginkgo.Report
 	if s.report != nil {
 		report = *s.report
 	}
-	return BuildResult(report, s.config.Target, s.setupFailure)
+	if s.setupFailure != "" {
+		report = withPlanned(report, s.planned)
+	}
+	return report
+}
+
+// result builds the run's result from the captured report.
+func (s *suiteState) result() RunResult {
+	report := s.fullReport()
+	return BuildResult(report, s.config.Target, s.setupStep, s.setupFailure)
 }
 
 // BuildResult builds the result of a run from its report. setupFailure, when
-// not empty, is why the run could not start.
-func BuildResult(report types.Report, target, setupFailure string) RunResult {
+// not empty, is why the run could not start and setupStep the step that
+// failed (SetupStepAuth or ""): every check is then not run.
+func BuildResult(report types.Report, target, setupStep, setupFailure string) RunResult {
 	res := RunResult{Target: target, SetupFailure: setupFailure, SkippedByReason: map[string]int{}, Routes: RoutesFound()}
+	if setupFailure != "" {
+		res.SetupStep = setupStep
+	}
 	for _, s := range report.SpecReports {
 		if !s.LeafNodeType.Is(types.NodeTypeIt) {
 			if s.State.Is(types.SpecStateFailureStates) && res.SuiteFailure == "" {
@@ -127,10 +163,10 @@ func BuildResult(report types.Report, target, setupFailure string) RunResult {
 		case msg == "" && setupFailure == "":
 			cr.State, cr.Reason = CheckNotSelected, SkipNotSelected
 			res.NotSelected++
+		case msg == "":
+			cr.State, cr.Reason = CheckNotRun, notRunReason(res.SetupStep)
+			res.NotRun++
 		default:
-			if msg == "" {
-				msg = "setup failed: " + setupFailure
-			}
 			cr.State, cr.Reason = CheckSkipped, msg
 			res.Skipped++
 			res.SkippedByReason[msg]++
@@ -139,7 +175,7 @@ func BuildResult(report types.Report, target, setupFailure string) RunResult {
 	}
 	res.Coverage = BuildCoverage(report.SpecReports, target)
 	if setupFailure != "" {
-		res.Coverage.notRun("setup failed: " + setupFailure)
+		res.Coverage.notRun(res.setupLine())
 	}
 	return res
 }
@@ -155,6 +191,15 @@ func resourceOf(labels []string) string {
 		}
 	}
 	return res
+}
+
+// setupLine says why the run could not start: the setup failure, which
+// names its step itself ("auth setup failed: …"), or "setup failed: …".
+func (r RunResult) setupLine() string {
+	if r.SetupStep != "" {
+		return r.SetupFailure
+	}
+	return "setup failed: " + r.SetupFailure
 }
 
 // OK reports whether the run passes under c: it started, at least one
@@ -196,10 +241,14 @@ func (r RunResult) problems(c Config) []string {
 // routes, and why the run fails.
 func (r RunResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Conformance run against %s: ran %d, passed %d, failed %d, skipped %d, absent %d, not selected %d\n",
+	fmt.Fprintf(&b, "Conformance run against %s: ran %d, passed %d, failed %d, skipped %d, absent %d, not selected %d",
 		r.Target, r.Ran, r.Passed, r.Failed, r.Skipped, r.Absent, r.NotSelected)
+	if r.NotRun > 0 {
+		fmt.Fprintf(&b, ", not run %d (%s)", r.NotRun, strings.TrimPrefix(notRunReason(r.SetupStep), "not run: "))
+	}
+	b.WriteString("\n")
 	if r.SetupFailure != "" {
-		fmt.Fprintf(&b, "  setup failed: %s\n", r.SetupFailure)
+		fmt.Fprintf(&b, "  %s\n", r.setupLine())
 	}
 	reasons := make([]string, 0, len(r.SkippedByReason))
 	for k := range r.SkippedByReason {
@@ -221,7 +270,11 @@ func (r RunResult) Summary() string {
 // configuration says.
 func writeReports(report types.Report, c Config, res RunResult) {
 	if c.JUnitReport != "" {
-		if err := writeJUnit(report, c.JUnitReport); err != nil {
+		notRun := ""
+		if res.SetupFailure != "" {
+			notRun = notRunReason(res.SetupStep)
+		}
+		if err := writeJUnit(report, c.JUnitReport, notRun); err != nil {
 			fmt.Fprintf(os.Stderr, "conformance: writing the JUnit report: %v\n", err)
 		}
 	}
@@ -234,8 +287,10 @@ func writeReports(report types.Report, c Config, res RunResult) {
 
 // writeJUnit writes Ginkgo's JUnit report with each test case's classname set
 // to the resource its check exercises ("res:cob" → "cob"), or the suite's
-// description for the suite's own nodes.
-func writeJUnit(report types.Report, path string) error {
+// description for the suite's own nodes. notRun, when not empty, is the
+// skip message of the checks that a failed setup kept from running
+// (Ginkgo's own is a bare "skipped").
+func writeJUnit(report types.Report, path, notRun string) error {
 	if err := reporters.GenerateJUnitReportWithConfig(report, path, reporters.JunitReportConfig{}); err != nil {
 		return err
 	}
@@ -253,8 +308,12 @@ func writeJUnit(report types.Report, path string) error {
 			return fmt.Errorf("JUnit report: %d test cases for %d specs", len(cases), len(report.SpecReports))
 		}
 		for j := range cases {
-			if res := resourceOf(report.SpecReports[j].Labels()); res != "" {
+			sr := report.SpecReports[j]
+			if res := resourceOf(sr.Labels()); res != "" {
 				cases[j].Classname = res
+			}
+			if notRun != "" && cases[j].Skipped != nil && sr.LeafNodeType.Is(types.NodeTypeIt) && strings.TrimSpace(sr.Failure.Message) == "" {
+				cases[j].Skipped.Message = notRun
 			}
 		}
 	}
@@ -280,39 +339,98 @@ func writeJSON(path string, res RunResult) error {
 // c would select (label filter, focus, skip), without running any. The specs
 // must be registered (package conformance imported).
 func ListChecks(c Config) ([]string, error) {
-	match := func([]string) bool { return true }
-	if c.LabelFilter != "" {
-		f, err := types.ParseLabelFilter(c.LabelFilter)
-		if err != nil {
-			return nil, fmt.Errorf("-labels %q: %w", c.LabelFilter, err)
-		}
-		match = f
-	}
-	var focus, skip *regexp.Regexp
-	var err error
-	if c.Focus != "" {
-		if focus, err = regexp.Compile(c.Focus); err != nil {
-			return nil, fmt.Errorf("-focus: %w", err)
-		}
-	}
-	if c.Skip != "" {
-		if skip, err = regexp.Compile(c.Skip); err != nil {
-			return nil, fmt.Errorf("-skip: %w", err)
-		}
+	specs, err := selectedChecks(c.LabelFilter, nonEmpty(c.Focus), nonEmpty(c.Skip))
+	if err != nil {
+		return nil, err
 	}
 	var out []string
-	for _, s := range ginkgo.PreviewSpecs(SuiteDescription).SpecReports {
-		if !s.LeafNodeType.Is(types.NodeTypeIt) || !match(s.Labels()) {
-			continue
-		}
+	for _, s := range specs {
 		text := s.FullText()
-		if (focus != nil && !focus.MatchString(text)) || (skip != nil && skip.MatchString(text)) {
-			continue
-		}
 		labels := slices.Clone(s.Labels())
 		slices.Sort(labels)
 		out = append(out, fmt.Sprintf("%s [%s]", text, strings.Join(labels, ", ")))
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// selectedChecks previews the registered checks (without running any) and
+// returns those a run would select: their labels match labelFilter (when
+// not empty), their full text matches one of focus (when any) and none of
+// skip. It must be called before ginkgo.RunSpecs, which builds the tree once.
+func selectedChecks(labelFilter string, focus, skip []string) ([]types.SpecReport, error) {
+	match := func([]string) bool { return true }
+	if labelFilter != "" {
+		f, err := types.ParseLabelFilter(labelFilter)
+		if err != nil {
+			return nil, fmt.Errorf("-labels %q: %w", labelFilter, err)
+		}
+		match = f
+	}
+	compile := func(flag string, exprs []string) ([]*regexp.Regexp, error) {
+		var out []*regexp.Regexp
+		for _, e := range exprs {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", flag, err)
+			}
+			out = append(out, re)
+		}
+		return out, nil
+	}
+	focusREs, err := compile("-focus", focus)
+	if err != nil {
+		return nil, err
+	}
+	skipREs, err := compile("-skip", skip)
+	if err != nil {
+		return nil, err
+	}
+	matchesAny := func(res []*regexp.Regexp, text string) bool {
+		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(text) })
+	}
+	var out []types.SpecReport
+	for _, s := range ginkgo.PreviewSpecs(SuiteDescription).SpecReports {
+		if !s.LeafNodeType.Is(types.NodeTypeIt) || !match(s.Labels()) {
+			continue
+		}
+		text := s.FullText()
+		if len(focusREs) > 0 && !matchesAny(focusREs, text) || matchesAny(skipREs, text) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// withPlanned returns report with the checks the run had selected (planned)
+// added as skipped when the report holds none: Ginkgo reports no check of a
+// run whose BeforeSuite failed, and every one of them is then not run.
+func withPlanned(report types.Report, planned []types.SpecReport) types.Report {
+	for _, s := range report.SpecReports {
+		if s.LeafNodeType.Is(types.NodeTypeIt) {
+			return report
+		}
+	}
+	specs := slices.Clone(report.SpecReports)
+	for _, p := range planned {
+		specs = append(specs, types.SpecReport{
+			ContainerHierarchyTexts:  p.ContainerHierarchyTexts,
+			ContainerHierarchyLabels: p.ContainerHierarchyLabels,
+			LeafNodeType:             p.LeafNodeType,
+			LeafNodeText:             p.LeafNodeText,
+			LeafNodeLabels:           p.LeafNodeLabels,
+			LeafNodeLocation:         p.LeafNodeLocation,
+			State:                    types.SpecStateSkipped,
+		})
+	}
+	report.SpecReports = specs
+	return report
 }

@@ -24,6 +24,11 @@ const (
 	HeaderWorkspace = "X-Sandbox-Workspace"
 )
 
+// CredentialToken is the token a Client with Credential headers gives for
+// its configured account: a request sent with it carries those headers in
+// place of an Authorization header. It is no JWT, and never goes on the wire.
+const CredentialToken = "pixsandbox-credential-headers"
+
 // TokenPath is the path of the token endpoint.
 const TokenPath = "/api/auth/token"
 
@@ -179,8 +184,15 @@ type Client struct {
 	// TokenPath is the path of the token route; empty means TokenPath.
 	TokenPath string
 	// Headers are sent with every request, before the request's own (which
-	// replace them): X-Sandbox-Workspace when the suite runs in a workspace.
+	// replace them): X-Sandbox-Workspace when the suite runs in a workspace,
+	// and the run's extra headers (-header).
 	Headers http.Header
+	// Credential, when not empty, is how the configured account
+	// authenticates instead of a bearer token (-auth header): these headers
+	// go on exactly the requests sent with the token CredentialToken, and on
+	// no other, so that a request sent with no or another token carries no
+	// credential.
+	Credential http.Header
 }
 
 // NewClient returns a Client for baseURL whose requests time out after
@@ -231,7 +243,9 @@ func (c *Client) Token(ctx context.Context, req TokenRequest) (*Response, error)
 }
 
 // Do sends one request to the target. path is appended to BaseURL and may
-// carry a query. A non-empty token is sent as "Authorization: Bearer <token>".
+// carry a query. A non-empty token is sent as "Authorization: Bearer <token>",
+// except CredentialToken on a Client with Credential headers, which sends
+// those headers instead.
 // A non-nil body is sent with Content-Type application/json unless headers
 // sets another one. headers may be nil. The error reports transport failures
 // only; every HTTP status is a Response.
@@ -248,11 +262,17 @@ func (c *Client) Do(ctx context.Context, method, path, token string, body []byte
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if token != "" {
+	credential := token == CredentialToken && len(c.Credential) > 0
+	if token != "" && !credential {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for k, vs := range c.Headers {
 		req.Header[k] = append([]string(nil), vs...)
+	}
+	if credential {
+		for k, vs := range c.Credential {
+			req.Header[k] = append([]string(nil), vs...)
+		}
 	}
 	for k, vs := range headers {
 		req.Header.Del(k)

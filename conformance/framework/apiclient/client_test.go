@@ -205,3 +205,31 @@ func TestClient_TransportError(t *testing.T) {
 		t.Fatal("Do against a closed server: want an error")
 	}
 }
+
+// A Client with Credential headers sends them, and no Authorization header,
+// on a request made with CredentialToken, and never on a request made with
+// no token or another one; Headers go on every request.
+func TestClient_CredentialHeaders(t *testing.T) {
+	var got []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Clone())
+	}))
+	defer srv.Close()
+	c := NewClient(srv.URL, 5*time.Second)
+	c.Headers = http.Header{"X-Extra": {"e"}}
+	c.Credential = http.Header{"Mocked-Token": {"secret"}}
+	for _, tok := range []string{CredentialToken, "", "not-a-jwt"} {
+		if _, err := c.Do(context.Background(), http.MethodGet, "/", tok, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := got[0]; h.Get("Mocked-Token") != "secret" || h.Get("Authorization") != "" || h.Get("X-Extra") != "e" {
+		t.Errorf("with CredentialToken: headers %v", h)
+	}
+	if h := got[1]; h.Get("Mocked-Token") != "" || h.Get("Authorization") != "" || h.Get("X-Extra") != "e" {
+		t.Errorf("without a token: headers %v", h)
+	}
+	if h := got[2]; h.Get("Mocked-Token") != "" || h.Get("Authorization") != "Bearer not-a-jwt" {
+		t.Errorf("with another token: headers %v", h)
+	}
+}
