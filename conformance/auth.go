@@ -107,6 +107,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 		Description: A freshly issued token MUST be accepted by GET /accounts/balances (2xx).
 	*/
 	framework.SpecIt("issues a token that GET /accounts/balances accepts", func(ctx ginkgo.SpecContext) {
+		f.Needs(ctx, "GET /accounts/balances")
 		r := f.Do(ctx, http.MethodGet, "/accounts/balances", f.Token(ctx), nil, nil)
 		gomega.Expect(r).To(framework.HaveSuccessStatus())
 	})
@@ -378,6 +379,7 @@ var _ = ginkgo.Describe("POST /api/auth/token", framework.Res("auth"), framework
 	*/
 	framework.SandboxIt("honours the 1800 s lifetime on the simulation clock", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		tok := f.Token(ctx)
+		f.Needs(ctx, "GET /accounts/balances")
 		_, err := f.Sandbox.Advance(ctx, 1799)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		r := f.Do(ctx, http.MethodGet, "/accounts/balances", tok, nil, nil)

@@ -23,6 +23,7 @@ func consistentBalances(ctx context.Context, f *framework.Framework, token, path
 	ginkgo.GinkgoHelper()
 	var first, second bacenBalance
 	var std *apiclient.Response
+	f.Needs(ctx, "GET "+path)
 	for range 3 {
 		first = readBacenBalance(ctx, f, token)
 		std = f.Do(ctx, http.MethodGet, path, token, nil, nil)

@@ -121,8 +121,8 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 		}
 		expectBalance(f.Balance(ctx), before, "after the refused refunds")
 		ginkgo.By("the control: a received PIX is refundable on both routes")
-		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("1.00"), "")
-		createRefundIn(ctx, f, p.txID, refundInBody(f, "1.00"))
+		controlRefund(ctx, f, "a refund of the received PIX", p.e2e, newRefundID(f), refundBody("1.00"))
+		controlRefundIn(ctx, f, "a refund-in of the received PIX", p.txID, refundInBody(f, "1.00"))
 	})
 })
 

@@ -113,6 +113,14 @@ func createCob(ctx context.Context, f *framework.Framework, txid string, m map[s
 	return r
 }
 
+// controlCob sends the control of a cob refusal, PUT /cob/{txid} with m and
+// the spec's token, which must be accepted (2xx); otherwise the check ends
+// as control refused (framework.Control).
+func controlCob(ctx context.Context, f *framework.Framework, what, txid string, m map[string]any) {
+	ginkgo.GinkgoHelper()
+	framework.Control(what, encodeJSON(m), putCob(ctx, f, txid, m, ""))
+}
+
 // getCobAs reads GET /cob/{txid} with token, requiring 200.
 func getCobAs(ctx context.Context, f *framework.Framework, token, txid string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
@@ -254,7 +262,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 			r := putCob(ctx, f, txid(), cobBody(ownKey(f), cobDefaultOriginal), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
 			ginkgo.By("the control: a txid just inside the rule is accepted")
-			createCob(ctx, f, control(), cobBody(ownKey(f), cobDefaultOriginal), "")
+			controlCob(ctx, f, "a txid just inside the rule", control(), cobBody(ownKey(f), cobDefaultOriginal))
 		},
 		ginkgo.Entry("of 25 characters", framework.Spec, func() string { return newTxID(f)[:25] }, func() string { return newTxID(f)[:26] }),
 		ginkgo.Entry("of 36 characters", framework.Spec, func() string { return newTxID(f) + "abcde" }, func() string { return newTxID(f) + "abcd" }),
@@ -275,7 +283,7 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 			r := putCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault), "")
 			gomega.Expect(r).To(framework.HaveStatus(http.StatusBadRequest))
 			ginkgo.By("the control: the same body without the fault is accepted")
-			createCob(ctx, f, newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault, control), "")
+			controlCob(ctx, f, "the same body without the fault", newTxID(f), cobBody(ownKey(f), cobDefaultOriginal, fault, control))
 		},
 		ginkgo.Entry("a devedor.cpf of 10 digits", framework.Spec, func(m map[string]any) {
 			m["devedor"] = map[string]any{"cpf": sampleCPF[:10], "nome": holderName}

@@ -52,9 +52,10 @@ type bacenBalance struct {
 }
 
 // readBacenBalance reads GET /accounts/balances with token, requiring a 2xx
-// answer with data[0].balanceAmount.
+// answer with data[0].balanceAmount; a check that reads it needs the route.
 func readBacenBalance(ctx context.Context, f *framework.Framework, token string) bacenBalance {
 	ginkgo.GinkgoHelper()
+	f.Needs(ctx, "GET /accounts/balances")
 	r := f.Do(ctx, http.MethodGet, "/accounts/balances", token, nil, nil)
 	gomega.Expect(r).To(framework.HaveSuccessStatus())
 	return bacenBalance{

@@ -203,6 +203,14 @@ func createRefund(ctx context.Context, f *framework.Framework, e2e, id string, m
 	return createRefundAs(ctx, f, f.Token(ctx), e2e, id, m, scenario)
 }
 
+// controlRefund sends the control of a refund refusal, a refund with the
+// spec's token that must be accepted (2xx); otherwise the check ends as
+// control refused (framework.Control).
+func controlRefund(ctx context.Context, f *framework.Framework, what, e2e, id string, m map[string]any) {
+	ginkgo.GinkgoHelper()
+	framework.Control(what, encodeJSON(m), putRefund(ctx, f, e2e, id, m, ""))
+}
+
 // getRefundAs reads GET /pix/{e2eid}/devolucao/{id} with token, requiring 200.
 func getRefundAs(ctx context.Context, f *framework.Framework, token, e2e, id string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
@@ -336,7 +344,7 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 			}
 			expectRefundRejected(putRefund(ctx, f, p.e2e, newRefundID(f), refundBody(valor, fault), ""), http.StatusBadRequest)
 			ginkgo.By("the control: the same refund without the fault is accepted")
-			createRefund(ctx, f, p.e2e, newRefundID(f), refundBody(valor, fault, func(m map[string]any) { control(m, valor) }), "")
+			controlRefund(ctx, f, "the same refund without the fault", p.e2e, newRefundID(f), refundBody(valor, fault, func(m map[string]any) { control(m, valor) }))
 		},
 		ginkgo.Entry(`valor "10.5"`, framework.Spec, func(m map[string]any) { m["valor"] = "10.5" }, validValor),
 		ginkgo.Entry(`valor "0.00"`, framework.Spec, func(m map[string]any) { m["valor"] = "0.00" }, validValor),
@@ -904,6 +912,14 @@ func createRefundIn(ctx context.Context, f *framework.Framework, id string, m ma
 	r := postRefundIn(ctx, f, id, m, "")
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusCreated))
 	return r
+}
+
+// controlRefundIn sends the control of a refund-in refusal, a refund-in
+// with the spec's token that must be answered 201; otherwise the check ends
+// as control refused (framework.Control).
+func controlRefundIn(ctx context.Context, f *framework.Framework, what, id string, m map[string]any) {
+	ginkgo.GinkgoHelper()
+	framework.Control(what, encodeJSON(m), postRefundIn(ctx, f, id, m, ""), http.StatusCreated)
 }
 
 // unknownParentID returns a transaction id no PIX of the account has, in the

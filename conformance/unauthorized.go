@@ -223,6 +223,7 @@ var _ = ginkgo.Describe("Protected routes", framework.Res("auth"), func() {
 	*/
 	framework.SandboxIt("answer 401 on every protected route once the token has expired", ginkgo.Serial, func(ctx ginkgo.SpecContext) {
 		tok := f.Token(ctx)
+		f.Needs(ctx, "GET /accounts/balances")
 		gomega.Expect(f.Do(ctx, http.MethodGet, "/accounts/balances", tok, nil, nil)).To(framework.HaveSuccessStatus())
 		_, err := f.Sandbox.Advance(ctx, 1801)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())

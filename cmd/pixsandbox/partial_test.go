@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +35,11 @@ type partialPIX struct {
 	// authHeader, when set, names the header that carries the token instead
 	// of Authorization: Bearer (a mock with a credential header of its own).
 	authHeader string
-	mu         sync.Mutex
-	cobs       map[string]map[string]any
+	// refuseDevedor, when true, answers 400 to every PUT /cob/{txid} with a
+	// devedor, valid or not (a target that refuses the checks' controls).
+	refuseDevedor bool
+	mu            sync.Mutex
+	cobs          map[string]map[string]any
 }
 
 var (
@@ -116,6 +120,8 @@ func (p *partialPIX) putCob(w http.ResponseWriter, r *http.Request) {
 		bad("calendario.expiracao is required")
 	case !partialBRL.MatchString(body.Valor.Original):
 		bad("valor.original: a decimal with 2 places")
+	case body.Devedor != nil && p.refuseDevedor:
+		bad("devedor: not supported")
 	case body.Devedor != nil && !partialCPF.MatchString(body.Devedor.CPF):
 		bad("devedor.cpf: 11 digits")
 	case len(body.Chave) > 77:
@@ -415,5 +421,77 @@ func TestConformPartialTarget_AuthGate(t *testing.T) {
 				t.Errorf("the output does not read as one setup error:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestConformPartialTarget_ControlRefused runs the suite against partialPIX
+// refusing every devedor: the checks whose control is a cob with a valid
+// devedor end control refused (the control's request and answer in the
+// reason, counted apart, never failed), the check of the rule the target
+// breaks (a valid devedor accepted) fails, and the run exits non-zero.
+func TestConformPartialTarget_ControlRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	p := newPartialPIX()
+	p.refuseDevedor = true
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	code, out, res := runConformChild(t, "--target", srv.URL, "--control-plane", "off", "--labels", "spec&&!sandbox&&!sandbox-choice", "--token", p.token)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (controls refused, a rule broken)\n%s", code, out)
+	}
+	guarded := []string{
+		"PUT /cob/{txid} rejects with 400 a body with a devedor.cpf of 10 digits",
+		"PUT /cob/{txid} rejects with 400 a body with a devedor.cpf with punctuation",
+	}
+	deviations := map[string]bool{
+		"PUT /cob/{txid} accepts a devedor with an 11-digit cpf and echoes it":        true,
+		"Errors > Shapes answers the other routes' errors in the minimal error shape": true,
+	}
+	state := map[string]framework.CheckResult{}
+	for _, c := range res.Checks {
+		state[c.Name] = c
+		if c.State == framework.CheckFailed && !deviations[c.Name] {
+			t.Errorf("check %q failed; the target's deviations do not explain it (%s)", c.Name, c.Reason)
+		}
+		if c.State == framework.CheckControlRefused && !slices.Contains(guarded, c.Name) {
+			t.Errorf("check %q: control refused (%s)", c.Name, c.Reason)
+		}
+	}
+	for _, name := range guarded {
+		c := state[name]
+		if c.State != framework.CheckControlRefused {
+			t.Errorf("check %q: %s (%s), want control refused", name, c.State, c.Reason)
+			continue
+		}
+		for _, want := range []string{framework.ControlRefusedPrefix + "the same body without the fault: PUT /cob/", `"devedor":{"cpf":"`, "answered 400 Bad Request", "devedor: not supported"} {
+			if !strings.Contains(c.Reason, want) {
+				t.Errorf("check %q: reason %q lacks %q", name, c.Reason, want)
+			}
+		}
+	}
+	if c := state["PUT /cob/{txid} accepts a devedor with an 11-digit cpf and echoes it"]; c.State != framework.CheckFailed {
+		t.Errorf("the rule the target breaks: %s (%s), want failed", c.State, c.Reason)
+	}
+	if res.ControlRefused != len(guarded) {
+		t.Errorf("control refused %d, want %d", res.ControlRefused, len(guarded))
+	}
+	for _, want := range []string{fmt.Sprintf("control refused %d,", len(guarded)), "\n  control refused: " + guarded[0] + ": ", "checks ended control refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	covered := false
+	for _, it := range res.Coverage.Items {
+		if it.Name == "PUT /cob/{txid} 400 invalid CPF or CNPJ" {
+			covered = true
+			if it.Status != framework.StatusControlRefused {
+				t.Errorf("coverage of %s: %s, want control refused", it.Name, it.Status)
+			}
+		}
+	}
+	if !covered {
+		t.Error("the coverage report has no item for the devedor refusal")
 	}
 }

@@ -35,12 +35,15 @@ type CoverageItem struct {
 
 // Coverage statuses of an item after a run.
 const (
-	StatusChecked    = "checked"     // a matching check passed
-	StatusFailed     = "failed"      // a matching check failed
-	StatusSkipped    = "skipped"     // every matching check was skipped (or filtered out) in this run
-	StatusNotChecked = "not checked" // no check covers it; see the reason
-	StatusAbsent     = "absent"      // no matching check ran: the target lacks the route
-	StatusNotRun     = "not run"     // the run could not start; see the reason
+	StatusChecked = "checked" // a matching check passed
+	StatusFailed  = "failed"  // a matching check failed
+	// StatusControlRefused: no matching check failed, and one ended control
+	// refused (the target refused its control, a valid request).
+	StatusControlRefused = "control refused"
+	StatusSkipped        = "skipped"     // every matching check was skipped (or filtered out) in this run
+	StatusNotChecked     = "not checked" // no check covers it; see the reason
+	StatusAbsent         = "absent"      // no matching check ran: the target lacks the route
+	StatusNotRun         = "not run"     // the run could not start; see the reason
 )
 
 // ItemCoverage is an item's outcome in a run.
@@ -49,9 +52,11 @@ type ItemCoverage struct {
 	Name    string   `json:"name"`
 	Section string   `json:"section"`
 	Status  string   `json:"status"`
-	Checks  []string `json:"checks"`           // the matching checks that ran (passed or failed)
+	Checks  []string `json:"checks"`           // the matching checks that ran (passed, failed or control refused)
 	Failed  []string `json:"failed,omitempty"` // those that failed
-	Reason  string   `json:"reason,omitempty"` // why it is not checked or was skipped
+	// ControlRefused are the matching checks that ended control refused.
+	ControlRefused []string `json:"controlRefused,omitempty"`
+	Reason         string   `json:"reason,omitempty"` // why it is not checked or was skipped
 }
 
 // CoverageReport is the coverage of one run (or of the suite's spec tree,
@@ -72,72 +77,96 @@ func CoverageItems() []CoverageItem { return slices.Clone(coverageItems) }
 
 // BuildCoverage reports every registered item against the spec reports of a
 // run. A spec report of state Pending or Skipped counts as skipped, with the
-// skip message as the reason; a spec that ran and passed checks the item.
+// skip message as the reason, unless the skip says its route is absent or its
+// control was refused; a spec that ran and passed checks the item.
 func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 	rep := CoverageReport{Target: target}
 	for _, it := range coverageItems {
-		ic := ItemCoverage{Kind: it.Kind, Name: it.Name, Section: it.Section, Reason: it.Reason}
-		var matched, skipReasons, skipLabels, absent []string
+		t := itemTally{ic: ItemCoverage{Kind: it.Kind, Name: it.Name, Section: it.Section, Reason: it.Reason}}
 		if it.Checks != nil {
 			for _, s := range reports {
-				if !s.LeafNodeType.Is(types.NodeTypeIt) || !it.Checks.MatchString(s.FullText()) {
-					continue
-				}
-				matched = append(matched, s.FullText())
-				switch {
-				case s.State.Is(types.SpecStatePassed):
-					ic.Checks = append(ic.Checks, s.FullText())
-				case s.State.Is(types.SpecStateFailureStates):
-					ic.Checks = append(ic.Checks, s.FullText())
-					ic.Failed = append(ic.Failed, s.FullText())
-				case strings.HasPrefix(s.Failure.Message, SkipRouteAbsent):
-					// The route alone: the probe's evidence is in the run's summary.
-					route, _, _ := strings.Cut(strings.TrimPrefix(s.Failure.Message, SkipRouteAbsent), ": ")
-					if !slices.Contains(absent, route) {
-						absent = append(absent, route)
-					}
-				default:
-					if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(skipReasons, msg) {
-						skipReasons = append(skipReasons, msg)
-					}
-					for _, l := range s.Labels() {
-						if (l == LabelSandbox || l == LabelSandboxChoice || l == LabelSlow || l == LabelWebhook) && !slices.Contains(skipLabels, l) {
-							skipLabels = append(skipLabels, l)
-						}
-					}
+				if s.LeafNodeType.Is(types.NodeTypeIt) && it.Checks.MatchString(s.FullText()) {
+					t.add(s)
 				}
 			}
 		}
-		slices.Sort(ic.Checks)
-		slices.Sort(ic.Failed)
-		switch {
-		case len(ic.Failed) > 0:
-			ic.Status = StatusFailed
-		case len(ic.Checks) > 0:
-			ic.Status = StatusChecked
-		case len(absent) > 0:
-			ic.Status = StatusAbsent
-			slices.Sort(absent)
-			ic.Reason = SkipRouteAbsent + strings.Join(absent, "; ")
-		case len(matched) > 0:
-			ic.Status = StatusSkipped
-			ic.Reason = "its checks were skipped or filtered out"
-			if len(skipLabels) > 0 {
-				slices.Sort(skipLabels)
-				ic.Reason += "; they are labelled " + strings.Join(skipLabels, ", ")
-			}
-			if len(skipReasons) > 0 {
-				ic.Reason += ": " + strings.Join(skipReasons, "; ")
-			}
-		default:
-			ic.Status = StatusNotChecked
-			if ic.Reason == "" {
-				ic.Reason = "no check covers it"
-			}
-		}
-		rep.Items = append(rep.Items, ic)
+		rep.Items = append(rep.Items, t.judge())
 	}
 	return rep
+}
+
+// itemTally gathers the outcomes of an item's checks in a run.
+type itemTally struct {
+	ic                                       ItemCoverage
+	matched, skipReasons, skipLabels, absent []string
+}
+
+// add records the outcome of one of the item's checks.
+func (t *itemTally) add(s types.SpecReport) {
+	ic := &t.ic
+	t.matched = append(t.matched, s.FullText())
+	switch {
+	case s.State.Is(types.SpecStatePassed):
+		ic.Checks = append(ic.Checks, s.FullText())
+	case s.State.Is(types.SpecStateFailureStates):
+		ic.Checks = append(ic.Checks, s.FullText())
+		ic.Failed = append(ic.Failed, s.FullText())
+	case strings.HasPrefix(s.Failure.Message, ControlRefusedPrefix):
+		ic.Checks = append(ic.Checks, s.FullText())
+		ic.ControlRefused = append(ic.ControlRefused, s.FullText())
+	case strings.HasPrefix(s.Failure.Message, SkipRouteAbsent):
+		// The route alone: the probe's evidence is in the run's summary.
+		route, _, _ := strings.Cut(strings.TrimPrefix(s.Failure.Message, SkipRouteAbsent), ": ")
+		if !slices.Contains(t.absent, route) {
+			t.absent = append(t.absent, route)
+		}
+	default:
+		if msg := strings.TrimSpace(s.Failure.Message); msg != "" && !slices.Contains(t.skipReasons, msg) {
+			t.skipReasons = append(t.skipReasons, msg)
+		}
+		for _, l := range s.Labels() {
+			if (l == LabelSandbox || l == LabelSandboxChoice || l == LabelSlow || l == LabelWebhook) && !slices.Contains(t.skipLabels, l) {
+				t.skipLabels = append(t.skipLabels, l)
+			}
+		}
+	}
+}
+
+// judge returns the item's coverage: a failed check wins, then a refused
+// control, then a passed check; else absent, skipped or not checked.
+func (t *itemTally) judge() ItemCoverage {
+	ic := t.ic
+	slices.Sort(ic.Checks)
+	slices.Sort(ic.Failed)
+	slices.Sort(ic.ControlRefused)
+	switch {
+	case len(ic.Failed) > 0:
+		ic.Status = StatusFailed
+	case len(ic.ControlRefused) > 0:
+		ic.Status = StatusControlRefused
+	case len(ic.Checks) > 0:
+		ic.Status = StatusChecked
+	case len(t.absent) > 0:
+		ic.Status = StatusAbsent
+		slices.Sort(t.absent)
+		ic.Reason = SkipRouteAbsent + strings.Join(t.absent, "; ")
+	case len(t.matched) > 0:
+		ic.Status = StatusSkipped
+		ic.Reason = "its checks were skipped or filtered out"
+		if len(t.skipLabels) > 0 {
+			slices.Sort(t.skipLabels)
+			ic.Reason += "; they are labelled " + strings.Join(t.skipLabels, ", ")
+		}
+		if len(t.skipReasons) > 0 {
+			ic.Reason += ": " + strings.Join(t.skipReasons, "; ")
+		}
+	default:
+		ic.Status = StatusNotChecked
+		if ic.Reason == "" {
+			ic.Reason = "no check covers it"
+		}
+	}
+	return ic
 }
 
 // notRun marks every item not run, for the given reason: the run could not
@@ -145,7 +174,7 @@ func BuildCoverage(reports []types.SpecReport, target string) CoverageReport {
 func (r *CoverageReport) notRun(reason string) {
 	for i := range r.Items {
 		r.Items[i].Status, r.Items[i].Reason = StatusNotRun, reason
-		r.Items[i].Checks, r.Items[i].Failed = nil, nil
+		r.Items[i].Checks, r.Items[i].Failed, r.Items[i].ControlRefused = nil, nil, nil
 	}
 }
 
@@ -179,7 +208,7 @@ func (r CoverageReport) Summary() string {
 			total += n
 		}
 		fmt.Fprintf(&b, "  %-17s %d/%d checked", k+"s", c[StatusChecked], total)
-		for _, st := range []string{StatusFailed, StatusAbsent, StatusSkipped, StatusNotChecked, StatusNotRun} {
+		for _, st := range []string{StatusFailed, StatusControlRefused, StatusAbsent, StatusSkipped, StatusNotChecked, StatusNotRun} {
 			if c[st] > 0 {
 				fmt.Fprintf(&b, ", %d %s", c[st], st)
 			}
@@ -199,6 +228,8 @@ func (r CoverageReport) Summary() string {
 		switch {
 		case len(it.Failed) > 0:
 			fmt.Fprintf(&b, " (%s)", strings.Join(it.Failed, "; "))
+		case len(it.ControlRefused) > 0:
+			fmt.Fprintf(&b, " (%s)", strings.Join(it.ControlRefused, "; "))
 		case it.Reason != "":
 			fmt.Fprintf(&b, " (%s)", it.Reason)
 		}
@@ -219,22 +250,25 @@ func (r CoverageReport) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "Target: %s\n\n", r.Target)
 	}
 	kinds, counts := r.Counts()
-	extra := false // columns absent and not run, shown when an item has them
-	for _, k := range kinds {
-		extra = extra || counts[k][StatusAbsent] > 0 || counts[k][StatusNotRun] > 0
-	}
-	if extra {
-		b.WriteString("| kind | checked | failed | absent | skipped | not checked | not run |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	} else {
-		b.WriteString("| kind | checked | failed | skipped | not checked |\n|---|---:|---:|---:|---:|\n")
-	}
-	for _, k := range kinds {
-		c := counts[k]
-		if extra {
-			fmt.Fprintf(&b, "| %ss | %d | %d | %d | %d | %d | %d |\n", k, c[StatusChecked], c[StatusFailed], c[StatusAbsent], c[StatusSkipped], c[StatusNotChecked], c[StatusNotRun])
-			continue
+	// The columns control refused, absent and not run are shown when an
+	// item has that status.
+	var columns []string
+	for _, st := range []string{StatusChecked, StatusFailed, StatusControlRefused, StatusAbsent, StatusSkipped, StatusNotChecked, StatusNotRun} {
+		shown := true
+		if st == StatusControlRefused || st == StatusAbsent || st == StatusNotRun {
+			shown = slices.ContainsFunc(kinds, func(k string) bool { return counts[k][st] > 0 })
 		}
-		fmt.Fprintf(&b, "| %ss | %d | %d | %d | %d |\n", k, c[StatusChecked], c[StatusFailed], c[StatusSkipped], c[StatusNotChecked])
+		if shown {
+			columns = append(columns, st)
+		}
+	}
+	b.WriteString("| kind | " + strings.Join(columns, " | ") + " |\n|---|" + strings.Repeat("---:|", len(columns)) + "\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "| %ss |", k)
+		for _, st := range columns {
+			fmt.Fprintf(&b, " %d |", counts[k][st])
+		}
+		b.WriteString("\n")
 	}
 	for _, k := range kinds {
 		fmt.Fprintf(&b, "\n## %ss\n\n| %s | section | status | checks, or why not |\n|---|---|---|---|\n", upperFirst(k), k)
@@ -250,8 +284,11 @@ func (r CoverageReport) WriteMarkdown(w io.Writer) error {
 					why += fmt.Sprintf("<br>… and %d more", n-len(shown))
 				}
 			}
-			if len(it.Failed) > 0 {
+			switch {
+			case len(it.Failed) > 0:
 				why = "FAILED: " + strings.Join(it.Failed, "<br>")
+			case len(it.ControlRefused) > 0:
+				why = "CONTROL REFUSED: " + strings.Join(it.ControlRefused, "<br>")
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(it.Name), mdCell(it.Section), it.Status, mdCell(why))
 		}

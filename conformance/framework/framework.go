@@ -515,8 +515,10 @@ func (b Balance) String() string {
 
 // BalanceOf reads GET /accounts/balances with token, failing the spec unless
 // it answers 2xx with JSON numbers data[0].balanceAmount.available and
-// blocked of at most two decimals.
+// blocked of at most two decimals. A check that reads it needs the route:
+// on a target without it the check is absent (Needs).
 func (f *Framework) BalanceOf(ctx context.Context, token string) Balance {
+	f.Needs(ctx, "GET /accounts/balances")
 	r := f.Do(ctx, http.MethodGet, "/accounts/balances", token, nil, nil)
 	gomega.ExpectWithOffset(1, r).To(HaveSuccessStatus())
 	cents := func(path string) int64 {

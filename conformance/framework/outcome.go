@@ -54,19 +54,25 @@ type CheckResult struct {
 	Resource string `json:"resource,omitempty"`
 	// Labels are the check's labels.
 	Labels []string `json:"labels"`
-	// State is passed, failed, skipped, absent, not selected or not run.
+	// State is passed, failed, control refused, skipped, absent, not
+	// selected or not run.
 	State string `json:"state"`
-	// Reason is the failure message or the reason for the skip.
+	// Reason is the failure message, the refused control (request and
+	// answer) or the reason for the skip.
 	Reason string `json:"reason,omitempty"`
 }
 
 // States of a CheckResult.
 const (
-	CheckPassed      = "passed"
-	CheckFailed      = "failed"
-	CheckSkipped     = "skipped"
-	CheckAbsent      = "absent"
-	CheckNotSelected = "not selected"
+	CheckPassed = "passed"
+	CheckFailed = "failed"
+	// CheckControlRefused is the state of a check whose control (the valid
+	// variant of the request it refuses) was refused: the rule it guards
+	// was not judged, and the target deviates on the valid request.
+	CheckControlRefused = "control refused"
+	CheckSkipped        = "skipped"
+	CheckAbsent         = "absent"
+	CheckNotSelected    = "not selected"
 	// CheckNotRun is the state of every check of a run whose setup failed:
 	// the check was neither run nor judged.
 	CheckNotRun = "not run"
@@ -90,15 +96,17 @@ type RunResult struct {
 	// SetupStep is the setup step that failed: SetupStepAuth when the
 	// authentication gate did, "" for the other steps or when setup passed.
 	SetupStep string `json:"setupStep,omitempty"`
-	// Ran, Passed, Failed, Skipped, Absent, NotSelected and NotRun count the
-	// checks; a check not run (the setup failed) is none of the others.
-	Ran         int `json:"ran"`
-	Passed      int `json:"passed"`
-	Failed      int `json:"failed"`
-	Skipped     int `json:"skipped"`
-	Absent      int `json:"absent"`
-	NotSelected int `json:"notSelected"`
-	NotRun      int `json:"notRun,omitempty"`
+	// Ran, Passed, Failed, ControlRefused, Skipped, Absent, NotSelected and
+	// NotRun count the checks; Ran is Passed + Failed + ControlRefused; a
+	// check not run (the setup failed) is none of the others.
+	Ran            int `json:"ran"`
+	Passed         int `json:"passed"`
+	Failed         int `json:"failed"`
+	ControlRefused int `json:"controlRefused"`
+	Skipped        int `json:"skipped"`
+	Absent         int `json:"absent"`
+	NotSelected    int `json:"notSelected"`
+	NotRun         int `json:"notRun,omitempty"`
 	// SkippedByReason counts the skipped checks per reason.
 	SkippedByReason map[string]int `json:"skippedByReason,omitempty"`
 	// Routes is what the route probes found.
@@ -157,6 +165,10 @@ func BuildResult(report types.Report, target, setupStep, setupFailure string) Ru
 			cr.State, cr.Reason = CheckFailed, msg
 			res.Ran++
 			res.Failed++
+		case strings.HasPrefix(msg, ControlRefusedPrefix):
+			cr.State, cr.Reason = CheckControlRefused, msg
+			res.Ran++
+			res.ControlRefused++
 		case strings.HasPrefix(msg, SkipRouteAbsent):
 			cr.State, cr.Reason = CheckAbsent, msg
 			res.Absent++
@@ -203,7 +215,8 @@ func (r RunResult) setupLine() string {
 }
 
 // OK reports whether the run passes under c: it started, at least one
-// check ran (unless AllowEmpty), no check failed, nothing failed outside the
+// check ran (unless AllowEmpty), no check failed, no check's control was
+// refused (the target deviates on a valid request), nothing failed outside the
 // checks, and no item of the specification's tables that the run selected
 // ended absent or failed.
 func (r RunResult) OK(c Config) bool {
@@ -222,6 +235,9 @@ func (r RunResult) problems(c Config) []string {
 	if r.Failed > 0 {
 		out = append(out, fmt.Sprintf("%d checks failed", r.Failed))
 	}
+	if r.ControlRefused > 0 {
+		out = append(out, fmt.Sprintf("%d checks ended control refused: the target refused a valid request a check sends as its control, so it deviates there (the rules those checks guard were not judged)", r.ControlRefused))
+	}
 	if r.SuiteFailure != "" {
 		out = append(out, r.SuiteFailure)
 	}
@@ -237,18 +253,23 @@ func (r RunResult) problems(c Config) []string {
 	return out
 }
 
-// Summary is the end-of-run summary: the counts, the skip reasons, the absent
-// routes, and why the run fails.
+// Summary is the end-of-run summary: the counts, the refused controls, the
+// skip reasons and the absent routes.
 func (r RunResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Conformance run against %s: ran %d, passed %d, failed %d, skipped %d, absent %d, not selected %d",
-		r.Target, r.Ran, r.Passed, r.Failed, r.Skipped, r.Absent, r.NotSelected)
+	fmt.Fprintf(&b, "Conformance run against %s: ran %d, passed %d, failed %d, control refused %d, skipped %d, absent %d, not selected %d",
+		r.Target, r.Ran, r.Passed, r.Failed, r.ControlRefused, r.Skipped, r.Absent, r.NotSelected)
 	if r.NotRun > 0 {
 		fmt.Fprintf(&b, ", not run %d (%s)", r.NotRun, strings.TrimPrefix(notRunReason(r.SetupStep), "not run: "))
 	}
 	b.WriteString("\n")
 	if r.SetupFailure != "" {
 		fmt.Fprintf(&b, "  %s\n", r.setupLine())
+	}
+	for _, c := range r.Checks {
+		if c.State == CheckControlRefused {
+			fmt.Fprintf(&b, "  control refused: %s: %s\n", c.Name, oneLine(strings.TrimPrefix(c.Reason, ControlRefusedPrefix), 480))
+		}
 	}
 	reasons := make([]string, 0, len(r.SkippedByReason))
 	for k := range r.SkippedByReason {
@@ -289,7 +310,9 @@ func writeReports(report types.Report, c Config, res RunResult) {
 // to the resource its check exercises ("res:cob" → "cob"), or the suite's
 // description for the suite's own nodes. notRun, when not empty, is the
 // skip message of the checks that a failed setup kept from running
-// (Ginkgo's own is a bare "skipped").
+// (Ginkgo's own is a bare "skipped"). A check whose control was refused is a
+// failure of type "control refused" whose message starts "control refused:",
+// not a skip.
 func writeJUnit(report types.Report, path, notRun string) error {
 	if err := reporters.GenerateJUnitReportWithConfig(report, path, reporters.JunitReportConfig{}); err != nil {
 		return err
@@ -312,8 +335,19 @@ func writeJUnit(report types.Report, path, notRun string) error {
 			if res := resourceOf(sr.Labels()); res != "" {
 				cases[j].Classname = res
 			}
-			if notRun != "" && cases[j].Skipped != nil && sr.LeafNodeType.Is(types.NodeTypeIt) && strings.TrimSpace(sr.Failure.Message) == "" {
+			msg := strings.TrimSpace(sr.Failure.Message)
+			if notRun != "" && cases[j].Skipped != nil && sr.LeafNodeType.Is(types.NodeTypeIt) && msg == "" {
 				cases[j].Skipped.Message = notRun
+			}
+			if cases[j].Skipped != nil && sr.LeafNodeType.Is(types.NodeTypeIt) && strings.HasPrefix(msg, ControlRefusedPrefix) {
+				// A refused control is no skip: the target deviates on a
+				// valid request, so the case is a failure of its own type.
+				cases[j].Skipped = nil
+				cases[j].Failure = &reporters.JUnitFailure{Message: msg, Type: CheckControlRefused, Description: msg}
+				doc.TestSuites[i].Skipped--
+				doc.TestSuites[i].Failures++
+				doc.Disabled--
+				doc.Failures++
 			}
 		}
 	}

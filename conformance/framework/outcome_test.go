@@ -58,7 +58,7 @@ func TestRunResult_EmptyRunFailsUnlessAllowed(t *testing.T) {
 	if !res.OK(Config{AllowEmpty: true}) {
 		t.Fatalf("with AllowEmpty: problems %q", res.problems(Config{AllowEmpty: true}))
 	}
-	if !strings.Contains(res.Summary(), "ran 0, passed 0, failed 0, skipped 1") {
+	if !strings.Contains(res.Summary(), "ran 0, passed 0, failed 0, control refused 0, skipped 1") {
 		t.Errorf("summary = %q", res.Summary())
 	}
 }
@@ -105,7 +105,7 @@ func TestBuildResult_AuthSetupFailure(t *testing.T) {
 		t.Fatal("a run whose authentication gate failed passes")
 	}
 	sum := res.Summary()
-	for _, want := range []string{"failed 0, skipped 0", "not run 2 (auth setup failed)", "\n  " + failure + "\n"} {
+	for _, want := range []string{"failed 0, control refused 0, skipped 0", "not run 2 (auth setup failed)", "\n  " + failure + "\n"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q lacks %q", sum, want)
 		}

@@ -197,6 +197,27 @@ func (f *Framework) RoutePresent(ctx context.Context, route string) bool {
 	return false
 }
 
+// Needs declares a route the current check reads to judge another (its
+// dependency, e.g. GET /accounts/balances to see what a cash-out moved):
+// when the target lacks it, the check ends absent, counted with the route,
+// instead of failing on a read the target cannot answer. The check's own
+// route needs no declaring (requireRoute).
+func (f *Framework) Needs(ctx context.Context, route string) {
+	for _, p := range routeProbes {
+		if p.Route == route {
+			if rp := f.presence(ctx, p); !rp.Present {
+				ginkgo.Skip(SkipRouteAbsent + route + ": " + NeededBy + rp.Evidence)
+			}
+			return
+		}
+	}
+	ginkgo.Fail("no route probe is registered for " + route)
+}
+
+// NeededBy starts the evidence of a route absent that a check needed to
+// read rather than tested.
+const NeededBy = "the check reads it to judge its own route; "
+
 // presence returns what p's probe found, sending it with the check's token
 // when no check has probed the route yet.
 func (f *Framework) presence(ctx context.Context, p RouteProbe) RoutePresence {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework"
+)
+
+// TestConformDependencyAbsent: against the simulator with GET
+// /accounts/balances hidden (answered with its generic not-found), the
+// checks that read that route to judge another — cash-outs, refunds, the
+// balance mappings, the token's lifetime — come out absent, naming the route
+// they read, and not one check fails: a route shown absent never makes a
+// check that depends on it fail.
+func TestConformDependencyAbsent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	m := startSandbox(t)
+	u, err := url.Parse(m.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(u)
+		if r.In.URL.Path == "/accounts/balances" {
+			// The simulator's not-found, as the suite's probe of an
+			// unknown route gets it.
+			r.Out.URL.Path = "/pixsandbox-conformance-no-such-route/accounts/balances"
+		}
+	}}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+
+	code, out, res := runConformChild(t, "--target", srv.URL, "--labels", "res:cash-out||res:refund||res:auth||res:balance")
+	var failed []string
+	dependents := 0
+	for _, c := range res.Checks {
+		switch {
+		case c.State == framework.CheckFailed:
+			failed = append(failed, c.Name+": "+c.Reason)
+		case c.State == framework.CheckAbsent && strings.Contains(c.Reason, framework.NeededBy):
+			if !strings.Contains(c.Reason, "GET /accounts/balances") {
+				t.Errorf("check %q is absent for another route: %s", c.Name, c.Reason)
+			}
+			dependents++
+		}
+	}
+	if len(failed) > 0 {
+		t.Errorf("%d checks failed with GET /accounts/balances absent:\n%s", len(failed), strings.Join(failed, "\n"))
+	}
+	if dependents < 5 {
+		t.Errorf("%d checks reported absent for reading GET /accounts/balances, want the cash-out and refund checks that read it (exit %d)\n%s", dependents, code, out)
+	}
+	t.Logf("exit %d; %d checks absent for reading GET /accounts/balances", code, dependents)
+}
