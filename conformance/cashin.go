@@ -222,6 +222,7 @@ func expectSandboxBRCode(f *framework.Framework, s, what string) {
 	gomega.Expect(s).To(framework.BeValidBRCode(), what)
 	code, err := codec.ParseBRCode(s)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), what)
+	gomega.Expect(code.LocationURLProblems()).To(gomega.BeEmpty(), "%s: a dynamic code's location", what)
 	gomega.Expect(code.PointOfInitiation).To(gomega.Equal(codec.BRCodeDynamicPOI), "%s 01 (point of initiation)", what)
 	gomega.Expect(code.URL).To(gomega.MatchRegexp(`^qr\.pixsandbox\.example/qr/v2/[0-9a-f]{32}$`), "%s 26-25 (location)", what)
 	gomega.Expect(code.Key).To(gomega.BeEmpty(), "%s 26-01 (key) in a dynamic code", what)

@@ -171,9 +171,11 @@ var _ = ginkgo.Describe("PUT /cob/{txid}", framework.Res("cob"), framework.Famil
 		2xx with txid equal to the path's, revisao the number 0, status ATIVA, calendario.criacao in
 		ISO 8601, calendario.expiracao 3600, loc.id a number, loc.tipoCob "cob", loc.location equal
 		to location and a valid BR Code (framework.BeValidBRCode: the contract says "EMV
-		copy-and-paste code", static or dynamic; the sandbox's dynamic form is cob/br-code-form,
-		a sandbox choice), valor.original "25.00", solicitacaoPagador echoed, and chave a string
-		(the one sent, when the suite knows a key of the account).
+		copy-and-paste code", static or dynamic, so a single-use code without a location URL
+		passes here; the Central Bank's rules of a dynamic code's location and the sandbox's
+		dynamic form are cob/br-code-form, a sandbox choice), valor.original "25.00",
+		solicitacaoPagador echoed, and chave a string (the one sent, when the suite knows a key of
+		the account).
 	*/
 	framework.SpecIt("creates an ATIVA charge with revisao 0, tipoCob cob and the BR Code in loc.location and location", func(ctx ginkgo.SpecContext) {
 		txid, key := newTxID(f), ownKey(f)

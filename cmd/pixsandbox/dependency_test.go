@@ -58,3 +58,34 @@ func TestConformDependencyAbsent(t *testing.T) {
 	}
 	t.Logf("exit %d; %d checks absent for reading GET /accounts/balances", code, dependents)
 }
+
+// TestConformEmptyRunAgrees: a run in which no check runs fails, and every
+// line that judges it says so: Ginkgo's last line is FAIL!, not SUCCESS!, the
+// run's summary says it fails, and the exit code is 1; with --allow-empty
+// all three say it passed.
+func TestConformEmptyRunAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	m := startSandbox(t)
+	for _, tt := range []struct {
+		args       []string
+		code       int
+		ginkgo     string
+		conclusion string
+	}{
+		{[]string{"--labels", "no-such-label"}, 1, "FAIL! -- 0 Passed", "the run fails: no check ran"},
+		{[]string{"--labels", "no-such-label", "--allow-empty"}, 0, "SUCCESS! -- 0 Passed", "ran 0"},
+	} {
+		code, out, res := runConformChild(t, append([]string{"--target", m.URL()}, tt.args...)...)
+		if code != tt.code || res.Ran != 0 {
+			t.Errorf("%v: exit %d, ran %d; want exit %d, ran 0\n%s", tt.args, code, res.Ran, tt.code, out)
+		}
+		if !strings.Contains(out, tt.ginkgo) || strings.Contains(out, map[bool]string{true: "FAIL!", false: "SUCCESS!"}[tt.code == 0]) {
+			t.Errorf("%v: Ginkgo's summary does not say %q alone:\n%s", tt.args, tt.ginkgo, out)
+		}
+		if !strings.Contains(out, tt.conclusion) {
+			t.Errorf("%v: the run's summary does not say %q:\n%s", tt.args, tt.conclusion, out)
+		}
+	}
+}

@@ -339,6 +339,15 @@ func reportCoverage(r ginkgo.Report) {
 	state.report = &r
 	res := state.result()
 	writeReports(state.fullReport(), state.config, res)
+	// Ginkgo ends its output with SUCCESS! whenever no spec failed; a run
+	// that fails for another reason (no check ran, routes absent, controls
+	// refused: skips to Ginkgo) fails this node too, so that line says
+	// FAIL! as the run's own summary and exit code do.
+	defer func() {
+		if problems := res.problems(state.config); r.SuiteSucceeded && len(problems) > 0 && res.SetupFailure == "" {
+			ginkgo.Fail("the run fails: " + strings.Join(problems, "; "))
+		}
+	}()
 	if len(coverageItems) == 0 {
 		return
 	}

@@ -493,10 +493,13 @@ func BeDecimal2Number() types.GomegaMatcher {
 // (design/DOMAIN.md A1): printable ASCII only; starting with "000201"; a
 // well-formed TLV structure whose last field, 63, holds the
 // CRC-16/CCITT-FALSE of the rest in uppercase hex; template 26 with GUI
-// br.gov.bcb.pix and a key or a location; for a dynamic code (point of
-// initiation 12, or a location present) a location URL in 26-25 written
-// without a scheme; 52 of 4 digits; 53 = 986; 54, when present, a decimal of
-// at most 13 characters; 58 = BR; 59 of 1 to 25 characters and 60 of 1 to 15.
+// br.gov.bcb.pix and a key or a location; 52 of 4 digits; 53 = 986; 54, when
+// present, a decimal of at most 13 characters; 58 = BR; 59 of 1 to 25
+// characters and 60 of 1 to 15. The contract accepts a static or a dynamic
+// code, so a code that marks itself single-use (point of initiation 12) is
+// not required a location URL here: the Central Bank's rules of a dynamic
+// code's location are codec.BRCode.LocationURLProblems, checked with the
+// sandbox's dynamic form (cob/br-code-form, a sandbox choice).
 func BeValidBRCode() types.GomegaMatcher {
 	return &checkMatcher{
 		desc: "be a valid PIX BR Code",

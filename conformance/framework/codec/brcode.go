@@ -291,8 +291,8 @@ func BRCodeProblems(s string) []string {
 	return append(p, c.fieldProblems()...)
 }
 
-// locationProblems lists what is wrong with template 26: the GUI, the key or
-// location, and a dynamic code's location URL.
+// locationProblems lists what is wrong with template 26: the GUI, and a key
+// or a location.
 func (c *BRCode) locationProblems() []string {
 	var p []string
 	if !c.HasTemplate26 {
@@ -305,6 +305,18 @@ func (c *BRCode) locationProblems() []string {
 			p = append(p, "template 26 has neither a key (01) nor a location URL (25)")
 		}
 	}
+	return p
+}
+
+// LocationURLProblems lists what is wrong with a dynamic code's location by
+// the Central Bank's BR Code manual: a code that marks itself single-use
+// (point of initiation 12) or carries a location has a location URL in
+// 26-25, written without a scheme, a host followed by a path. The contract
+// asks only for an "EMV copy-and-paste code", static or dynamic, so
+// BRCodeProblems does not apply these rules; a check of a sandbox's or the
+// reference's dynamic form does.
+func (c *BRCode) LocationURLProblems() []string {
+	var p []string
 	if c.Dynamic() {
 		switch u := c.URL; {
 		case u == "":

@@ -176,8 +176,6 @@ func TestBRCodeProblems(t *testing.T) {
 	invalid := map[string]struct{ code, problem string }{
 		"lowercase CRC":      {lowerCRC, "not uppercase"},
 		"corrupted":          {strings.Replace(brCodeDynamic, "BRASILIA", "BRASILIO", 1), "CRC mismatch"},
-		"URL with a scheme":  {sealBRCode(dynamicFields("https://pix.example.com/qr/v2/1", "Fulano de Tal", "BRASILIA")), "scheme"},
-		"dynamic no URL":     {sealBRCode(tlv("00", "01") + tlv("01", "12") + tlv("26", tlv("00", BRCodeGUI)+tlv("01", "a@b.example")) + tlv("52", "0000") + tlv("53", "986") + tlv("58", "BR") + tlv("59", "N") + tlv("60", "C")), "without a location"},
 		"wrong GUI":          {sealBRCode(strings.Replace(dynamicFields("pix.example.com/qr/v2/1", "N", "C"), BRCodeGUI, "br.gov.bcb.pox", 1)), "GUI"},
 		"currency 840":       {sealBRCode(strings.Replace(dynamicFields("pix.example.com/qr/v2/1", "N", "C"), "5303986", "5303840", 1)), "53 (currency)"},
 		"country US":         {sealBRCode(strings.Replace(dynamicFields("pix.example.com/qr/v2/1", "N", "C"), "5802BR", "5802US", 1)), "58 (country)"},
@@ -199,5 +197,39 @@ func TestBRCodeProblems(t *testing.T) {
 				t.Errorf("the problems do not mention %q:\n%s", tt.problem, msg)
 			}
 		})
+	}
+}
+
+// TestBRCode_LocationURLProblems: the Central Bank's rules of a dynamic
+// code's location apply apart from BRCodeProblems, which the contract's
+// "static or dynamic" code does not hold to them.
+func TestBRCode_LocationURLProblems(t *testing.T) {
+	for name, tt := range map[string]struct{ code, problem string }{
+		"URL with a scheme": {sealBRCode(dynamicFields("https://pix.example.com/qr/v2/1", "Fulano de Tal", "BRASILIA")), "scheme"},
+		"dynamic no URL": {sealBRCode(tlv("00", "01") + tlv("01", "12") + tlv("26", tlv("00", BRCodeGUI)+tlv("01", "a@b.example")) +
+			tlv("52", "0000") + tlv("53", "986") + tlv("58", "BR") + tlv("59", "N") + tlv("60", "C")), "without a location"},
+		"URL without a path": {sealBRCode(dynamicFields("pix.example.com", "N", "C")), "host followed by a path"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if p := BRCodeProblems(tt.code); len(p) != 0 {
+				t.Errorf("BRCodeProblems holds the contract's code to the dynamic rules: %q", p)
+			}
+			c, err := ParseBRCode(tt.code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := strings.Join(c.LocationURLProblems(), "\n"); !strings.Contains(msg, tt.problem) {
+				t.Errorf("LocationURLProblems = %q, want one mentioning %q", msg, tt.problem)
+			}
+		})
+	}
+	for _, code := range []string{brCodeManualStatic, brCodeDynamic, brCodeAutomatico} {
+		c, err := ParseBRCode(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := c.LocationURLProblems(); len(p) != 0 {
+			t.Errorf("LocationURLProblems of %s: %q", code, p)
+		}
 	}
 }
