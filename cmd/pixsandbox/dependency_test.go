@@ -4,8 +4,10 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 )
@@ -87,5 +89,32 @@ func TestConformEmptyRunAgrees(t *testing.T) {
 		if !strings.Contains(out, tt.conclusion) {
 			t.Errorf("%v: the run's summary does not say %q:\n%s", tt.args, tt.conclusion, out)
 		}
+	}
+}
+
+// TestConformSeeds: the whole suite passes on the simulator with its checks
+// shuffled three different ways, three runs side by side in workspaces of
+// their own; each run records its seed, and the seeds change from one `make
+// test` to the next (printed here, so that a failing order can be repeated
+// with --seed).
+func TestConformSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in child processes")
+	}
+	m := startSandbox(t)
+	base := time.Now().UnixNano() % 1_000_000_000 // wall time: a new seed each run
+	for i := range int64(3) {
+		seed := base + i*7919
+		t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
+			t.Parallel()
+			t.Logf("--seed %d", seed)
+			code, out, res := runConformChild(t, "--target", m.URL(), "--seed", strconv.FormatInt(seed, 10))
+			if code != 0 || res.Failed != 0 || res.ControlRefused != 0 || res.Passed < 300 {
+				t.Errorf("seed %d: exit %d, passed %d, failed %d, control refused %d\n%s", seed, code, res.Passed, res.Failed, res.ControlRefused, out)
+			}
+			if res.Seed != seed || !strings.Contains(out, "shuffled with seed "+strconv.FormatInt(seed, 10)) {
+				t.Errorf("the run records seed %d and does not print %d", res.Seed, seed)
+			}
+		})
 	}
 }

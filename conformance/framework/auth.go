@@ -3,8 +3,10 @@ package framework
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -332,4 +334,23 @@ func (c Config) transportHint(err error) string {
 		return " (a TLS handshake failure or a reset connection: the target may require a client certificate; give --tls-client-cert and --tls-client-key)"
 	}
 	return ""
+}
+
+// certSubject is the subject of the first certificate in the PEM file path,
+// with its SHA-256 fingerprint, for the report; what it cannot read it says.
+func certSubject(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path + " (unreadable: " + err.Error() + ")"
+	}
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return path + " (no PEM block)"
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return path + " (not a certificate: " + err.Error() + ")"
+	}
+	sum := sha256.Sum256(cert.Raw)
+	return fmt.Sprintf("%s (SHA-256 %x)", cert.Subject, sum)
 }

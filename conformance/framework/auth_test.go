@@ -257,3 +257,27 @@ func TestConfig_EstablishAuth(t *testing.T) {
 		})
 	}
 }
+
+// TestCertSubject: the report names the client certificate by its subject
+// and fingerprint, and says what it cannot read.
+func TestCertSubject(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "cert.pem")
+	if err := os.WriteFile(good, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := certSubject(good); !strings.Contains(got, "O=Acme Co") || !strings.Contains(got, "SHA-256 ") {
+		t.Errorf("certSubject = %q, want the subject and the fingerprint", got)
+	}
+	bad := filepath.Join(dir, "bad.pem")
+	if err := os.WriteFile(bad, []byte("not pem"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{bad: "no PEM block", filepath.Join(dir, "missing.pem"): "unreadable"} {
+		if got := certSubject(path); !strings.Contains(got, want) {
+			t.Errorf("certSubject(%s) = %q, want %q", path, got, want)
+		}
+	}
+}

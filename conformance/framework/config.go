@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -165,6 +166,12 @@ type Config struct {
 	// certificate, in addition to the system's.
 	TLSClientCert, TLSClientKey, CACert string
 
+	// Seed orders the checks: every run shuffles all of them (not only the
+	// top-level containers), in an order drawn from Seed, or from a new seed
+	// each run when it is 0; the run prints the seed and records it in its
+	// JSON result, so that an order that changes a verdict can be repeated.
+	Seed int64
+
 	// AllowEmpty lets a run in which no check ran pass; without it such a run
 	// fails, so that a pipeline never goes green having tested nothing.
 	AllowEmpty bool
@@ -255,6 +262,14 @@ func RegisterFlags(fs *flag.FlagSet, c *Config) {
 	boolean(&c.AllowClockMoves, "allow-clock-moves", "ALLOW_CLOCK_MOVES", "run the checks that move the clock of a target with a control plane (or reset it) in its default world; a run in a workspace of its own runs them anyway")
 	boolean(&c.NoWorkspace, "no-workspace", "NO_WORKSPACE", "run in the target's default world even when its control plane offers workspaces")
 	boolean(&c.KeepWorkspace, "keep-workspace", "KEEP_WORKSPACE", "keep the run's workspace at the end and print its id")
+
+	seed := c.Seed
+	if v, ok := os.LookupEnv(EnvPrefix + "SEED"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			seed = n
+		}
+	}
+	fs.Int64Var(&c.Seed, "seed", seed, "shuffle the checks with this seed (0: a new seed each run, printed at the start and in the JSON result) (env "+EnvPrefix+"SEED)")
 
 	def := c.SettleTimeout
 	if v, ok := os.LookupEnv(EnvPrefix + "SETTLE_TIMEOUT"); ok {

@@ -65,7 +65,7 @@ func TestRegisterFlags_EnvDefaultsAndFlags(t *testing.T) {
 	if diff := cmp.Diff(want, c, cmp.AllowUnexported(Config{})); diff != "" {
 		t.Fatalf("config (-want +got):\n%s", diff)
 	}
-	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction", "labels", "coverage-report", "allow-reset", "json", "auth", "token", "token-command", "token-path", "header", "tls-client-cert", "tls-client-key", "ca-cert", "focus", "skip", "reports-dir", "allow-empty", "allow-clock-moves"} {
+	for _, name := range []string{"target", "client-id", "client-secret", "client-cert", "control-plane", "admin-token", "webhook-listen", "webhook-public-url", "settle-timeout", "junit-report", "dict-key", "pix-key", "refund-e2e", "refund-transaction-id", "resend-transaction", "labels", "coverage-report", "allow-reset", "json", "auth", "token", "token-command", "token-path", "header", "tls-client-cert", "tls-client-key", "ca-cert", "focus", "skip", "reports-dir", "allow-empty", "allow-clock-moves", "seed"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag -%s not registered", name)
 		}

@@ -73,6 +73,10 @@ type suiteState struct {
 	sandbox   *sandbox.Client
 	receiver  *Receiver
 	certPEM   string
+	// auth says how the run authenticates (Config.authSummary) and
+	// tlsSubject whose client certificate it presents in TLS handshakes
+	// ("" none): the report records both.
+	auth, tlsSubject string
 	// setupFailure is why the run could not start (target unreachable,
 	// configuration unusable, authentication refused), empty when
 	// setupSuite succeeded; setupStep is the step that failed
@@ -160,6 +164,13 @@ func suiteConfiguration(c Config) (types.SuiteConfig, types.ReporterConfig) {
 	if c.NoColor {
 		reporterConfig.NoColor = true
 	}
+	// Every check in its own shuffled place, so that a verdict that depends
+	// on what an earlier check left behind shows (issue: a refusal that
+	// another refusal satisfies first). The seed is printed and recorded.
+	suiteConfig.RandomizeAllSpecs = true
+	if c.Seed != 0 {
+		suiteConfig.RandomSeed = c.Seed
+	}
 	return suiteConfig, reporterConfig
 }
 
@@ -184,6 +195,9 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		setupFail("target %s does not answer HTTP: %v%s", c.Target, err, c.transportHint(err))
 	}
 	ginkgo.AddReportEntry("target", fmt.Sprintf("%s (GET / answered %d)", c.Target, probe.Status))
+	seed := ginkgo.GinkgoRandomSeed()
+	ginkgo.AddReportEntry("order", fmt.Sprintf("every check shuffled with seed %d", seed))
+	fmt.Fprintf(os.Stdout, "The checks run in an order shuffled with seed %d (--seed %d repeats it).\n", seed, seed)
 
 	note := ""
 	if c.ControlPlane != ControlPlaneOff {
@@ -213,7 +227,12 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		sb.DenyClockMoves = SkipClockMoves
 		fmt.Fprintf(os.Stdout, "The target has a control plane: the checks that move its clock or reset it are skipped (%s).\n", SkipClockMoves)
 	}
-	ginkgo.AddReportEntry("authentication", c.authSummary(state.controlPlane))
+	state.auth = c.authSummary(state.controlPlane)
+	ginkgo.AddReportEntry("authentication", state.auth)
+	if c.TLSClientCert != "" {
+		state.tlsSubject = certSubject(c.TLSClientCert)
+		ginkgo.AddReportEntry("TLS client certificate", state.tlsSubject)
+	}
 
 	if c.ClientCert != "" {
 		b, err := os.ReadFile(c.ClientCert)

@@ -118,6 +118,14 @@ type RunResult struct {
 	// SuiteFailure is a failure outside the checks (the suite's setup or its
 	// final invariants check), or "".
 	SuiteFailure string `json:"suiteFailure,omitempty"`
+	// Seed is the seed the checks were shuffled with (--seed repeats the
+	// order).
+	Seed int64 `json:"seed,omitempty"`
+	// Auth says how the run authenticated (mode, token path, header names,
+	// never a secret); TLSClientCertificate is the subject of the client
+	// certificate presented in TLS handshakes (-tls-client-cert), or "".
+	Auth                 string `json:"auth,omitempty"`
+	TLSClientCertificate string `json:"tlsClientCertificate,omitempty"`
 }
 
 // fullReport is the run's captured report; when the setup failed, with the
@@ -136,14 +144,16 @@ func (s *suiteState) fullReport() ginkgo.Report {
 // result builds the run's result from the captured report.
 func (s *suiteState) result() RunResult {
 	report := s.fullReport()
-	return BuildResult(report, s.config.Target, s.setupStep, s.setupFailure)
+	res := BuildResult(report, s.config.Target, s.setupStep, s.setupFailure)
+	res.Auth, res.TLSClientCertificate = s.auth, s.tlsSubject
+	return res
 }
 
 // BuildResult builds the result of a run from its report. setupFailure, when
 // not empty, is why the run could not start and setupStep the step that
 // failed (SetupStepAuth or ""): every check is then not run.
 func BuildResult(report types.Report, target, setupStep, setupFailure string) RunResult {
-	res := RunResult{Target: target, SetupFailure: setupFailure, SkippedByReason: map[string]int{}, Routes: RoutesFound()}
+	res := RunResult{Target: target, SetupFailure: setupFailure, SkippedByReason: map[string]int{}, Routes: RoutesFound(), Seed: report.SuiteConfig.RandomSeed}
 	if setupFailure != "" {
 		res.SetupStep = setupStep
 	}
