@@ -96,18 +96,19 @@ func applyMemoryLimit(limit int64) int64 {
 // idle figure within about two periods of a load ending rather than
 // whenever the runtime's background scavenger gets to it.
 func releaseWhenIdle(ctx context.Context, period time.Duration, writes func() int64) {
-	releaseIdle(ctx, period, writes, debug.FreeOSMemory)
+	t := time.NewTicker(period) // wall time: the process's memory, not the simulation
+	defer t.Stop()
+	releaseIdle(ctx, t.C, writes, debug.FreeOSMemory)
 }
 
-func releaseIdle(ctx context.Context, period time.Duration, writes func() int64, release func()) {
-	t := time.NewTicker(period)
-	defer t.Stop()
+// releaseIdle is releaseWhenIdle on the periods ticks marks.
+func releaseIdle(ctx context.Context, ticks <-chan time.Time, writes func() int64, release func()) {
 	last, busy := writes(), false
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		n := writes()
 		switch {

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"sync/atomic"
+	"slices"
 	"testing"
 	"time"
 )
@@ -52,31 +52,34 @@ func TestConfig_MemoryLimit(t *testing.T) {
 }
 
 // TestReleaseIdle: the heap is given back once, when a period with writes is
-// followed by one without; not while writes go on, nor again while idle.
+// followed by one without; not while writes go on, nor again while idle. The
+// periods are ticks the test sends, and each read of the write count answers
+// the count at the end of the next period, so the run does not depend on
+// timing.
 func TestReleaseIdle(t *testing.T) {
-	var writes, released atomic.Int64
+	perPeriod := []int64{0, 0, 3, 5, 0, 0, 0, 2, 0, 0} // writes in each period
+	counts := []int64{0}                               // the count read at the start, then at each tick
+	for _, w := range perPeriod {
+		counts = append(counts, counts[len(counts)-1]+w)
+	}
+	reads := 0 // only the releasing goroutine touches it
+	var releasedAt []int
+	ticks := make(chan time.Time)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		releaseIdle(ctx, 5*time.Millisecond, writes.Load, func() { released.Add(1) })
+		releaseIdle(ctx, ticks, func() int64 { reads++; return counts[reads-1] },
+			func() { releasedAt = append(releasedAt, reads-1) })
 	}()
-	time.Sleep(30 * time.Millisecond) // idle from the start: nothing to give back
-	if released.Load() != 0 {
-		t.Fatal("released before any write")
+	for range perPeriod {
+		ticks <- time.Time{}
 	}
-	for range 10 {
-		writes.Add(1)
-		time.Sleep(2 * time.Millisecond)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for released.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(30 * time.Millisecond)
 	cancel()
 	<-done
-	if n := released.Load(); n != 1 {
-		t.Fatalf("released %d times after one load", n)
+	// Period 5 (index 4) is the first without writes after the first load,
+	// period 9 (index 8) the first after the second.
+	if want := []int{5, 9}; !slices.Equal(releasedAt, want) {
+		t.Fatalf("released after the periods %v, want %v", releasedAt, want)
 	}
 }

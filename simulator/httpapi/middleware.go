@@ -145,11 +145,17 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 			return nil
 		}
 	}
-	if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+	if !s.isAdminToken(got) {
 		return pix.Errorf(pix.KindUnauthorized, pix.CodeAdminTokenRequired,
 			"the control plane needs the header X-Sandbox-Admin-Token with the server's --admin-token")
 	}
 	return nil
+}
+
+// isAdminToken reports whether got is the server's admin token (compared in
+// constant time).
+func (s *Server) isAdminToken(got string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) == 1
 }
 
 // requireAdminToken serves h only to requests with the server's admin token
@@ -158,8 +164,7 @@ func (s *Server) guard(rt *Route, r *http.Request) error {
 func (s *Server) requireAdminToken(h http.Handler) http.Handler {
 	rt := &Route{Name: "metrics", Path: "/metrics", Admin: true}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.Header.Get("X-Sandbox-Admin-Token")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(s.adminToken)) != 1 {
+		if !s.isAdminToken(r.Header.Get("X-Sandbox-Admin-Token")) {
 			s.writeError(w, r, rt, pix.Errorf(pix.KindUnauthorized, pix.CodeAdminTokenRequired,
 				"/metrics needs the header X-Sandbox-Admin-Token with the server's --admin-token (or serve with --metrics-public)"))
 			return
