@@ -462,3 +462,51 @@ var _ = ginkgo.Describe("GET /api/transactions and GET /api/pix/transactions/pix
 		}
 	})
 })
+
+var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), framework.FamilyStd, func() {
+	f := framework.New("cash-out-refusal-leaves", framework.WithBalance("10.00"))
+
+	/*
+		Check: cash-out/refusal-leaves-totals
+		Spec: "Errors > Cash-out and cash-in codes", PIX_INSUFFICIENT_BALANCE (available balance below amount plus fee) and PIX_DAILY_LIMIT_EXCEEDED (daily accumulated amount above daily limit); "Endpoints > POST /api/pix/cash-out" (externalId unique per account)
+		Sandbox: an account opened with 10.00; PUT /_sandbox/accounts/{id}/settings {"dailyLimit":20.00,"fee":0.00} (limit values are Gap G-24)
+		Description: With 10.00 available, no fee and a daily limit of 20.00, a cash-out of 10.01
+		MUST be refused with PIX_INSUFFICIENT_BALANCE and leave available and blocked as they were;
+		a cash-out of 10.00 with the same externalId MUST then be accepted and move exactly 10.00
+		to blocked: the refusal took no part of the daily total (10.01 and 10.00 together are above
+		20.00) and did not take the externalId.
+	*/
+	framework.SandboxIt("leaves the daily total as it was after a refused cash-out", func(ctx ginkgo.SpecContext) {
+		putSettings(ctx, f, sandbox.SettingsUpdate{DailyLimit: "20.00", Fee: "0.00"})
+		before := f.Balance(ctx)
+		refused := cashOutRequest(f, "10.01")
+		expectCashOutError(postCashOut(ctx, f, refused, ""), "PIX_INSUFFICIENT_BALANCE")
+		expectBalance(f.Balance(ctx), before, "after the refused cash-out")
+		again := cashOutRequest(f, "10.00")
+		again["externalId"] = refused["externalId"]
+		acceptCashOut(ctx, f, again, "")
+		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - 1000, Blocked: before.Blocked + 1000}, "after the cash-out of 10.00")
+	})
+})
+
+var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), framework.FamilyStd, func() {
+	f := framework.New("cash-out-end-to-end")
+
+	/*
+		Check: cash-out/end-to-end-id-value
+		Gap G-29: the sandbox's end-to-end ids are E + the sandbox ISPB 13140088 + the UTC minute + 11 alphanumerics (docs/spec-gaps.md), the Central Bank's form (yyyyMMddHHmm is the UTC minute of submission)
+		Sandbox: X-Sandbox-Scenario: SETTLEMENT_PENDING; POST /_sandbox/transactions/{id}/settle
+		Description: A cash-out settled through the control plane MUST carry an endToEndId whose
+		characters 2 to 9 are the sandbox's ISPB 13140088 and whose characters 10 to 21 are its
+		processedAt in UTC as yyyyMMddHHmm: the value of each part, not only the id's form.
+	*/
+	framework.SandboxIt("writes the settlement's UTC minute and the payer's ISPB in the endToEndId", framework.SandboxChoice, func(ctx ginkgo.SpecContext) {
+		tx, err := f.Sandbox.SettleTransaction(ctx, acceptCashOut(ctx, f, cashOutRequest(f, "10.00"), "SETTLEMENT_PENDING"))
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(tx.EndToEndID).To(gomega.MatchRegexp(endToEndPattern), "endToEndId of the settled cash-out")
+		at, err := time.Parse(time.RFC3339Nano, tx.ProcessedAt)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "processedAt %q", tx.ProcessedAt)
+		gomega.Expect(tx.EndToEndID[1:9]).To(gomega.Equal("13140088"), "the ISPB in %s", tx.EndToEndID)
+		gomega.Expect(tx.EndToEndID[9:21]).To(gomega.Equal(at.UTC().Format("200601021504")), "the minute in %s, processedAt %s", tx.EndToEndID, tx.ProcessedAt)
+	})
+})

@@ -95,6 +95,83 @@ func settingsFee(ctx context.Context, f *framework.Framework) int64 {
 	return fee
 }
 
+// deliveries follows the delivery log of one transaction's webhooks
+// (GET /_sandbox/webhook-deliveries?transactionId=), keeping the last
+// reading.
+type deliveries struct {
+	ctx   context.Context
+	f     *framework.Framework
+	query sandbox.DeliveryQuery
+	last  sandbox.WebhookDelivery
+}
+
+// retryWaits is the sandbox's retry schedule (Gap G-30): the waits after
+// each failed attempt, 7 attempts in all.
+var retryWaits = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute, 2 * time.Hour}
+
+// followRetries scripts the spec's inbox to answer statuses, registers it
+// as the account's cash_out target, sends a cash-out of 10.00 and follows
+// its CashOut webhook through n attempts on the simulation clock (the first
+// at settlement, each next one retryWaits later), requiring the delivery to
+// be retrying after each but the last and final after it. It returns the
+// cash-out request and the delivery log.
+func followRetries(ctx context.Context, f *framework.Framework, n int, final string, statuses ...int) (map[string]any, *deliveries) {
+	ginkgo.GinkgoHelper()
+	f.Webhooks.Respond(statuses...)
+	registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
+	m := cashOutRequest(f, "10.00")
+	log := deliveryLog(ctx, f, acceptCashOut(ctx, f, m, ""))
+	for k := 1; k <= n; k++ {
+		status := "retrying"
+		if k == n {
+			status = final
+		}
+		if k == 1 {
+			f.AwaitSettlement(ctx, log.attempts(1, status))
+		} else {
+			f.AwaitSettled(ctx, retryWaits[k-2], log.attempts(k, status))
+		}
+	}
+	return m, log
+}
+
+// deliveryLog follows the webhooks of the transaction the public id names.
+func deliveryLog(ctx context.Context, f *framework.Framework, id string) *deliveries {
+	ginkgo.GinkgoHelper()
+	tx, err := f.Sandbox.Transaction(ctx, id)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return &deliveries{ctx: ctx, f: f, query: sandbox.DeliveryQuery{TransactionID: tx.ID.String()}}
+}
+
+// attempts is a check that the transaction has one delivery, with n attempts
+// and status.
+func (l *deliveries) attempts(n int, status string) func(g gomega.Gomega) {
+	return func(g gomega.Gomega) {
+		ds, err := l.f.Sandbox.Deliveries(l.ctx, l.query)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(ds).To(gomega.HaveLen(1), "deliveries logged for transaction %s", l.query.TransactionID)
+		g.Expect(ds[0].Attempts).To(gomega.HaveLen(n), "attempts logged")
+		g.Expect(ds[0].Status).To(gomega.Equal(status), "delivery status after %d attempts", n)
+		l.last = ds[0]
+	}
+}
+
+// expectSpacing checks that the last reading's attempts were sent waits[i]
+// apart, attempt i+2 after attempt i+1.
+func (l *deliveries) expectSpacing(waits []time.Duration) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(l.last.Attempts).To(gomega.HaveLen(len(waits)+1), "attempts logged")
+	var prev time.Time
+	for i, a := range l.last.Attempts {
+		at, err := time.Parse(time.RFC3339Nano, a.SentAt)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "sentAt of attempt %d: %q", i+1, a.SentAt)
+		if i > 0 {
+			gomega.Expect(at.Sub(prev)).To(gomega.Equal(waits[i-1]), "from attempt %d to attempt %d", i, i+1)
+		}
+		prev = at
+	}
+}
+
 // putSettings changes the spec's account settings.
 func putSettings(ctx context.Context, f *framework.Framework, u sandbox.SettingsUpdate) {
 	ginkgo.GinkgoHelper()
@@ -565,32 +642,11 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		webhookLogId MUST include it; after the third's, not.
 	*/
 	framework.SandboxIt("retries a failed webhook delivery with the same webhook-id and logs every attempt", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
-		f.Webhooks.Respond(http.StatusInternalServerError, http.StatusInternalServerError, http.StatusOK)
-		registerTarget(ctx, f, f.Identity.ID, eventCashOut, f.Webhooks, "")
-		m := cashOutRequest(f, "10.00")
-		id := acceptCashOut(ctx, f, m, "")
-		tx, err := f.Sandbox.Transaction(ctx, id)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		query := sandbox.DeliveryQuery{TransactionID: tx.ID.String()}
-
-		// attempts waits until the inbox and the log both show n attempts.
-		var log []sandbox.WebhookDelivery
-		attempts := func(n int, status string) func(g gomega.Gomega) {
-			return func(g gomega.Gomega) {
-				g.Expect(matching(f.Webhooks, "externalId", externalID(m))).To(gomega.HaveLen(n), "deliveries received")
-				ds, err := f.Sandbox.Deliveries(ctx, query)
-				g.Expect(err).NotTo(gomega.HaveOccurred())
-				g.Expect(ds).To(gomega.HaveLen(1), "deliveries logged for transaction %s", tx.ID)
-				g.Expect(ds[0].Attempts).To(gomega.HaveLen(n), "attempts logged")
-				g.Expect(ds[0].Status).To(gomega.Equal(status), "delivery status")
-				log = ds
-			}
-		}
-		f.AwaitSettlement(ctx, attempts(1, "retrying"))
-		f.AwaitSettled(ctx, 5*time.Second, attempts(2, "retrying"))
-		f.AwaitSettled(ctx, 30*time.Second, attempts(3, "delivered"))
+		m, dl := followRetries(ctx, f, 3, "delivered", http.StatusInternalServerError, http.StatusInternalServerError, http.StatusOK)
+		log := []sandbox.WebhookDelivery{dl.last}
 
 		got := matching(f.Webhooks, "externalId", externalID(m))
+		gomega.Expect(got).To(gomega.HaveLen(3), "deliveries received")
 		webhookID := got[0].Header.Get(framework.HeaderWebhookID)
 		gomega.Expect(webhookID).NotTo(gomega.BeEmpty(), "webhook-id header")
 		for i, d := range got {
@@ -615,6 +671,45 @@ var _ = ginkgo.Describe("POST /api/pix/cash-out", framework.Res("cash-out"), fra
 		ds, err = f.Sandbox.Deliveries(ctx, acct)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(ds).NotTo(gomega.ContainElement(gomega.HaveField("ID", log[0].ID)), "afterAttempt=<attempt 3> omits the delivery")
+	})
+
+	/*
+		Check: cash-out/webhook-retries-exhausted
+		Gap G-30: the retry policy of deliveries is "not shown" (docs/spec-gaps.md); the sandbox makes 7 attempts, the first at once and the others 5 s, 30 s, 2 min, 10 min, 30 min and 2 h after each failure, then gives up
+		Sandbox: POST /_sandbox/webhook-targets (cash_out); POST /_sandbox/clock/advance; GET /_sandbox/webhook-deliveries?transactionId=
+		Description: When the cash_out target answers 500 to every attempt, the CashOut webhook
+		MUST be attempted at settlement and then 5 s, 30 s, 2 min, 10 min, 30 min and 2 h after
+		each failure on the simulation clock: the delivery log MUST show it retrying after each of
+		the first six attempts and failed after the seventh, the attempts' sentAt spaced by exactly
+		those waits, and another 2 h MUST bring no eighth attempt: the schedule followed to its
+		last step and its final state.
+	*/
+	framework.SandboxIt("follows a failing delivery to its seventh and last attempt and ends it failed", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+		last := len(retryWaits) + 1
+		statuses := make([]int, last+1)
+		for i := range statuses {
+			statuses[i] = http.StatusInternalServerError
+		}
+		m, log := followRetries(ctx, f, last, "failed", statuses...)
+		f.AwaitSettled(ctx, 2*time.Hour, log.attempts(last, "failed"))
+		gomega.Expect(matching(f.Webhooks, "externalId", externalID(m))).To(gomega.HaveLen(last), "deliveries received")
+		log.expectSpacing(retryWaits)
+	})
+
+	/*
+		Check: cash-out/webhook-non-2xx
+		Gap G-30: the retry policy of deliveries is "not shown" (docs/spec-gaps.md); the sandbox counts only a 2xx as delivered and retries any other answer, redirects included (they are not followed)
+		Sandbox: POST /_sandbox/webhook-targets (cash_out); POST /_sandbox/clock/advance; GET /_sandbox/webhook-deliveries?transactionId=
+		Description: When the cash_out target answers 302, then 404, then 200, the CashOut webhook
+		MUST be attempted three times (at settlement, 5 s and 35 s later on the simulation clock),
+		the delivery log showing it retrying after the 302 and after the 404 and delivered after the
+		200, with the attempts answered 302, 404 and 200.
+	*/
+	framework.SandboxIt("retries a delivery answered 3xx or 4xx", framework.SandboxChoice, ginkgo.Serial, framework.Webhook, func(ctx ginkgo.SpecContext) {
+		_, log := followRetries(ctx, f, 3, "delivered", http.StatusFound, http.StatusNotFound, http.StatusOK)
+		for i, a := range log.last.Attempts {
+			gomega.Expect(a.StatusCode).To(gomega.Equal([]int{302, 404, 200}[i]), "statusCode of attempt %d", i+1)
+		}
 	})
 
 	/*

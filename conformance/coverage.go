@@ -100,7 +100,7 @@ var coverageItems = []framework.CoverageItem{
 	code(secBacen, "PUT /cob/{txid} 401 invalid token", `^Protected routes answer 401 .*PUT /cob/\{txid\}`),
 	code(secBacen, "PUT /cob/{txid} 409 txid already exists", `^PUT /cob/\{txid\} rejects a txid that already exists with 409`),
 	code(secBacen, "PUT refund 400 invalid value", `^PUT /pix/\{e2eid\}/devolucao/\{id\} rejects with 400 a body with valor`),
-	code(secBacen, "PUT refund 400 value exceeds the refundable balance", `^PUT /pix/\{e2eid\}/devolucao/\{id\} accepts refunds up to the PIX's amount and refuses one centavo more with 400`),
+	code(secBacen, "PUT refund 400 value exceeds the refundable balance", `^PUT /pix/\{e2eid\}/devolucao/\{id\} accepts refunds up to exactly the PIX's amount and refuses one centavo more with 400`),
 	code(secBacen, "PUT refund 404 original transaction not found", `^PUT /pix/\{e2eid\}/devolucao/\{id\} rejects an e2eid that names no PIX with 404`),
 	code(secBacen, "PUT refund 404 transaction is not a receipt", `^PUT /pix/\{e2eid\}/devolucao/\{id\} refuses to refund a PIX the account sent with 404`),
 	code(secBacen, "PUT refund 422 deadline expired", `^PUT /pix/\{e2eid\}/devolucao/\{id\} accepts a refund on day 89 and refuses one on day 90`),

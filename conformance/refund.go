@@ -399,13 +399,17 @@ var _ = ginkgo.Describe("PUT /pix/{e2eid}/devolucao/{id}", framework.Res("refund
 	/*
 		Check: refund/sum-rule
 		Spec: "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (refunds may be partial or full; the sum of all refunds of one PIX must not exceed the original amount; 400 value exceeds the refundable balance); "Limits", refund sum row; "Errors > Shapes", item 3
-		Description: Of a PIX of 100.00 received for this check alone, a refund of 60.00 and then
-		one of 40.00 (fresh ids) MUST each be accepted (2xx), and a further refund of 0.01 MUST be
-		answered 400.
+		Description: Of a PIX of 100.00 received for this check alone, two refunds of 30.00 (fresh
+		ids) MUST each be accepted (2xx); a refund of 40.01, one centavo more than is left, MUST be
+		answered 400; a refund of exactly the 40.00 left MUST then be accepted, so the 400 was for
+		the sum and for nothing else (not, say, a cap on the number of refunds); and a further
+		refund of 0.01 MUST be answered 400.
 	*/
-	framework.SpecIt("accepts refunds up to the PIX's amount and refuses one centavo more with 400", func(ctx ginkgo.SpecContext) {
+	framework.SpecIt("accepts refunds up to exactly the PIX's amount and refuses one centavo more with 400", func(ctx ginkgo.SpecContext) {
 		p := receivePIX(ctx, f, "100.00")
-		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("60.00"), "")
+		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("30.00"), "")
+		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("30.00"), "")
+		expectRefundRejected(putRefund(ctx, f, p.e2e, newRefundID(f), refundBody("40.01"), ""), http.StatusBadRequest)
 		createRefund(ctx, f, p.e2e, newRefundID(f), refundBody("40.00"), "")
 		expectRefundRejected(putRefund(ctx, f, p.e2e, newRefundID(f), refundBody("0.01"), ""), http.StatusBadRequest)
 	})
@@ -988,15 +992,18 @@ var _ = ginkgo.Describe("POST /api/pix/refund-in/{id}", framework.Res("refund-in
 	/*
 		Check: refund-in/sum-rule
 		Spec: "Endpoints > POST /api/pix/refund-in/{id}" (refundValue may be partial; 400 invalid value); "Endpoints > PUT /pix/{e2eid}/devolucao/{id}" (the sum of all refunds of one PIX must not exceed the original amount); "Limits", refund sum row
-		Description: Of a PIX of 100.00 received for this check alone, refund-ins of 60.00 and
-		then 40.00 naming its transaction id MUST each be answered 201, and a further refund-in of
-		0.01 MUST be answered 400.
+		Description: Of a PIX of 100.00 received for this check alone, two refund-ins of 30.00
+		naming its transaction id MUST each be answered 201; a refund-in of 40.01 MUST be answered
+		400; one of exactly the 40.00 left MUST then be answered 201 (the 400 was for the sum); and
+		a further refund-in of 0.01 MUST be answered 400.
 	*/
-	framework.SpecIt("accepts refunds up to the PIX's amount and refuses one centavo more with 400", func(ctx ginkgo.SpecContext) {
+	framework.SpecIt("accepts refund-ins up to exactly the PIX's amount and refuses one centavo more with 400", func(ctx ginkgo.SpecContext) {
 		p := receivePIX(ctx, f, "100.00")
-		createRefundIn(ctx, f, p.txID, refundInBody(f, "60.00"))
+		createRefundIn(ctx, f, p.txID, refundInBody(f, "30.00"))
+		createRefundIn(ctx, f, p.txID, refundInBody(f, "30.00"))
+		gomega.Expect(postRefundIn(ctx, f, p.txID, refundInBody(f, "40.01"), "")).To(framework.HaveStatus(http.StatusBadRequest), "40.01 of the 40.00 left")
 		createRefundIn(ctx, f, p.txID, refundInBody(f, "40.00"))
-		gomega.Expect(postRefundIn(ctx, f, p.txID, refundInBody(f, "0.01"), "")).To(framework.HaveStatus(http.StatusBadRequest))
+		gomega.Expect(postRefundIn(ctx, f, p.txID, refundInBody(f, "0.01"), "")).To(framework.HaveStatus(http.StatusBadRequest), "0.01 of nothing left")
 	})
 
 	/*

@@ -326,19 +326,6 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 	})
 
 	/*
-		Check: transfer/insufficient-balance
-		Spec: "Errors > Central Bank-compatible routes" (POST /dict/pix 422: insufficient balance); "Errors > Shapes", item 3
-		Description: A transfer of 0.01 more than the available balance, to a key in the target's
-		DICT, MUST be answered 422.
-	*/
-	framework.SpecIt("rejects an amount above the available balance with 422", func(ctx ginkgo.SpecContext) {
-		dest := transferDestination(ctx, f)
-		before := f.Balance(ctx)
-		r := postTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, brl(before.Available+1)), "")
-		expectRejected(r, http.StatusUnprocessableEntity)
-	})
-
-	/*
 		Check: transfer/unknown-key
 		Spec: "Errors > Central Bank-compatible routes" (POST /dict/pix 422: key not found in DICT); "Errors > Shapes", item 3
 		Description: A valid transfer to a well-formed email key at a domain that cannot exist
@@ -551,5 +538,31 @@ var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.F
 		got := f.BalanceOf(ctx, f.TokenFor(ctx, framework.IdentityOf(receiver)))
 		expectBalance(got, framework.Balance{Available: 10000 + amount, Blocked: 0}, "of the receiving account")
 		expectBalance(f.Balance(ctx), framework.Balance{Available: before.Available - amount, Blocked: before.Blocked}, "of the paying account")
+	})
+})
+
+var _ = ginkgo.Describe("POST /dict/pix", framework.Res("transfer"), framework.FamilyBacen, func() {
+	f := framework.New("transfer-low-balance", framework.WithBalance("10.00"))
+
+	/*
+		Check: transfer/insufficient-balance
+		Spec: "Errors > Central Bank-compatible routes" (POST /dict/pix 422: insufficient balance); "Errors > Shapes", item 3
+		Description: A transfer of 0.01 more than the available balance, to a key in the target's
+		DICT, MUST be answered 422 and leave available and blocked as they were. On a sandbox the
+		account opens with 10.00, below every limit, so no limit can be the reason for the 422
+		(the same status), and a transfer of exactly the 10.00 available MUST then be accepted,
+		leaving available at 0.00.
+	*/
+	framework.SpecIt("rejects an amount above the available balance with 422", func(ctx ginkgo.SpecContext) {
+		dest := transferDestination(ctx, f)
+		before := f.Balance(ctx)
+		r := postTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, brl(before.Available+1)), "")
+		expectRejected(r, http.StatusUnprocessableEntity)
+		expectBalance(f.Balance(ctx), before, "after the refused transfer")
+		if f.Account == nil {
+			return // a configured account: its whole balance is not the suite's to spend
+		}
+		acceptTransfer(ctx, f, framework.UUIDv4(), transferBody(dest.key, brl(before.Available)), "")
+		expectBalance(f.Balance(ctx), framework.Balance{Available: 0, Blocked: before.Blocked + before.Available}, "after a transfer of the whole available balance")
 	})
 })

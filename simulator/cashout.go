@@ -37,7 +37,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		}
 		return pix.Transaction{}, err
 	}
-	var out pix.Transaction
+	var out, attempted pix.Transaction
 	err = s.store.Update(ctx, func(tx storage.Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
@@ -61,6 +61,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 			Counterpart: pix.Counterpart{Name: in.Name, Document: in.Document},
 			CreatedAt:   now, Scenario: sc.Name,
 		}
+		attempted = t
 		if err := s.totals.Check(tx, st, t); err != nil {
 			return err
 		}
@@ -77,6 +78,7 @@ func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix
 		return s.scheduleSettlement(tx, t, sc, now)
 	})
 	if err != nil {
+		s.rules.afterRefusal(ctx, s.store, attempted, err)
 		return pix.Transaction{}, err
 	}
 	return out, nil // the store wakes the agenda for the settlement (agenda.Notifier)

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -19,3 +20,9 @@ func (s *Simulator) randomAlnum(n int) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// endToEndID draws an end-to-end id (prefix 'E') or return id ('D') of the
+// participant ispb at now, in the Central Bank form (pix.NewEndToEndID).
+func (s *Simulator) endToEndID(prefix byte, ispb string, now time.Time) string {
+	return pix.NewEndToEndID(prefix, ispb, s.rules.endToEndAt(now), s.randomAlnum(11))
+}

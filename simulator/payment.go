@@ -75,7 +75,7 @@ func (s *Simulator) PixIn(ctx context.Context, p pix.Payment) (pix.PaymentResult
 		} else if err != nil {
 			return err
 		}
-		e2e := pix.NewEndToEndID('E', payer.ISPB, now, s.randomAlnum(11))
+		e2e := s.endToEndID('E', payer.ISPB, now)
 		t, err := s.receivePix(tx, e.AccountID, ledger.WorldPocket, amount, payer, e2e, "", e.Key, "", now)
 		res = pix.PaymentResult{EndToEndID: e2e, TransactionID: t.ID, Amount: t.Amount, Fee: t.Fee}
 		return err
@@ -129,7 +129,7 @@ func (s *Simulator) payCharge(tx storage.Tx, p pix.Payment, payer pix.Counterpar
 		}
 		amount = &a
 	}
-	e2e := pix.NewEndToEndID('E', payer.ISPB, now, s.randomAlnum(11))
+	e2e := s.endToEndID('E', payer.ISPB, now)
 	t, err := s.payResolved(tx, ref, amount, payer, from, e2e, now)
 	if err != nil {
 		return pix.PaymentResult{}, err

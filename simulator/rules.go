@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -28,6 +29,14 @@ type rules struct {
 	// refundableKind reports whether a transaction is a receipt a client may
 	// refund.
 	refundableKind func(pix.Transaction) bool
+	// maxRefunds caps the refunds of one PIX; 0 is no cap (refund.Process).
+	maxRefunds int
+	// afterRefusal runs after a PIX out t was refused with err, outside the
+	// refused store transaction: nothing in production.
+	afterRefusal func(ctx context.Context, store storage.Store, t pix.Transaction, err error)
+	// endToEndAt is the instant an end-to-end id drawn at now writes (as
+	// its UTC minute): now.
+	endToEndAt func(now time.Time) time.Time
 }
 
 // productionRules are the rules of the spec.
@@ -39,6 +48,8 @@ func productionRules() rules {
 		replayTransfers: true,
 		refundable:      pix.Refundable,
 		refundableKind:  refund.IsReceipt,
+		afterRefusal:    func(context.Context, storage.Store, pix.Transaction, error) {},
+		endToEndAt:      func(now time.Time) time.Time { return now },
 	}
 }
 

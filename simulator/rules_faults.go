@@ -3,9 +3,11 @@
 package simulator
 
 import (
+	"context"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/faults"
+	"github.com/pixsandbox/pixsandbox/simulator/limits"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
@@ -44,5 +46,30 @@ func faultyRules(r rules) rules {
 		kind := r.refundableKind
 		r.refundableKind = func(t pix.Transaction) bool { return kind(t) || t.Kind == pix.TxCashOut }
 	}
+	if faults.On(faults.RefundTwoPerPIX) {
+		r.maxRefunds = 2
+	}
+	if faults.On(faults.EndToEndLocalTime) {
+		// São Paulo's wall clock written as if it were UTC.
+		r.endToEndAt = func(now time.Time) time.Time {
+			_, offset := now.In(pix.SaoPaulo).Zone()
+			return now.Add(time.Duration(offset) * time.Second)
+		}
+	}
+	if faults.On(faults.RefusedCashOutCounts) {
+		r.afterRefusal = countRefused(limits.Totals{IsNight: r.isNight})
+	}
 	return r
+}
+
+// countRefused is the RefusedCashOutCounts fault's afterRefusal: a cash-out
+// refused for insufficient balance is counted toward the totals anyway, in a
+// store transaction of its own.
+func countRefused(totals limits.Totals) func(context.Context, storage.Store, pix.Transaction, error) {
+	return func(ctx context.Context, store storage.Store, t pix.Transaction, err error) {
+		if pix.ErrorCode(err) != pix.CodePixInsufficientBalance {
+			return
+		}
+		_ = store.Update(ctx, func(tx storage.Tx) error { return totals.Count(tx, t, 1) })
+	}
 }

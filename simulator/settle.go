@@ -150,7 +150,7 @@ func (s *Simulator) finish(ctx context.Context, id int64, o outcome, now time.Ti
 			failure = settlementCheck(t, dest, found)
 		}
 		t.ProcessedAt = now
-		t.EndToEndID = pix.NewEndToEndID('E', s.banks.Sandbox.ISPB, now, s.randomAlnum(11))
+		t.EndToEndID = s.endToEndID('E', s.banks.Sandbox.ISPB, now)
 		if found {
 			t.Counterpart = dest.Counterpart() // the holder as the settling bank knows it
 		} else {

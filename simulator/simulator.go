@@ -223,8 +223,8 @@ func New(ctx context.Context, cfg Config) (*Simulator, error) {
 	banks := sh.banks
 	s.banks = banks
 	s.refunds = &refund.Process{SettleAfter: s.settlementDelay, Party: s.sandboxCounterpart,
-		RtrID:      func(now time.Time) string { return pix.NewEndToEndID('D', banks.Sandbox.ISPB, now, s.randomAlnum(11)) },
-		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind}
+		RtrID:      func(now time.Time) string { return s.endToEndID('D', banks.Sandbox.ISPB, now) },
+		Refundable: s.rules.refundable, RefundableKind: s.rules.refundableKind, MaxRefunds: s.rules.maxRefunds}
 	s.meds = &med.Process{Deadlines: med.Deadlines(cfg.MEDTimeline), Refunds: s.refunds, Sandbox: banks.Sandbox, Bank: banks.Lookup}
 	accounts := slices.Clone(sh.accounts)
 	switch {

@@ -50,7 +50,7 @@ var dependencyRules = []Rule{
 		Note:  "the application core: one method per operation, the clock read once, one store transaction; the agenda's job handlers"},
 
 	// The core's procedures: functions over a storage.Tx, never the core itself.
-	{Pkg: "simulator/auth", Allow: []string{"simulator/pix", "simulator/clock", "simulator/storage", "scenarios", "github.com/golang-jwt/jwt/v5", "github.com/google/uuid"},
+	{Pkg: "simulator/auth", Allow: []string{"simulator/pix", "simulator/clock", "simulator/storage", "simulator/faults", "scenarios", "github.com/golang-jwt/jwt/v5", "github.com/google/uuid"},
 		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"}, Note: "tokens (issue, check, signing key), client credentials and certificates, their caches, the sandbox test CA"},
 	{Pkg: "simulator/ratelimit", Allow: []string{"simulator/pix"}, Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"},
 		Note: "a sliding-window limiter and its refusal (webhook resends, MED openings)"},

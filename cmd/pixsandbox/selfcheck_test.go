@@ -39,6 +39,12 @@ var selfCheckFaults = []struct {
 	{faults.KeyListingUncapped, "res:transactions", "lists at most 1000 results for a key that received 1001 PIX"},
 	{faults.ListingWindowDayPrecision, "res:transactions", "an interval of 31 days and 1 second"},
 	{faults.RefundWindowWholeDay, "res:refund", "refuses a refund one second past 89 × 24 hours"},
+	{faults.RefundTwoPerPIX, "res:refund", "accepts refunds up to exactly the PIX's amount and refuses one centavo more with 400"},
+	{faults.RefusedCashOutCounts, "res:cash-out", "leaves the daily total as it was after a refused cash-out"},
+	{faults.WebhookRetriesOneShort, "res:cash-out", "follows a failing delivery to its seventh and last attempt and ends it failed"},
+	{faults.WebhookRedirectDelivered, "res:cash-out", "retries a delivery answered 3xx or 4xx"},
+	{faults.TokenValidAtExp, "res:auth", "honours the 1800 s lifetime on the simulation clock, to the second"},
+	{faults.EndToEndLocalTime, "res:cash-out", "writes the settlement's UTC minute and the payer's ISPB in the endToEndId"},
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.

@@ -213,6 +213,10 @@ func (a *Service) Sign(id pix.AccountID, clientID string, now time.Time) (pix.To
 		IssuedAt: iat, ExpiresAt: exp, AccountID: id}, nil
 }
 
+// expiryLeeway is how long past its exp a token is still accepted: none. A
+// value so that a build with the faults tag can bend it (faults.go).
+var expiryLeeway time.Duration
+
 // Authenticate verifies a bearer token and returns its account. The algorithm is
 // pinned to HS256, expiry is required and read on the simulation clock with no
 // leeway, and the account must still exist. Every failure is KindUnauthorized
@@ -227,7 +231,7 @@ func (a *Service) Authenticate(ctx context.Context, token string) (pix.AccountID
 	if v, ok := a.tokens.get(token); ok {
 		// The same time rules as the full check below: iat <= now < exp.
 		switch now := a.clock.Now(); {
-		case !now.Before(v.exp):
+		case !now.Before(v.exp.Add(expiryLeeway)):
 			return 0, unauthorized("token expired")
 		case !now.Before(v.iat):
 			return v.account, nil
@@ -240,7 +244,7 @@ func (a *Service) Authenticate(ctx context.Context, token string) (pix.AccountID
 		jwt.WithIssuer(tokenIssuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
-		jwt.WithLeeway(0),
+		jwt.WithLeeway(expiryLeeway),
 		jwt.WithTimeFunc(a.clock.Now),
 	)
 	switch {

@@ -4,11 +4,13 @@
 // constant false; with it, the faults named in PIXSANDBOX_FAULTS
 // (comma-separated) are on.
 //
-// In the core and simulator/webhook the production code does not ask On:
-// each rule a fault bends is a value the code reads (the core's rules,
-// simulator/rules.go; simulator/webhook's attemptEventID and payment
-// amounts), and a file built only with the tag (simulator/rules_faults.go,
-// simulator/webhook/faults.go) replaces it when its fault is on.
+// In the core, simulator/webhook and simulator/auth the production code does
+// not ask On: each rule a fault bends is a value the code reads (the core's
+// rules, simulator/rules.go; simulator/webhook's attemptEventID, payment
+// amounts, success and DefaultPolicy; simulator/auth's expiryLeeway), and a
+// file built only with the tag (simulator/rules_faults.go,
+// simulator/webhook/faults.go, simulator/auth/faults.go) replaces it when its
+// fault is on.
 package faults
 
 // The faults, each a small wrong behaviour a real implementation could have.
@@ -55,12 +57,40 @@ const (
 	// RefundWindowWholeDay: refunds are accepted through the whole of the
 	// 89th day after receipt, not up to 89 × 24 hours (a window edge a day wide).
 	RefundWindowWholeDay = "refund-window-whole-day"
+
+	// The faults below each hide where a check looks at one side of a rule
+	// only: a refusal judged by its status, the state a refusal leaves, the
+	// tail of a schedule, an answer outside the happy classes, a limit at its
+	// exact value, a field's value rather than its format.
+
+	// RefundTwoPerPIX: a PIX takes at most two refunds; a third is refused 400
+	// as exceeding the refundable balance, whatever is left (a refusal for
+	// another reason with the same status and message).
+	RefundTwoPerPIX = "refund-two-per-pix"
+	// RefusedCashOutCounts: a cash-out refused for insufficient balance still
+	// adds its value to the daily and night totals (state a refusal leaves).
+	RefusedCashOutCounts = "refused-cash-out-counts"
+	// WebhookRetriesOneShort: a failing delivery ends after its sixth attempt,
+	// one short of the schedule's seventh (the tail of a schedule).
+	WebhookRetriesOneShort = "webhook-retries-one-short"
+	// WebhookRedirectDelivered: a receiver's 3xx counts as delivered, so the
+	// delivery is never retried (an answer outside 2xx and 5xx).
+	WebhookRedirectDelivered = "webhook-redirect-delivered"
+	// TokenValidAtExp: a token is still accepted at exactly 1800 s after
+	// issue, its exp, and refused only a second later (a limit off at its
+	// exact value).
+	TokenValidAtExp = "token-valid-at-exp"
+	// EndToEndLocalTime: end-to-end ids carry the minute in São Paulo time
+	// instead of UTC (a well-formed field with a wrong value).
+	EndToEndLocalTime = "end-to-end-local-time"
 )
 
 // All lists every fault.
 var All = []string{CobStatus200, CashOutNoGenerateTime, FeeLeftBlocked, TokenLifetime1799, WebhookNewIDOnRetry, DictNoIdempotency,
 	NightEndsAt5, GrossIgnoresBlocked, TransferAmountTrimmed, ReceiveAmountTrimmed, RefundOfCashOut, FeeNeverRefuses,
-	KeyListingUncapped, ListingWindowDayPrecision, RefundWindowWholeDay}
+	KeyListingUncapped, ListingWindowDayPrecision, RefundWindowWholeDay,
+	RefundTwoPerPIX, RefusedCashOutCounts, WebhookRetriesOneShort, WebhookRedirectDelivered, TokenValidAtExp,
+	EndToEndLocalTime}
 
 // On reports whether fault f is on.
 func On(f string) bool { return enabled && active(f) }

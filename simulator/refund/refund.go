@@ -43,6 +43,10 @@ type Process struct {
 	// client may refund.
 	Refundable     func(receivedAt, now time.Time) bool
 	RefundableKind func(pix.Transaction) bool
+	// MaxRefunds, when above 0, caps the number of refunds of one PIX. The
+	// contract has no such cap: the core leaves it 0 except in the faults
+	// build (simulator/faults.RefundTwoPerPIX).
+	MaxRefunds int
 }
 
 // Create refunds a received PIX of account id, through either route: one
@@ -122,7 +126,15 @@ func (p *Process) New(tx storage.Tx, o pix.Transaction, req pix.RefundRequest, n
 	if err != nil {
 		return pix.Refund{}, err
 	}
-	if refunded+req.Amount > o.Amount {
+	capped := false
+	if p.MaxRefunds > 0 {
+		earlier, err := tx.Refunds(o.ID)
+		if err != nil {
+			return pix.Refund{}, err
+		}
+		capped = len(earlier) >= p.MaxRefunds
+	}
+	if refunded+req.Amount > o.Amount || capped {
 		return pix.Refund{}, pix.Errorf(pix.KindInvalid, pix.CodeRefundExceedsBalance,
 			"value exceeds the refundable balance: %s of %s already refunded, %s left", refunded, o.Amount, o.Amount-refunded)
 	}

@@ -27,6 +27,13 @@ func init() {
 	if faults.On(faults.ReceiveAmountTrimmed) {
 		receiveAmount = trimmedAmount
 	}
+	if faults.On(faults.WebhookRetriesOneShort) {
+		s := DefaultPolicy.(Schedule)
+		DefaultPolicy = s[:len(s)-1]
+	}
+	if faults.On(faults.WebhookRedirectDelivered) {
+		success = func(status int) bool { return status >= 200 && status <= 399 }
+	}
 }
 
 // trimmedAmount is an amount with its trailing zeros dropped ("10.5", "12").
