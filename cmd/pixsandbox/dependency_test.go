@@ -115,6 +115,12 @@ func TestConformSeeds(t *testing.T) {
 			if res.Seed != seed || !strings.Contains(out, "shuffled with seed "+strconv.FormatInt(seed, 10)) {
 				t.Errorf("the run records seed %d and does not print %d", res.Seed, seed)
 			}
+			// The report says what ran against what: both versions, as the
+			// console line does.
+			if !strings.HasPrefix(res.TargetVersion, "pixsandbox ") || res.SuiteVersion == "" ||
+				!strings.Contains(out, "Suite "+res.SuiteVersion+"; target "+res.TargetVersion+".") {
+				t.Errorf("versions: suite %q, target %q\n%s", res.SuiteVersion, res.TargetVersion, out)
+			}
 		})
 	}
 }

@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
@@ -22,11 +25,11 @@ import (
 
 // partialPIX is a deliberately partial implementation of the contract, the
 // kind of target the conformance suite meets in the wild: it serves only
-// GET /accounts/balances and PUT and GET /cob/{txid}, correctly by the rules;
-// it has no token route (a client presents the one bearer token it knows);
-// and every error, its generic not-found included, is an RFC 7807 problem
-// document (the Central Bank's format) instead of the contract's minimal
-// shape.
+// GET /accounts/balances and PUT and GET /cob/{txid} (with refunds, also PUT
+// and GET /pix/{e2eid}/devolucao/{id}), correctly by the rules; it has no
+// token route (a client presents the one bearer token it knows); and every
+// error, its generic not-found included, is an RFC 7807 problem document (the
+// Central Bank's format) instead of the contract's minimal shape.
 type partialPIX struct {
 	token string
 	// open, when true, serves every request without authentication (a
@@ -38,21 +41,49 @@ type partialPIX struct {
 	// refuseDevedor, when true, answers 400 to every PUT /cob/{txid} with a
 	// devedor, valid or not (a target that refuses the checks' controls).
 	refuseDevedor bool
-	mu            sync.Mutex
-	cobs          map[string]map[string]any
+	// refunds, when true, serves PUT and GET /pix/{e2eid}/devolucao/{id} for
+	// the one PIX the account received (partialE2E, partialPIXCents).
+	refunds bool
+	// refusePartialRefunds, when true, answers 400 to every refund whose
+	// valor is below what is left of the PIX, valid or not (a target that
+	// refunds a PIX only whole, and so refuses the refund checks' controls).
+	refusePartialRefunds bool
+	mu                   sync.Mutex
+	cobs                 map[string]map[string]any
+	// devolucoes are the accepted refunds of partialE2E by id; refunded is
+	// their sum in centavos.
+	devolucoes map[string]map[string]any
+	refunded   int64
 }
+
+// The one PIX partialPIX's account received, which its refund route refunds.
+const (
+	// partialE2E is its endToEndId: 32 alphanumerics in the Central Bank
+	// form, other than the suite's sample e2eid (which names no PIX).
+	partialE2E = "E12345678202603021200abcdefghijk"
+	// partialPIXCents is its amount, 100.00, in centavos.
+	partialPIXCents = 10000
+)
+
+// partialRefundRefusal starts the detail of the 400 with which partialPIX,
+// with refusePartialRefunds, refuses a refund of less than what is left.
+const partialRefundRefusal = "partial refunds are not supported"
 
 var (
 	partialTxID = regexp.MustCompile(`^[a-zA-Z0-9]{26,35}$`)
 	partialCPF  = regexp.MustCompile(`^\d{11}$`)
 	partialBRL  = regexp.MustCompile(`^\d{1,10}\.\d{2}$`)
+	partialE2ID = regexp.MustCompile(`^[a-zA-Z0-9]{32}$`)
+	// partialAmount is any decimal amount, well formed or not (10.5, 0.001):
+	// what the partial-refund refusal compares with what is left.
+	partialAmount = regexp.MustCompile(`^\d{1,10}(\.\d+)?$`)
 )
 
 func newPartialPIX() *partialPIX {
 	// The token is a JWT, so that the checks altering a JWT have one to alter.
 	enc := base64.RawURLEncoding.EncodeToString
 	tok := enc([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc([]byte(`{"sub":"partial"}`)) + "." + enc([]byte("partial-signature"))
-	return &partialPIX{token: tok, cobs: map[string]map[string]any{}}
+	return &partialPIX{token: tok, cobs: map[string]map[string]any{}, devolucoes: map[string]map[string]any{}}
 }
 
 func (p *partialPIX) problem(w http.ResponseWriter, status int, title, detail string) {
@@ -72,6 +103,10 @@ func (p *partialPIX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handle = p.putCob
 	case strings.HasPrefix(r.URL.Path, "/cob/") && strings.Count(r.URL.Path, "/") == 2 && r.Method == http.MethodGet:
 		handle = p.getCob
+	case p.refunds && isDevolucaoPath(r.URL.EscapedPath()) && r.Method == http.MethodPut:
+		handle = p.putDevolucao
+	case p.refunds && isDevolucaoPath(r.URL.EscapedPath()) && r.Method == http.MethodGet:
+		handle = p.getDevolucao
 	default:
 		p.problem(w, http.StatusNotFound, "Not Found", "no route "+r.Method+" "+r.URL.Path)
 		return
@@ -87,9 +122,15 @@ func (p *partialPIX) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	handle(w, r)
 }
 
+// balances answers the account's one balance: 1000.00, less the accepted
+// refunds, which stay blocked (EM_PROCESSAMENTO: they never settle).
 func (p *partialPIX) balances(w http.ResponseWriter, _ *http.Request) {
+	p.mu.Lock()
+	held := p.refunded
+	p.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprint(w, `{"data":[{"eventDate":"2026-03-02T12:00:00Z","balanceAmount":{"available":1000.00,"blocked":0,"overdraft":0}}]}`)
+	fmt.Fprintf(w, `{"data":[{"eventDate":"2026-03-02T12:00:00Z","balanceAmount":{"available":%s,"blocked":%s,"overdraft":0}}]}`,
+		partialBRLText(100000-held), partialBRLText(held))
 }
 
 func (p *partialPIX) putCob(w http.ResponseWriter, r *http.Request) {
@@ -166,6 +207,142 @@ func (p *partialPIX) getCob(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(cob)
+}
+
+// isDevolucaoPath reports whether an escaped path has the form
+// /pix/{e2eid}/devolucao/{id}, whatever its values.
+func isDevolucaoPath(escaped string) bool {
+	seg := strings.Split(escaped, "/")
+	return len(seg) == 5 && seg[0] == "" && seg[1] == "pix" && seg[3] == "devolucao"
+}
+
+// devolucaoPath returns the e2eid and id of a request on
+// /pix/{e2eid}/devolucao/{id}, answering 400 and returning ok false when
+// either is malformed (e2eid not 32 alphanumerics, id not 1 to 35
+// characters).
+func (p *partialPIX) devolucaoPath(w http.ResponseWriter, r *http.Request) (e2e, id string, ok bool) {
+	seg := strings.Split(r.URL.EscapedPath(), "/")
+	e2e, err1 := url.PathUnescape(seg[2])
+	id, err2 := url.PathUnescape(seg[4])
+	switch n := utf8.RuneCountInString(id); {
+	case err1 != nil || !partialE2ID.MatchString(e2e):
+		p.problem(w, http.StatusBadRequest, "Devolucao Operacao Invalida", "e2eid: exactly 32 alphanumerics")
+	case err2 != nil || n < 1 || n > 35:
+		p.problem(w, http.StatusBadRequest, "Devolucao Operacao Invalida", "id: 1 to 35 characters")
+	default:
+		return e2e, id, true
+	}
+	return "", "", false
+}
+
+// putDevolucao is PUT /pix/{e2eid}/devolucao/{id}: the path, the e2eid of
+// the one PIX received (404 otherwise), with refusePartialRefunds the
+// refusal of a valor below what is left, the body (valor a decimal with 2
+// places above 0, natureza ORIGINAL or RETIRADA, descricao at most 140
+// characters), the same id again (its refund when the valor is the same, 400
+// otherwise), the sum rule, and then 201 with the refund, EM_PROCESSAMENTO.
+func (p *partialPIX) putDevolucao(w http.ResponseWriter, r *http.Request) {
+	e2e, id, ok := p.devolucaoPath(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Valor     string  `json:"valor"`
+		Natureza  *string `json:"natureza"`
+		Descricao *string `json:"descricao"`
+	}
+	bad := func(detail string) { p.problem(w, http.StatusBadRequest, "Devolucao Operacao Invalida", detail) }
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		bad("body: " + err.Error())
+		return
+	}
+	if e2e != partialE2E {
+		p.problem(w, http.StatusNotFound, "Pix Nao Encontrado", "no PIX received with e2eid "+e2e)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	left := partialPIXCents - p.refunded
+	if p.refusePartialRefunds && partialAmount.MatchString(body.Valor) && partialCents(body.Valor) < left {
+		bad(fmt.Sprintf("%s: a refund returns the whole %s left of the PIX", partialRefundRefusal, partialBRLText(left)))
+		return
+	}
+	natureza := "ORIGINAL"
+	if body.Natureza != nil {
+		natureza = *body.Natureza
+	}
+	switch {
+	case !partialBRL.MatchString(body.Valor) || partialCents(body.Valor) <= 0:
+		bad("valor: a decimal with 2 places, above 0")
+		return
+	case natureza != "ORIGINAL" && natureza != "RETIRADA":
+		bad("natureza: ORIGINAL or RETIRADA")
+		return
+	case body.Descricao != nil && utf8.RuneCountInString(*body.Descricao) > 140:
+		bad("descricao: at most 140 characters")
+		return
+	}
+	if prev, ok := p.devolucoes[id]; ok {
+		if prev["valor"] != body.Valor {
+			bad("id " + id + " already names a refund of another valor")
+			return
+		}
+		partialJSON(w, http.StatusCreated, prev)
+		return
+	}
+	cents := partialCents(body.Valor)
+	if cents > left {
+		bad(fmt.Sprintf("valor %s exceeds the %s left to refund", body.Valor, partialBRLText(left)))
+		return
+	}
+	now := time.Now().UTC() // wall time: the refund's request time and its rtrId
+	dev := map[string]any{
+		// rtrId: D, an ISPB, yyyyMMddHHmm and 11 alphanumerics (32 in all).
+		"id": id, "rtrId": fmt.Sprintf("D12345678%s%011d", now.Format("200601021504"), len(p.devolucoes)+1),
+		"valor": body.Valor, "natureza": natureza, "status": "EM_PROCESSAMENTO",
+		"horario": map[string]any{"solicitacao": now.Format(time.RFC3339)},
+	}
+	if body.Descricao != nil {
+		dev["descricao"] = *body.Descricao
+	}
+	p.devolucoes[id] = dev
+	p.refunded += cents
+	partialJSON(w, http.StatusCreated, dev)
+}
+
+// getDevolucao is GET /pix/{e2eid}/devolucao/{id}: 200 with the refund, 404
+// for an e2eid that names no PIX or an id that names no refund of it.
+func (p *partialPIX) getDevolucao(w http.ResponseWriter, r *http.Request) {
+	e2e, id, ok := p.devolucaoPath(w, r)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	dev, found := p.devolucoes[id]
+	p.mu.Unlock()
+	if e2e != partialE2E || !found {
+		p.problem(w, http.StatusNotFound, "Devolucao Nao Encontrada", "no refund with this e2eid and id")
+		return
+	}
+	partialJSON(w, http.StatusOK, dev)
+}
+
+// partialCents is a decimal amount with 2 places (partialBRL) in centavos.
+func partialCents(s string) int64 {
+	whole, frac, _ := strings.Cut(s, ".")
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	c, _ := strconv.ParseInt((frac + "00")[:2], 10, 64)
+	return w*100 + c
+}
+
+// partialBRLText writes centavos as a decimal with 2 places.
+func partialBRLText(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
+
+// partialJSON answers status with v in JSON.
+func partialJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // partialBRCode is a dynamic BR Code (EMV TLV, CRC-16/CCITT-FALSE) with the
@@ -493,5 +670,175 @@ func TestConformPartialTarget_ControlRefused(t *testing.T) {
 	}
 	if !covered {
 		t.Error("the coverage report has no item for the devedor refusal")
+	}
+}
+
+// TestConformPartialTarget_PartialRefundsRefused runs the suite, with
+// --refund-e2e naming the one PIX partialPIX received, against partialPIX
+// serving the refund route. Accepting partial refunds, every refund check
+// the run selects passes: the refund route is implemented by the rules, and
+// the one failure is the format difference (RFC 7807 errors). Refusing every
+// partial refund, the checks of refund/body-invalid, whose control is a
+// refund of 0.01, end control refused (the control's request and answer in
+// the reason, counted apart, never failed); the checks whose own subject is
+// an accepted refund of 0.01 fail, since the contract allows partial refunds
+// and the target refuses them; nothing else fails but the format difference;
+// and the run exits 1.
+func TestConformPartialTarget_PartialRefundsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in a child process")
+	}
+	const (
+		refund     = "PUT /pix/{e2eid}/devolucao/{id} "
+		shapeCheck = "Errors > Shapes answers the other routes' errors in the minimal error shape"
+	)
+	// The checks of refund/body-invalid: a body with one fault must be
+	// refused with 400, and the same body without it (a refund of 0.01 of
+	// the configured PIX) accepted, the control.
+	guarded := []string{
+		refund + `rejects with 400 a body with valor "10.5"`,
+		refund + `rejects with 400 a body with valor "0.00"`,
+		refund + "rejects with 400 a body with natureza MED_FRAUDE",
+		refund + "rejects with 400 a body with natureza MED_OPERACIONAL",
+		refund + "rejects with 400 a body with a descricao of 141 characters",
+	}
+	// The checks whose subject is an accepted refund of 0.01 of the
+	// configured PIX: "refunds may be partial or full" (Endpoints >
+	// PUT /pix/{e2eid}/devolucao/{id}), so refusing it is a deviation of the
+	// target, on top of the format difference of every partialPIX.
+	refusedRefund := []string{
+		refund + "accepts a refund with the id, a 32-character rtrId, the valor and horario.solicitacao",
+		refund + "accepts natureza RETIRADA and echoes it",
+		refund + "holds the amount in blocked while the refund is processed",
+	}
+	// The refund checks that need no refund accepted: a malformed path
+	// (400) and an e2eid that names no PIX (404), both judged before the
+	// refusal of a partial refund.
+	refusals := []string{
+		refund + "rejects with 400 (not 404) a path with an e2eid of 31 characters",
+		refund + "rejects with 400 (not 404) a path with an e2eid of 33 characters",
+		refund + "rejects with 400 (not 404) a path with an e2eid with a '-'",
+		refund + "rejects with 400 (not 404) a path with an id of 36 characters",
+		refund + "rejects an e2eid that names no PIX with 404",
+	}
+	for _, tt := range []struct {
+		name   string
+		refuse bool
+		// deviations are the checks that fail, each for the reason given.
+		deviations map[string]string
+		// controlRefused are the checks that end control refused.
+		controlRefused []string
+		// passed are checks that must pass.
+		passed []string
+	}{
+		{"partial refunds accepted", false,
+			// Every error of partialPIX is an RFC 7807 problem document,
+			// not the minimal shape of "Errors > Shapes", item 3.
+			map[string]string{shapeCheck: "minimal error shape"},
+			nil, slices.Concat(guarded, refusedRefund, refusals)},
+		{"partial refunds refused", true,
+			map[string]string{
+				// RFC 7807 errors, as above.
+				shapeCheck: "minimal error shape",
+				// Each refunds 0.01 of the PIX, a partial refund the
+				// contract allows and the target refuses.
+				refusedRefund[0]: partialRefundRefusal,
+				refusedRefund[1]: partialRefundRefusal,
+				refusedRefund[2]: partialRefundRefusal,
+			},
+			guarded, refusals},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := newPartialPIX()
+			p.refunds = true
+			p.refusePartialRefunds = tt.refuse
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			start := time.Now() // wall time: a bound on the child's run
+			code, out, res := runConformChild(t, "--target", srv.URL, "--control-plane", "off", "--labels", "spec&&!sandbox&&!sandbox-choice",
+				"--token", p.token, "--refund-e2e", partialE2E)
+			t.Logf("conform ran in %s", time.Since(start).Round(time.Millisecond))
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (deviations)\n%s", code, out)
+			}
+
+			state := map[string]framework.CheckResult{}
+			for _, c := range res.Checks {
+				state[c.Name] = c
+				if _, ok := tt.deviations[c.Name]; c.State == framework.CheckFailed && !ok {
+					t.Errorf("check %q failed; the target's deviations do not explain it (%s)", c.Name, c.Reason)
+				}
+				if c.State == framework.CheckControlRefused && !slices.Contains(tt.controlRefused, c.Name) {
+					t.Errorf("check %q: control refused (%s)", c.Name, c.Reason)
+				}
+			}
+			for name, why := range tt.deviations {
+				if c := state[name]; c.State != framework.CheckFailed || !strings.Contains(c.Reason, why) {
+					t.Errorf("check %q: %s (%s), want failed for %q", name, c.State, c.Reason, why)
+				}
+			}
+			for _, name := range tt.passed {
+				if c := state[name]; c.State != framework.CheckPassed {
+					t.Errorf("check %q: %s (%s), want passed", name, c.State, c.Reason)
+				}
+			}
+			for _, name := range tt.controlRefused {
+				c := state[name]
+				if c.State != framework.CheckControlRefused {
+					t.Errorf("check %q: %s (%s), want control refused", name, c.State, c.Reason)
+					continue
+				}
+				// The reason carries the control's request (a refund of 0.01
+				// of the configured PIX) and the target's answer.
+				for _, want := range []string{
+					framework.ControlRefusedPrefix + "the same refund without the fault: PUT /pix/" + partialE2E + "/devolucao/",
+					`"valor":"0.01"`, `"natureza":"ORIGINAL"`, "answered 400 Bad Request", partialRefundRefusal,
+				} {
+					if !strings.Contains(c.Reason, want) {
+						t.Errorf("check %q: reason %q lacks %q", name, c.Reason, want)
+					}
+				}
+			}
+			if res.ControlRefused != len(tt.controlRefused) {
+				t.Errorf("control refused %d, want %d", res.ControlRefused, len(tt.controlRefused))
+			}
+			if want := fmt.Sprintf("control refused %d,", len(tt.controlRefused)); !strings.Contains(out, want) {
+				t.Errorf("the output lacks %q:\n%s", want, out)
+			}
+			for _, name := range tt.controlRefused {
+				if want := "\n  control refused: " + name + ": "; !strings.Contains(out, want) {
+					t.Errorf("the output lacks %q:\n%s", want, out)
+				}
+			}
+
+			// The refund route is present, and the coverage of its 400 for
+			// an invalid value follows its valor checks.
+			present := false
+			for _, r := range res.Routes {
+				if r.Route == "PUT /pix/{e2eid}/devolucao/{id}" {
+					present = r.Present
+				}
+			}
+			if !present {
+				t.Errorf("route PUT /pix/{e2eid}/devolucao/{id} is not reported present: %+v", res.Routes)
+			}
+			wantItem := framework.StatusChecked
+			if tt.refuse {
+				wantItem = framework.StatusControlRefused
+			}
+			covered := false
+			for _, it := range res.Coverage.Items {
+				if it.Name == "PUT refund 400 invalid value" {
+					covered = true
+					if it.Status != wantItem {
+						t.Errorf("coverage of %s: %s, want %s", it.Name, it.Status, wantItem)
+					}
+				}
+			}
+			if !covered {
+				t.Error("the coverage report has no item for the refund's 400 invalid value")
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -144,7 +145,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	spaces := workspaces{m.spaces}
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
-		JournalSize: m.Config.JournalSize, JournalBytes: m.Config.JournalBytes, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic}
+		JournalSize: m.Config.JournalSize, JournalBytes: m.Config.JournalBytes, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic,
+		Version: buildVersion(debug.ReadBuildInfo).String()}
 	if m.Config.ControlPlane {
 		cp := sandboxapi.WithWorkspaces(m.sim, spaces)
 		cp.SnapshotLimit = m.Config.MaxSnapshotBytes

@@ -77,6 +77,9 @@ type suiteState struct {
 	// tlsSubject whose client certificate it presents in TLS handshakes
 	// ("" none): the report records both.
 	auth, tlsSubject string
+	// suiteVersion and targetVersion are the versions the report records
+	// (SuiteVersion, targetVersion).
+	suiteVersion, targetVersion string
 	// setupFailure is why the run could not start (target unreachable,
 	// configuration unusable, authentication refused), empty when
 	// setupSuite succeeded; setupStep is the step that failed
@@ -195,6 +198,10 @@ func setupSuite(ctx ginkgo.SpecContext) {
 		setupFail("target %s does not answer HTTP: %v%s", c.Target, err, c.transportHint(err))
 	}
 	ginkgo.AddReportEntry("target", fmt.Sprintf("%s (GET / answered %d)", c.Target, probe.Status))
+	state.suiteVersion = SuiteVersion()
+	state.targetVersion = targetVersion(ctx, client, probe)
+	ginkgo.AddReportEntry("versions", fmt.Sprintf("suite %s; target %s", state.suiteVersion, orUnknown(state.targetVersion)))
+	fmt.Fprintf(os.Stdout, "Suite %s; target %s.\n", state.suiteVersion, orUnknown(state.targetVersion))
 	seed := ginkgo.GinkgoRandomSeed()
 	ginkgo.AddReportEntry("order", fmt.Sprintf("every check shuffled with seed %d", seed))
 	fmt.Fprintf(os.Stdout, "The checks run in an order shuffled with seed %d (--seed %d repeats it).\n", seed, seed)

@@ -126,6 +126,12 @@ type RunResult struct {
 	// certificate presented in TLS handshakes (-tls-client-cert), or "".
 	Auth                 string `json:"auth,omitempty"`
 	TLSClientCertificate string `json:"tlsClientCertificate,omitempty"`
+	// Labels is the label filter that selected the checks ("" for all).
+	Labels string `json:"labels,omitempty"`
+	// SuiteVersion is the suite's build (SuiteVersion); TargetVersion what
+	// the target says of its own, or "" when it says nothing (targetVersion).
+	SuiteVersion  string `json:"suiteVersion,omitempty"`
+	TargetVersion string `json:"targetVersion,omitempty"`
 }
 
 // fullReport is the run's captured report; when the setup failed, with the
@@ -146,6 +152,8 @@ func (s *suiteState) result() RunResult {
 	report := s.fullReport()
 	res := BuildResult(report, s.config.Target, s.setupStep, s.setupFailure)
 	res.Auth, res.TLSClientCertificate = s.auth, s.tlsSubject
+	res.Labels = report.SuiteConfig.LabelFilter
+	res.SuiteVersion, res.TargetVersion = s.suiteVersion, s.targetVersion
 	return res
 }
 
@@ -251,14 +259,16 @@ func (r RunResult) problems(c Config) []string {
 	if r.SuiteFailure != "" {
 		out = append(out, r.SuiteFailure)
 	}
-	var absent []string
-	for _, it := range r.Coverage.Items {
-		if it.Status == StatusAbsent {
-			absent = append(absent, it.Kind+" "+it.Name)
+	kinds, counts := r.Coverage.Counts()
+	absent, byKind := 0, []string{}
+	for _, k := range kinds {
+		if n := counts[k][StatusAbsent]; n > 0 {
+			absent += n
+			byKind = append(byKind, fmt.Sprintf("%d %ss", n, k))
 		}
 	}
-	if len(absent) > 0 {
-		out = append(out, fmt.Sprintf("%d items of the specification's tables are absent on the target", len(absent)))
+	if absent > 0 {
+		out = append(out, fmt.Sprintf("%d items of the specification's tables are absent on the target (%s)", absent, strings.Join(byKind, ", ")))
 	}
 	return out
 }
@@ -267,7 +277,7 @@ func (r RunResult) problems(c Config) []string {
 // skip reasons and the absent routes.
 func (r RunResult) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Conformance run against %s: ran %d, passed %d, failed %d, control refused %d, skipped %d, absent %d, not selected %d",
+	fmt.Fprintf(&b, "Conformance run against %s: checks ran %d, passed %d, failed %d, control refused %d, skipped %d, absent %d, not selected %d",
 		r.Target, r.Ran, r.Passed, r.Failed, r.ControlRefused, r.Skipped, r.Absent, r.NotSelected)
 	if r.NotRun > 0 {
 		fmt.Fprintf(&b, ", not run %d (%s)", r.NotRun, strings.TrimPrefix(notRunReason(r.SetupStep), "not run: "))

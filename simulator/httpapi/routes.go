@@ -93,8 +93,12 @@ func (s *Server) routeTable() []*Route {
 	}
 }
 
-// handleHealth answers GET /healthz.
+// handleHealth answers GET /healthz: status ok and, when the server knows
+// it, its version.
 func (s *Server) handleHealth(*http.Request) (any, error) {
+	if s.version != "" {
+		return map[string]string{"status": "ok", "version": s.version}, nil
+	}
 	return map[string]string{"status": "ok"}, nil
 }
 

@@ -108,6 +108,9 @@ type Config struct {
 	// server has one (--metrics-public); by default the token guards it as
 	// it guards the control plane.
 	MetricsPublic bool
+	// Version, when set, is the server's build, told in GET /healthz
+	// ("version") so a report can record what it ran against.
+	Version string
 }
 
 // ControlPlane is a route table served beside the contract's on the same
@@ -140,6 +143,7 @@ type Server struct {
 	log          *slog.Logger
 	metrics      *metrics.HTTP
 	adminToken   string
+	version      string
 	journal      *Journal // nil when off
 	router       *mux.Router
 	routes       []*Route
@@ -159,7 +163,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		svc: cfg.Services, ws: cfg.Workspaces, controlPlane: cfg.ControlPlane != nil, clock: cfg.Clock, log: cfg.Logger,
-		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, journal: newJournal(cfg.JournalSize, cfg.JournalBytes),
+		metrics: metrics.NewHTTP(cfg.Registry), adminToken: cfg.AdminToken, version: cfg.Version, journal: newJournal(cfg.JournalSize, cfg.JournalBytes),
 		// Paths are matched as sent: mux's cleaning would answer "/cob/." with a
 		// bodiless 301 instead of the route's error shape.
 		router: mux.NewRouter().SkipClean(true),
