@@ -124,6 +124,7 @@ func controlCob(ctx context.Context, f *framework.Framework, what, txid string, 
 // getCobAs reads GET /cob/{txid} with token, requiring 200.
 func getCobAs(ctx context.Context, f *framework.Framework, token, txid string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
+	f.Needs(ctx, "GET /cob/{txid}")
 	r := f.Do(ctx, http.MethodGet, cobPath(txid), token, nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
 	return r

@@ -214,6 +214,7 @@ func controlRefund(ctx context.Context, f *framework.Framework, what, e2e, id st
 // getRefundAs reads GET /pix/{e2eid}/devolucao/{id} with token, requiring 200.
 func getRefundAs(ctx context.Context, f *framework.Framework, token, e2e, id string) *apiclient.Response {
 	ginkgo.GinkgoHelper()
+	f.Needs(ctx, "GET /pix/{e2eid}/devolucao/{id}")
 	r := f.Do(ctx, http.MethodGet, devolucaoPath(e2e, id), token, nil, nil)
 	gomega.Expect(r).To(framework.HaveStatus(http.StatusOK))
 	return r
@@ -246,6 +247,7 @@ func advance(ctx context.Context, f *framework.Framework, d time.Duration) {
 // ginkgo.Serial).
 func awaitRefundStatus(ctx context.Context, f *framework.Framework, token, e2e, id, status string, settle bool) *apiclient.Response {
 	ginkgo.GinkgoHelper()
+	f.Needs(ctx, "GET /pix/{e2eid}/devolucao/{id}")
 	var got *apiclient.Response
 	check := func(g gomega.Gomega) {
 		r, err := f.Client.Do(ctx, http.MethodGet, devolucaoPath(e2e, id), token, nil, nil)

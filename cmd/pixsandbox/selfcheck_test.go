@@ -83,15 +83,25 @@ func TestSelfCheck(t *testing.T) {
 			union = append(union, c.labels)
 		}
 	}
+	// The runs are independent (a server each); three at a time keep both
+	// cores busy while a run waits on its clock and webhooks.
+	slots := make(chan struct{}, 3)
+	run := func(t *testing.T, fault, labels string) ([]string, int, string) {
+		t.Helper()
+		t.Parallel()
+		slots <- struct{}{}
+		defer func() { <-slots }()
+		return selfCheckRun(t, bin, dir, fault, labels)
+	}
 	t.Run("no fault", func(t *testing.T) {
-		failed, code, out := selfCheckRun(t, bin, dir, "", strings.Join(union, " || "))
+		failed, code, out := run(t, "", strings.Join(union, " || "))
 		if code != 0 || len(failed) > 0 {
 			t.Fatalf("the suite fails against the faults binary with no fault on (exit %d): %v\n%s", code, failed, out)
 		}
 	})
 	for _, c := range selfCheckFaults {
 		t.Run(c.fault, func(t *testing.T) {
-			failed, code, out := selfCheckRun(t, bin, dir, c.fault, c.labels)
+			failed, code, out := run(t, c.fault, c.labels)
 			if code != 1 {
 				t.Fatalf("pixsandbox conform exited %d against fault %s, want 1 (a failed check)\n%s", code, c.fault, out)
 			}
@@ -144,9 +154,10 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 		t.Fatal("the faults binary did not say where it listens")
 	}
 
-	junit := filepath.Join(dir, "junit-"+strings.NewReplacer(":", "-", " ", "").Replace(fault+labels)+".xml")
+	name := strings.NewReplacer(":", "-", " ", "", "|", "").Replace(fault + labels)
+	junit := filepath.Join(dir, "junit-"+name+".xml")
 	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on", "--allow-clock-moves",
-		"--labels", labels, "--junit-report", junit, "--reports-dir", filepath.Join(dir, "reports"), "--settle-timeout", "5s", "--no-color")
+		"--labels", labels, "--junit-report", junit, "--reports-dir", filepath.Join(dir, "reports-"+name), "--settle-timeout", "5s", "--no-color")
 	run.Env = cleanEnv("PIXSANDBOX_FAULTS=") // the runner itself has no fault
 	out, err := run.CombinedOutput()
 	code = run.ProcessState.ExitCode()

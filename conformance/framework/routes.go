@@ -218,14 +218,18 @@ func (f *Framework) Needs(ctx context.Context, route string) {
 // read rather than tested.
 const NeededBy = "the check reads it to judge its own route; "
 
-// presence returns what p's probe found, sending it with the check's token
-// when no check has probed the route yet.
+// presence returns what p's probe found, sending it with a fresh token of
+// the check's account when no check has probed the route yet. Fresh: a check
+// may have moved the clock past its cached token's lifetime before it reads
+// another route (f.Needs), and a probe with an expired token meets 401 on
+// the route and on the unknown path alike, which reads as absent.
 func (f *Framework) presence(ctx context.Context, p RouteProbe) RoutePresence {
 	routeMu.Lock()
 	_, known := routeFound[p.Route]
 	routeMu.Unlock()
 	token := ""
 	if !known && !p.Public && !f.opts.noIdentity {
+		f.ForgetToken()
 		token = f.Token(ctx)
 	}
 	rp, err := routePresence(ctx, f.Client, p, token)
