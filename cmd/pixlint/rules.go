@@ -137,6 +137,12 @@ var dependencyRules = []Rule{
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the suite's runner: flags, HTTP client, webhook receiver, control-plane client, labels, coverage report"},
 
+	{Pkg: "conformance/contract", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "github.com/golang-jwt/jwt/v5"},
+		Never: []string{"simulator/...", "scenarios", "cmd/...", "conformance/framework", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+		Note:  "the contract's rules as pure functions over one exchange (route table, request and response rules) and the bounded state model: the one source of the validating proxy's checks"},
+	{Pkg: "conformance/proxy", Allow: []string{"conformance/contract"},
+		Never: []string{"simulator/...", "scenarios", "cmd/...", "conformance/framework", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+		Note:  "the validating proxy (`pixsandbox proxy`): forwards traffic unchanged, judges each exchange with conformance/contract, keeps and reports the findings"},
 	{Pkg: "conformance/framework/apiclient", Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note: "the suite's HTTP client of the public API: requests, responses, JSON paths, money amounts"},
 	{Pkg: "conformance/framework/codec", Allow: []string{"conformance/framework/apiclient"}, Never: []string{"simulator/...", "scenarios", "cmd/..."},

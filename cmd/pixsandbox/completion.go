@@ -21,6 +21,7 @@ var commands = []command{
 	{name: "cert-header", summary: "print a PEM certificate URL-encoded for X-SSL-Client-Cert"},
 	{name: "conform", summary: "run the conformance suite against a target"},
 	{name: "check-receiver", summary: "check a partner's webhook receiver"},
+	{name: "proxy", summary: "forward traffic to an upstream and judge every exchange against the contract"},
 	{name: "healthcheck", summary: "exit 0 when the server answers /healthz"},
 	{name: "token", summary: "print an access token for an account"},
 	{name: "pay", summary: "pay a charge"},

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 )
 
 // TestConformDependencyAbsent: against the simulator with GET
@@ -102,13 +104,25 @@ func TestConformSeeds(t *testing.T) {
 		t.Skip("runs the suite in child processes")
 	}
 	m := startSandbox(t)
+	// The second run goes through the validating proxy (issue 30's
+	// acceptance): every check passes as it does directly, and the proxy
+	// finds nothing wrong with the sandbox's answers.
+	via, findings, stop, err := proxy.Start(m.URL(), proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
 	base := time.Now().UnixNano() % 1_000_000_000 // wall time: a new seed each run
 	for i := range int64(2) {
 		seed := base + i*7919
+		target := m.URL()
+		if i == 1 {
+			target = via
+		}
 		t.Run(strconv.FormatInt(seed, 10), func(t *testing.T) {
 			t.Parallel()
-			t.Logf("--seed %d", seed)
-			code, out, res := runConformChild(t, "--target", m.URL(), "--seed", strconv.FormatInt(seed, 10))
+			t.Logf("--seed %d, --target %s", seed, target)
+			code, out, res := runConformChild(t, "--target", target, "--seed", strconv.FormatInt(seed, 10))
 			if code != 0 || res.Failed != 0 || res.ControlRefused != 0 || res.Passed < 300 {
 				t.Errorf("seed %d: exit %d, passed %d, failed %d, control refused %d\n%s", seed, code, res.Passed, res.Failed, res.ControlRefused, out)
 			}
@@ -120,6 +134,22 @@ func TestConformSeeds(t *testing.T) {
 			if !strings.HasPrefix(res.TargetVersion, "pixsandbox ") || res.SuiteVersion == "" ||
 				!strings.Contains(out, "Suite "+res.SuiteVersion+"; target "+res.TargetVersion+".") {
 				t.Errorf("versions: suite %q, target %q\n%s", res.SuiteVersion, res.TargetVersion, out)
+			}
+			if target != via {
+				return
+			}
+			kinds := map[contract.Kind]int{}
+			for _, f := range findings() {
+				if f.Notice {
+					continue
+				}
+				kinds[f.Kind]++
+				if f.Kind == contract.KindResponse || f.Kind == contract.KindState || f.Kind == contract.KindUpstream {
+					t.Errorf("through the proxy: %s finding %s on %s %s: expected %s, seen %s", f.Kind, f.Rule, f.Method, f.Path, f.Expected, f.Seen)
+				}
+			}
+			if kinds[contract.KindRequest] == 0 {
+				t.Errorf("through the proxy: no request finding, although the suite sends invalid requests on purpose (is the proxy judging?)")
 			}
 		})
 	}

@@ -4,6 +4,7 @@
 //	pixsandbox cert-header FILE     print FILE's PEM URL-encoded for X-SSL-Client-Cert
 //	pixsandbox conform [flags]      run the conformance suite against a target
 //	pixsandbox check-receiver ...   check a partner's webhook receiver
+//	pixsandbox proxy --upstream URL validate traffic: forward it and judge each exchange
 //	pixsandbox token|pay|clock|trigger|webhooks|reset|requests|listen|workspace ...
 //	                                drive a running simulator (see pixsandbox help)
 package main
@@ -55,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return conform(args[1:], stdout, stderr)
 	case "check-receiver":
 		return checkReceiver(args[1:], stdout, stderr)
+	case "proxy":
+		return proxyCmd(args[1:], stdout, stderr)
 	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
@@ -70,6 +73,7 @@ Usage:
   pixsandbox cert-header F           print the PEM certificate in file F URL-encoded for X-SSL-Client-Cert
   pixsandbox conform [flags]         run the conformance suite against a target (--target, credentials, --labels)
   pixsandbox check-receiver --url U  send a partner's webhook receiver the spec's payloads and the hard cases
+  pixsandbox proxy --upstream U      forward traffic to U unchanged and judge every exchange against the contract
   pixsandbox token [flags]           print an access token for an account of a running simulator
   pixsandbox pay [flags]             pay a charge by pixCode, txid or transactionId
   pixsandbox clock show|advance|set  read or move the simulation clock

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy"
+)
+
+const proxyUsage = `Usage:
+  pixsandbox proxy --upstream URL [--addr 127.0.0.1:8090] [--client-cert F --client-key F] [--ca F]
+                   [--json FILE] [--junit FILE] [--fail-on none|response|state|request]
+
+Puts a validating proxy between a client and the PIX API at --upstream: every
+request goes to the upstream unchanged and its answer comes back unchanged,
+and each exchange is judged against the contract: response findings (the
+upstream broke the contract), state findings (an answer contradicts earlier
+ones) and request findings (the client broke it). One line per finding goes
+to standard error as it happens; GET /_proxy/findings on the proxy serves them
+live. An upstream that does not answer gets the client a 502 in the minimal
+error shape. On SIGINT or SIGTERM the proxy writes --json and --junit, prints
+a summary and exits 1 when a finding at or above --fail-on was seen (state,
+the default: a response or state finding; response: response findings only;
+request: any finding; none: never), else 0; 2 on bad usage.
+
+  pixsandbox proxy --upstream http://127.0.0.1:8080        # then use http://127.0.0.1:8090
+  pixsandbox conform --target http://127.0.0.1:8090        # the suite's traffic, judged
+
+Each flag also reads an environment variable named after it (docs/cli.md);
+flags win. The rules, the state model's bounds and what is not built yet:
+docs/proxy.md.
+
+Flags:
+`
+
+// proxyEnvPrefix prefixes the proxy's variables: --fail-on reads
+// PIXSANDBOX_PROXY_FAIL_ON (the proxy's --addr and --json mean other things
+// than serve's and the driving commands').
+const proxyEnvPrefix = "PIXSANDBOX_PROXY_"
+
+// proxyCmd is `pixsandbox proxy`: it runs until SIGINT or SIGTERM.
+func proxyCmd(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runProxy(ctx, args, stdout, stderr, os.LookupEnv)
+}
+
+// proxyFlags are the parsed flags of `pixsandbox proxy`.
+type proxyFlags struct {
+	opts              proxy.Options
+	addr, json, junit string
+	failOn            string
+}
+
+func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*proxyFlags, error) {
+	fs := flag.NewFlagSet("pixsandbox proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	env := func(name, def string) string {
+		if v, ok := lookup(proxyEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); ok {
+			return v
+		}
+		return def
+	}
+	envInt := func(name string, def int) int {
+		if n, err := strconv.Atoi(env(name, "")); err == nil {
+			return n
+		}
+		return def
+	}
+	pf := &proxyFlags{}
+	fs.StringVar(&pf.opts.Upstream, "upstream", env("upstream", ""), "base URL of the PIX API implementation every request is forwarded to (required)")
+	fs.StringVar(&pf.addr, "addr", env("addr", "127.0.0.1:8090"), "listen address of the proxy (host:port; port 0 picks a free one)")
+	fs.StringVar(&pf.opts.ClientCert, "client-cert", env("client-cert", ""), "PEM client certificate presented to the upstream in the TLS handshake (mutual TLS)")
+	fs.StringVar(&pf.opts.ClientKey, "client-key", env("client-key", ""), "PEM private key of --client-cert")
+	fs.StringVar(&pf.opts.CA, "ca", env("ca", ""), "PEM bundle of the authorities trusted for the upstream's server certificate, besides the system's")
+	fs.StringVar(&pf.json, "json", env("json", ""), "write the JSON report (summary, rules, findings) to this file on exit")
+	fs.StringVar(&pf.junit, "junit", env("junit", ""), "write a JUnit XML report (one test case per rule) to this file on exit")
+	fs.StringVar(&pf.failOn, "fail-on", env("fail-on", "state"), "exit 1 when a finding at or above this kind was seen: none, response, state or request")
+	fs.IntVar(&pf.opts.MaxFindings, "max-findings", envInt("max-findings", proxy.DefaultMaxFindings), "findings kept in full (the latest); all are counted")
+	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", contract.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.Usage = func() {} // a usage error is one line and a hint; -h prints the usage
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, proxyUsage)
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case pf.opts.Upstream == "":
+		return nil, errors.New("--upstream is required: the base URL of the PIX API to forward to")
+	}
+	if err := proxy.CheckUpstream(pf.opts.Upstream); err != nil {
+		return nil, err
+	}
+	if (pf.opts.ClientCert == "") != (pf.opts.ClientKey == "") {
+		return nil, errors.New("--client-cert and --client-key go together: give both or neither")
+	}
+	if _, err := failThreshold(pf.failOn); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+// failThreshold parses --fail-on: the lowest kind that fails the run, or ""
+// for none.
+func failThreshold(s string) (contract.Kind, error) {
+	switch s {
+	case "none":
+		return "", nil
+	case "response":
+		return contract.KindResponse, nil
+	case "state":
+		return contract.KindState, nil
+	case "request":
+		return contract.KindRequest, nil
+	}
+	return "", fmt.Errorf("--fail-on %q: want none, response, state or request", s)
+}
+
+// runProxy runs the proxy until ctx ends, then writes the reports and the
+// summary. Exit 0, 1 (findings at or above --fail-on, or a failure) or 2.
+func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	pf, err := parseProxyFlags(args, stderr, lookup)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n%s", err, usageHint("proxy"))
+		return 2
+	}
+	pf.opts.Log = stderr
+	srv, err := proxy.Listen(pf.addr, pf.opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "pixsandbox proxy: %s -> %s (findings at %s%s; Ctrl-C ends the run)\n", srv.URL, srv.Upstream(), srv.URL, proxy.FindingsPath)
+	<-ctx.Done()
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	code := 0
+	if err := srv.Shutdown(shutdown); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox proxy: shutdown: %v\n", err)
+		code = 1
+	}
+	if err := writeProxyReports(srv.Proxy, pf); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n", err)
+		code = 1
+	}
+	srv.WriteSummary(stdout)
+	threshold, _ := failThreshold(pf.failOn)
+	if n := srv.Counts().AtOrAbove(threshold); threshold != "" && n > 0 {
+		fmt.Fprintf(stdout, "FAIL: %d findings at or above --fail-on %s\n", n, pf.failOn)
+		return 1
+	}
+	return code
+}
+
+func writeProxyReports(p *proxy.Proxy, pf *proxyFlags) error {
+	write := func(path string, fn func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+	return errors.Join(write(pf.json, p.WriteJSON), write(pf.junit, p.WriteJUnit))
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// bannerWriter hands the first line written (the proxy's banner) to a
+// channel and keeps everything.
+type bannerWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	banner chan string
+	sent   bool
+}
+
+func (b *bannerWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if line, _, ok := strings.Cut(b.buf.String(), "\n"); ok && !b.sent {
+		b.sent = true
+		b.banner <- line
+	}
+	return len(p), nil
+}
+
+func (b *bannerWriter) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// dupUpstream accepts every cash-out with a new transaction id: a duplicate
+// externalId accepted, a state finding.
+func dupUpstream(t *testing.T) *httptest.Server {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, `{"transactionId":"6f1c1f3e-1b7a-4c1e-9d2a-%012d","externalId":"dup-1","status":"PENDING","generateTime":"2026-03-02T12:00:00Z"}`, n.Add(1))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// runProxyFor runs `pixsandbox proxy` with args, sends two cash-outs with one
+// externalId through it, stops it as SIGINT would, and returns its exit code
+// and outputs.
+func runProxyFor(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &bannerWriter{banner: make(chan string, 1)}
+	var errb bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code := make(chan int, 1)
+	go func() { code <- runProxy(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), out, &errb, lookup) }()
+	var banner string
+	select {
+	case banner = <-out.banner:
+	case c := <-code:
+		t.Fatalf("the proxy exited %d before listening: %s", c, errb.String())
+	}
+	url := strings.Fields(strings.TrimPrefix(banner, "pixsandbox proxy: "))[0]
+	body := `{"value":10.50,"externalId":"dup-1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`
+	for range 2 {
+		resp, err := http.Post(url+"/api/pix/cash-out", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	cancel()
+	return <-code, out.String(), errb.String()
+}
+
+// TestProxyCmd_FailOn: a run that saw a state finding (and request
+// findings: no bearer token) exits 1 under --fail-on state (the default) or
+// request, and 0 under response or none; PIXSANDBOX_PROXY_FAIL_ON sets the
+// default; the reports are written on exit and the summary printed.
+func TestProxyCmd_FailOn(t *testing.T) {
+	up := dupUpstream(t)
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+	}{
+		{"default", nil, nil, 1},
+		{"state", nil, []string{"--fail-on", "state"}, 1},
+		{"request", nil, []string{"--fail-on", "request"}, 1},
+		{"response", nil, []string{"--fail-on", "response"}, 0},
+		{"none", nil, []string{"--fail-on", "none"}, 0},
+		{"from the environment", map[string]string{"PIXSANDBOX_PROXY_FAIL_ON": "none"}, nil, 0},
+		{"the flag over the environment", map[string]string{"PIXSANDBOX_PROXY_FAIL_ON": "none"}, []string{"--fail-on", "state"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jsonPath, junitPath := filepath.Join(dir, tt.name+".json"), filepath.Join(dir, tt.name+".xml")
+			args := append([]string{"--upstream", up.URL, "--json", jsonPath, "--junit", junitPath}, tt.args...)
+			code, stdout, stderr := runProxyFor(t, tt.env, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "[state] state.external-id-duplicate #2") || !strings.Contains(stderr, "[request] req.authorization-missing") {
+				t.Errorf("stderr lacks the finding lines:\n%s", stderr)
+			}
+			if !strings.Contains(stdout, "2 exchanges") || !strings.Contains(stdout, "1 state") {
+				t.Errorf("stdout lacks the summary:\n%s", stdout)
+			}
+			var rep struct {
+				Counts struct{ State int } `json:"counts"`
+			}
+			b, err := os.ReadFile(jsonPath)
+			if err != nil || json.Unmarshal(b, &rep) != nil || rep.Counts.State != 1 {
+				t.Errorf("JSON report: %v %s", err, b)
+			}
+			if x, err := os.ReadFile(junitPath); err != nil || !bytes.Contains(x, []byte(`<failure message="1 findings`)) {
+				t.Errorf("JUnit report: %v %s", err, x)
+			}
+		})
+	}
+}
+
+// TestProxyCmd_Usage: bad usage is exit 2 with one line and the hint.
+func TestProxyCmd_Usage(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"--upstream", "ftp://x"}, {"--upstream", "http://x", "--fail-on", "always"},
+		{"--upstream", "http://x", "--client-cert", "c.pem"}, {"--upstream", "http://x", "extra"}, {"--nope"},
+	} {
+		var out, errb bytes.Buffer
+		code := runProxy(context.Background(), args, &out, &errb, func(string) (string, bool) { return "", false })
+		lines := strings.Split(strings.TrimRight(errb.String(), "\n"), "\n")
+		if code != 2 || len(lines) != 2 || !strings.HasPrefix(lines[0], "pixsandbox proxy: ") || !strings.Contains(lines[1], "pixsandbox proxy -h") {
+			t.Errorf("%v: exit %d, stderr %q: want 2, one line and the hint", args, code, errb.String())
+		}
+	}
+}

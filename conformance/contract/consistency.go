@@ -1,0 +1,143 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+)
+
+// consistency applies the rules that tie a success body to the request or to
+// itself (resp.echo, resp.consistent), per route.
+func consistency(ex *Exchange, rt *Route, v any) []Finding {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	req, _ := ex.reqValue()
+	_, params := Match(ex.Method, ex.Path)
+	c := &consistencyCheck{ex: ex, rt: rt, resp: obj}
+	switch rt.Name {
+	case "balance.bacen":
+		if data, ok := obj["data"].([]any); ok && len(data) != 1 {
+			c.inconsistent(resBalance, "data", "exactly one item", fmt.Sprintf("%d items", len(data)))
+		}
+	case "transfer.create":
+		c.echoMoney(secDict, "payment.amount", req, "payment.amount")
+	case "cashout.create":
+		c.echoString(resCashOut, "externalId", req, "externalId")
+	case "cashin.create":
+		c.echoString(resCashIn, "externalId", req, "transaction.externalId")
+		c.qrCodeImage(req)
+	case "cob.put", "cob.get", "cob.patch":
+		c.cob(params["txid"], req)
+	case "refund.put", "refund.get":
+		c.echoValue(resRefund, "id", params["id"])
+		if rt.Name == "refund.put" {
+			c.echoMoney(resRefund, "valor", req, "valor")
+		}
+	case "refundin.create":
+		c.echoMoney(resRefundIn, "refundValue", req, "refundValue")
+		c.echoString(resRefundIn, "externalId", req, "externalId")
+	case "transactions.list", "transactions.bykey":
+		c.movementTypes()
+	}
+	return c.out
+}
+
+type consistencyCheck struct {
+	ex   *Exchange
+	rt   *Route
+	resp map[string]any
+	out  []Finding
+}
+
+func (c *consistencyCheck) add(id, sec, field, expected, seen, msg string) {
+	f := newFinding(id, c.ex, sec)
+	f.Field, f.Expected, f.Seen, f.Message = field, expected, seen, msg
+	c.out = append(c.out, f)
+}
+
+func (c *consistencyCheck) inconsistent(sec, field, expected, seen string) {
+	c.add("resp.consistent", sec, field, expected, seen, fmt.Sprintf("%s is %s, want %s", field, seen, expected))
+}
+
+// echoValue checks that the response's field equals want (when want is set
+// and the field is a string).
+func (c *consistencyCheck) echoValue(sec, field, want string) {
+	got, ok := apiclient.Lookup(c.resp, field)
+	s, isStr := got.(string)
+	if want == "" || !ok || !isStr || s == want {
+		return
+	}
+	c.add("resp.echo", sec, field, fmt.Sprintf("%q (the request's)", want), fmt.Sprintf("%q", s),
+		fmt.Sprintf("%s is %q, not the request's %q", field, s, want))
+}
+
+// echoString checks that field echoes the request's string at reqPath.
+func (c *consistencyCheck) echoString(sec, field string, req any, reqPath string) {
+	w, ok := apiclient.Lookup(req, reqPath)
+	if s, isStr := w.(string); ok && isStr {
+		c.echoValue(sec, field, s)
+	}
+}
+
+// echoMoney checks that the money at field equals the request's at reqPath.
+func (c *consistencyCheck) echoMoney(sec, field string, req any, reqPath string) {
+	w, ok1 := apiclient.Lookup(req, reqPath)
+	g, ok2 := apiclient.Lookup(c.resp, field)
+	if !ok1 || !ok2 {
+		return
+	}
+	wc, err1 := apiclient.Cents(w)
+	gc, err2 := apiclient.Cents(g)
+	if err1 != nil || err2 != nil || wc == gc {
+		return
+	}
+	c.add("resp.echo", sec, field, apiclient.FormatCents(wc)+" (the request's)", apiclient.FormatCents(gc),
+		fmt.Sprintf("%s is %s, not the request's %s", field, apiclient.FormatCents(gc), apiclient.FormatCents(wc)))
+}
+
+// qrCodeImage: "present only when generateQrCode is true".
+func (c *consistencyCheck) qrCodeImage(req any) {
+	gen, _ := apiclient.Lookup(req, "transaction.generateQrCode")
+	_, present := c.resp["qrCodeImage"]
+	switch {
+	case gen == true && !present:
+		c.inconsistent(resCashIn, "qrCodeImage", "present (generateQrCode is true)", "absent")
+	case gen != true && present:
+		c.inconsistent(resCashIn, "qrCodeImage", "absent (generateQrCode is not true)", "present")
+	}
+}
+
+func (c *consistencyCheck) cob(txid string, req any) {
+	c.echoValue(resCob, "txid", txid)
+	if loc, ok := apiclient.Lookup(c.resp, "loc.location"); ok {
+		if l, ok := c.resp["location"]; ok && l != loc {
+			c.inconsistent(resCob, "location", fmt.Sprintf("loc.location (%s)", render(loc)), render(l))
+		}
+	}
+	if c.rt.Name != "cob.put" {
+		return
+	}
+	if r, ok := c.resp["revisao"].(json.Number); ok && !apiclient.SameNumber(string(r), "0") {
+		c.inconsistent(resCob, "revisao", "0 at creation", string(r))
+	}
+	c.echoMoney(resCob, "valor.original", req, "valor.original")
+}
+
+// movementType per operationType ("GET /api/transactions", display mapping).
+var movementOf = map[string]string{"Pix in": "CREDIT", "Refund out": "CREDIT", "Pix out": "DEBIT", "Refund in": "DEBIT"}
+
+func (c *consistencyCheck) movementTypes() {
+	data, _ := c.resp["data"].([]any)
+	for i, it := range data {
+		item, _ := it.(map[string]any)
+		op, _ := item["operationType"].(string)
+		mv, _ := item["movementType"].(string)
+		if want, ok := movementOf[op]; ok && mv != "" && mv != want {
+			c.add("resp.consistent", "Endpoints > GET /api/transactions (display mapping)", fmt.Sprintf("data[%d].movementType", i),
+				want+" (operationType "+op+")", mv, fmt.Sprintf("data[%d] is %s with movementType %s, want %s", i, op, mv, want))
+		}
+	}
+}

@@ -1,0 +1,372 @@
+package contract
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
+	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
+)
+
+// jtype is a set of JSON types a field may have.
+type jtype uint8
+
+const (
+	tString jtype = 1 << iota
+	tNumber
+	tBool
+	tObject
+	tArray
+	tNull
+)
+
+func (t jtype) String() string {
+	var names []string
+	for _, n := range []struct {
+		t    jtype
+		name string
+	}{{tString, "string"}, {tNumber, "number"}, {tBool, "boolean"}, {tObject, "object"}, {tArray, "array"}, {tNull, "null"}} {
+		if t&n.t != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+// typeOf returns the JSON type of a decoded value.
+func typeOf(v any) jtype {
+	switch v.(type) {
+	case nil:
+		return tNull
+	case string:
+		return tString
+	case json.Number:
+		return tNumber
+	case bool:
+		return tBool
+	case map[string]any:
+		return tObject
+	case []any:
+		return tArray
+	}
+	return 0
+}
+
+// format is a rule on a value beyond its JSON type.
+type format uint8
+
+const (
+	fNone        format = iota
+	fMoneyNumber        // JSON number, at most 2 decimals ("Number conventions": standard routes)
+	fMoneyString        // string, decimal with exactly 2 decimals (Central Bank charge and refund routes)
+	fDate               // ISO 8601 date or date-time
+	fUUID               // any UUID, 8-4-4-4-12 hex
+	fUUIDv4             // a UUID of version 4
+	fE2E                // end-to-end id: E or D followed by 31 alphanumerics (32 characters)
+	fAlnum32            // exactly 32 alphanumerics (rtrId; the e2eid of the refund route)
+	fTxid               // 26 to 35 alphanumerics
+	fJWT                // a compact JWT
+	fBRCode             // an EMV BR Code
+	fBase64             // standard base64
+	fDocument           // CPF (11 digits) or CNPJ (14 digits)
+	fCPF                // 11 digits
+	fCNPJ               // 14 digits
+	fHTTPS              // an https:// URL
+	fInteger            // a whole number (query parameters)
+)
+
+var (
+	reUUID      = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	reUUIDv4    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
+	reE2E       = regexp.MustCompile(`^[ED][0-9A-Za-z]{31}$`)
+	reAlnum32   = regexp.MustCompile(`^[0-9A-Za-z]{32}$`)
+	reTxid      = regexp.MustCompile(`^[0-9A-Za-z]{26,35}$`)
+	reMoney2    = regexp.MustCompile(`^[0-9]+\.[0-9]{2}$`)
+	reDigits    = regexp.MustCompile(`^[0-9]+$`)
+	reInteger   = regexp.MustCompile(`^-?[0-9]+$`)
+	formatNames = map[format]string{
+		fMoneyNumber: "a JSON number with at most 2 decimals", fMoneyString: "a decimal string with exactly 2 decimals",
+		fDate: "an ISO 8601 date or date-time", fUUID: "a UUID", fUUIDv4: "a UUID v4",
+		fE2E: "an end-to-end id (E or D followed by 31 letters or digits)", fAlnum32: "32 letters or digits",
+		fTxid: "26 to 35 letters or digits", fJWT: "a JWT (three base64url parts)", fBRCode: "an EMV BR Code",
+		fBase64: "base64", fDocument: "a CPF (11 digits) or CNPJ (14 digits)", fCPF: "a CPF of 11 digits",
+		fCNPJ: "a CNPJ of 14 digits", fHTTPS: "an https:// URL", fInteger: "a whole number",
+	}
+)
+
+// field is one row of a resource or body table.
+type field struct {
+	path     string // dotted, "[]" iterates an array: "data[].balanceAmount.available"
+	typ      jtype
+	required bool
+	format   format
+	enum     []string // allowed values (strings, or decimal text of numbers)
+	maxLen   int      // in characters
+	min, max string   // bounds of a number (decimal text)
+	// clock marks an instant at or before the answer (a creation time, the
+	// moment of a read): a lower bound of the upstream's clock.
+	clock   bool
+	section string // the contract section, when not the route's resource
+}
+
+// issue is one problem of a value; rule is the id without its side ("field-type").
+type issue struct {
+	rule, field, expected, seen, message string
+	section                              string
+}
+
+// walk calls fn for every location path names in v: the concrete path, the
+// value and whether it is present. An absent or null parent stops the walk:
+// the parent's own row reports it.
+func walk(v any, path string, fn func(at string, val any, present bool)) {
+	walkSegs(v, strings.Split(path, "."), "", fn)
+}
+
+func walkSegs(v any, segs []string, at string, fn func(string, any, bool)) {
+	seg, iter := strings.CutSuffix(segs[0], "[]")
+	cur, here := v, at
+	if seg != "" {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		here = join(at, seg)
+		val, present := obj[seg]
+		if !present {
+			if len(segs) == 1 && !iter {
+				fn(here, nil, false)
+			}
+			return
+		}
+		cur = val
+	}
+	if !iter {
+		if len(segs) == 1 {
+			fn(here, cur, true)
+			return
+		}
+		walkSegs(cur, segs[1:], here, fn)
+		return
+	}
+	arr, ok := cur.([]any)
+	if !ok {
+		return
+	}
+	for i, item := range arr {
+		p := here + "[" + strconv.Itoa(i) + "]"
+		if len(segs) == 1 {
+			fn(p, item, true)
+			continue
+		}
+		walkSegs(item, segs[1:], p, fn)
+	}
+}
+
+func join(at, seg string) string {
+	if at == "" {
+		return seg
+	}
+	return at + "." + seg
+}
+
+// check returns the problems of the value(s) at f.path in v.
+func (f field) check(v any) []issue {
+	var out []issue
+	walk(v, f.path, func(at string, val any, present bool) {
+		out = append(out, f.checkValue(at, val, present)...)
+	})
+	return out
+}
+
+func (f field) checkValue(at string, val any, present bool) []issue {
+	if !present {
+		if f.required {
+			return []issue{{rule: "field-missing", field: at, expected: f.typ.String(), seen: "absent", message: at + " is absent", section: f.section}}
+		}
+		return nil
+	}
+	t := typeOf(val)
+	if t == tNull && f.typ&tNull != 0 {
+		return nil
+	}
+	if t&f.typ == 0 {
+		return []issue{{rule: "field-type", field: at, expected: f.typ.String(), seen: render(val),
+			message: fmt.Sprintf("%s is %s, not %s", at, t, f.typ), section: f.section}}
+	}
+	var out []issue
+	if is := f.checkFormat(at, val); is != nil {
+		out = append(out, *is)
+	}
+	if is := f.checkAllowed(at, val); is != nil {
+		out = append(out, *is)
+	}
+	return out
+}
+
+// formatRule is the rule (without side) a broken format reports under.
+func formatRule(fm format) string {
+	switch fm {
+	case fMoneyNumber, fMoneyString:
+		return "money-format"
+	case fDate:
+		return "date-format"
+	case fBRCode:
+		return "brcode"
+	case fBase64, fDocument, fCPF, fCNPJ, fHTTPS, fInteger:
+		return "value-allowed"
+	}
+	return "id-format"
+}
+
+func (f field) checkFormat(at string, val any) *issue {
+	if f.format == fNone {
+		return nil
+	}
+	text, _ := val.(string)
+	if n, ok := val.(json.Number); ok {
+		text = string(n)
+	}
+	ok, detail := formatOK(f.format, val, text)
+	if ok {
+		return nil
+	}
+	msg := fmt.Sprintf("%s is %s, not %s", at, render(val), formatNames[f.format])
+	if detail != "" {
+		msg += ": " + detail
+	}
+	return &issue{rule: formatRule(f.format), field: at, expected: formatNames[f.format], seen: render(val), message: msg, section: f.section}
+}
+
+// formatOK reports whether val (whose text is text) has format fm, and why not.
+func formatOK(fm format, val any, text string) (bool, string) {
+	_, isNum := val.(json.Number)
+	if re, ok := formatPatterns[fm]; ok {
+		return !isNum && re.MatchString(text), ""
+	}
+	switch fm {
+	case fMoneyNumber:
+		return isNum && apiclient.Decimal2.MatchString(text) && !strings.HasPrefix(text, "-"), ""
+	case fMoneyString:
+		return !isNum && reMoney2.MatchString(text), ""
+	case fDate:
+		_, err := apiclient.ParseISO8601(text)
+		return err == nil, ""
+	case fJWT:
+		_, _, err := jwt.NewParser().ParseUnverified(text, jwt.MapClaims{})
+		return err == nil, ""
+	case fBRCode:
+		p := codec.BRCodeProblems(text)
+		return len(p) == 0, strings.Join(p, "; ")
+	case fBase64:
+		_, err := base64.StdEncoding.DecodeString(text)
+		return err == nil && text != "", ""
+	case fDocument:
+		return reDigits.MatchString(text) && (len(text) == 11 || len(text) == 14), ""
+	case fHTTPS:
+		return strings.HasPrefix(strings.ToLower(text), "https://") && len(text) > len("https://"), ""
+	case fInteger:
+		return reInteger.MatchString(text), ""
+	}
+	return true, ""
+}
+
+// formatPatterns are the formats a regular expression decides.
+var formatPatterns = map[format]*regexp.Regexp{
+	fUUID: reUUID, fUUIDv4: reUUIDv4, fE2E: reE2E, fAlnum32: reAlnum32, fTxid: reTxid,
+	fCPF: regexp.MustCompile(`^[0-9]{11}$`), fCNPJ: regexp.MustCompile(`^[0-9]{14}$`),
+}
+
+func (f field) checkAllowed(at string, val any) *issue {
+	fail := func(expected string) *issue {
+		return &issue{rule: "value-allowed", field: at, expected: expected, seen: render(val),
+			message: fmt.Sprintf("%s is %s, want %s", at, render(val), expected), section: f.section}
+	}
+	switch x := val.(type) {
+	case string:
+		if len(f.enum) > 0 && !slices.Contains(f.enum, x) {
+			return fail("one of " + strings.Join(f.enum, ", "))
+		}
+		if f.maxLen > 0 && utf8.RuneCountInString(x) > f.maxLen {
+			return fail(fmt.Sprintf("at most %d characters (it has %d)", f.maxLen, utf8.RuneCountInString(x)))
+		}
+	case json.Number:
+		if len(f.enum) > 0 && !slices.ContainsFunc(f.enum, func(e string) bool { return apiclient.SameNumber(e, string(x)) }) {
+			return fail(strings.Join(f.enum, " or "))
+		}
+		if !inRange(string(x), f.min, f.max) {
+			return fail(rangeText(f.min, f.max))
+		}
+	case []any:
+		if f.maxLen > 0 && len(x) > f.maxLen {
+			return fail(fmt.Sprintf("at most %d items (it has %d)", f.maxLen, len(x)))
+		}
+	case map[string]any:
+		if f.maxLen > 0 && len(x) > f.maxLen {
+			return fail(fmt.Sprintf("at most %d keys (it has %d)", f.maxLen, len(x)))
+		}
+	}
+	return nil
+}
+
+// inRange reports whether the decimal text n lies within [min, max] (an
+// empty bound is open).
+func inRange(n, min, max string) bool {
+	v, ok := new(big.Rat).SetString(n)
+	if !ok {
+		return true // not a plain number: the format rules say so
+	}
+	if lo, ok := new(big.Rat).SetString(min); min != "" && ok && v.Cmp(lo) < 0 {
+		return false
+	}
+	if hi, ok := new(big.Rat).SetString(max); max != "" && ok && v.Cmp(hi) > 0 {
+		return false
+	}
+	return true
+}
+
+func rangeText(min, max string) string {
+	switch {
+	case min != "" && max != "":
+		return "from " + min + " to " + max
+	case min != "":
+		return "at least " + min
+	}
+	return "at most " + max
+}
+
+// checkFields applies rows to v and returns the problems found.
+func checkFields(rows []field, v any) []issue {
+	var out []issue
+	for _, f := range rows {
+		out = append(out, f.check(v)...)
+	}
+	return out
+}
+
+// clockValues returns the instants of v that rows mark as clock readings.
+func clockValues(rows []field, v any) []time.Time {
+	var out []time.Time
+	for _, f := range rows {
+		if !f.clock {
+			continue
+		}
+		walk(v, f.path, func(_ string, val any, present bool) {
+			if s, ok := val.(string); ok && present {
+				if t, err := apiclient.ParseISO8601(s); err == nil {
+					out = append(out, t)
+				}
+			}
+		})
+	}
+	return out
+}

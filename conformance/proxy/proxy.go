@@ -1,0 +1,456 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
+)
+
+const (
+	// BodyLimit is the largest body the proxy judges; a longer one streams
+	// through unjudged, with a notice.
+	BodyLimit = 1 << 20
+	// DefaultCaptureBudget bounds the bytes of bodies held for judging at
+	// once, over all exchanges in flight.
+	DefaultCaptureBudget = 64 << 20
+	// FindingsPath is served by the proxy itself, never forwarded.
+	FindingsPath = "/_proxy/findings"
+)
+
+// Options configure a Proxy.
+type Options struct {
+	// Upstream is the base URL every request is forwarded to.
+	Upstream string
+	// Transport carries the forwarded requests; nil means a clone of
+	// http.DefaultTransport without transparent compression, with the
+	// client certificate and authorities below.
+	Transport http.RoundTripper
+	// ClientCert and ClientKey are PEM files of a client certificate
+	// presented to the upstream (mutual TLS); CA is a PEM bundle trusted for
+	// the upstream's certificate besides the system's.
+	ClientCert, ClientKey, CA string
+	// Log receives one line per finding as it happens (nil: none).
+	Log io.Writer
+	// MaxFindings is how many findings are kept in full (DefaultMaxFindings).
+	MaxFindings int
+	// Bounds bound the state model (contract.DefaultBounds).
+	Bounds contract.Bounds
+	// CaptureBudget bounds the body bytes held at once (DefaultCaptureBudget).
+	CaptureBudget int64
+}
+
+// Proxy forwards requests to the upstream unchanged and judges every
+// exchange. It is an http.Handler.
+type Proxy struct {
+	upstream *url.URL
+	rp       *httputil.ReverseProxy
+	model    *contract.Model
+	store    *store
+	bounds   contract.Bounds
+
+	logMu sync.Mutex
+	log   io.Writer
+
+	seq     atomic.Uint64
+	budget  atomic.Int64
+	pending inflight
+	stats   stats
+	started time.Time
+}
+
+// stats counts the exchanges.
+type stats struct {
+	exchanges, contract, other, unreachable atomic.Int64
+}
+
+// New returns a proxy to o.Upstream.
+func New(o Options) (*Proxy, error) {
+	u, err := parseUpstream(o.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	t := o.Transport
+	if t == nil {
+		if t, err = transport(o); err != nil {
+			return nil, err
+		}
+	}
+	if o.CaptureBudget <= 0 {
+		o.CaptureBudget = DefaultCaptureBudget
+	}
+	if o.Bounds.Keys <= 0 {
+		o.Bounds.Keys = contract.DefaultBounds.Keys
+	}
+	if o.Bounds.Accounts <= 0 {
+		o.Bounds.Accounts = contract.DefaultBounds.Accounts
+	}
+	p := &Proxy{upstream: u, model: contract.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
+		log: o.Log, started: time.Now()} // wall clock: the report's start
+	p.budget.Store(o.CaptureBudget)
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      t,
+		FlushInterval:  -1, // write each piece of the answer as it comes
+		ModifyResponse: p.capture,
+		ErrorHandler:   p.upstreamError,
+		ErrorLog:       log.New(io.Discard, "", 0), // failures become findings
+	}
+	return p, nil
+}
+
+// CheckUpstream reports whether s can be an upstream: an http:// or
+// https:// base URL with a host and no query or fragment.
+func CheckUpstream(s string) error {
+	_, err := parseUpstream(s)
+	return err
+}
+
+func parseUpstream(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("--upstream %q: %w", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--upstream %q: want an http:// or https:// URL with a host", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("--upstream %q: a base URL takes no query or fragment", s)
+	}
+	return u, nil
+}
+
+// transport is a clone of http.DefaultTransport that leaves Accept-Encoding
+// to the client (so bodies pass as the upstream encoded them), with o's
+// client certificate and authorities.
+func transport(o Options) (*http.Transport, error) {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 256
+	if (o.ClientCert == "") != (o.ClientKey == "") {
+		return nil, errors.New("--client-cert and --client-key go together: give both or neither")
+	}
+	if o.ClientCert == "" && o.CA == "" {
+		return t, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.ClientCert != "" {
+		pair, err := tls.LoadX509KeyPair(o.ClientCert, o.ClientKey)
+		if err != nil {
+			return nil, fmt.Errorf("--client-cert %s / --client-key %s: %w", o.ClientCert, o.ClientKey, err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	if o.CA != "" {
+		pem, err := os.ReadFile(o.CA)
+		if err != nil {
+			return nil, fmt.Errorf("--ca: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca %s: no PEM certificate in it", o.CA)
+		}
+		cfg.RootCAs = pool
+	}
+	t.TLSClientConfig = cfg
+	return t, nil
+}
+
+// Upstream returns the upstream's base URL.
+func (p *Proxy) Upstream() string { return p.upstream.String() }
+
+// rewrite sends the request to the upstream as it came: only the scheme,
+// host and Host header change; the X-Forwarded-* headers httputil removes
+// are put back as the client sent them (none are added).
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(p.upstream)
+	for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok {
+			pr.Out.Header[h] = v
+		}
+	}
+}
+
+type exchangeKey struct{}
+
+// exchange is an exchange in flight with what the proxy holds for it.
+type exchange struct {
+	contract.Exchange
+	reserved    int64
+	resp        *captureBody
+	upstreamErr error
+	clientGone  bool
+	switched    bool // 101 Switching Protocols: passed through, not judged
+	bodyFailed  bool // the client's body broke off: a failure then is not the upstream's
+}
+
+// ServeHTTP forwards the request and judges the exchange once the answer has
+// been copied to the client.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_proxy/") {
+		p.serveOwn(w, r)
+		return
+	}
+	p.pending.add()
+	ex := &exchange{Exchange: contract.Exchange{
+		Seq: p.seq.Add(1), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
+		ReqHeader: r.Header.Clone(), Start: time.Now(), // wall clock: orders the state model's observations
+	}}
+	defer func() {
+		p.finish(ex)
+		p.pending.done()
+	}()
+	p.captureRequest(r, ex)
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+}
+
+func exchangeOf(r *http.Request) *exchange {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+// reserve takes n bytes from the capture budget, or reports that it cannot.
+func (p *Proxy) reserve(ex *exchange, n int64) bool {
+	for {
+		cur := p.budget.Load()
+		if cur < n {
+			return false
+		}
+		if p.budget.CompareAndSwap(cur, cur-n) {
+			ex.reserved += n
+			return true
+		}
+	}
+}
+
+// captureRequest reads the request body (up to BodyLimit, within the
+// budget) so it can be judged, and gives the transport the same bytes: the
+// body read, then whatever was not.
+func (p *Proxy) captureRequest(r *http.Request, ex *exchange) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	if r.ContentLength > BodyLimit {
+		ex.ReqUnjudged = "the body is over 1 MiB"
+		return
+	}
+	if r.ContentLength >= 0 {
+		p.captureKnownLength(r, ex)
+		return
+	}
+	var buf []byte
+	chunk := make([]byte, 32<<10)
+	var readErr error
+	for {
+		if len(buf) > BodyLimit {
+			ex.ReqUnjudged = "the body is over 1 MiB"
+			break
+		}
+		if !p.reserve(ex, int64(len(chunk))) {
+			ex.ReqUnjudged = "the proxy's capture budget is spent"
+			break
+		}
+		n, err := r.Body.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+	}
+	rest := io.Reader(r.Body)
+	switch {
+	case readErr != nil:
+		rest, ex.ReqUnjudged, ex.bodyFailed = errReader{readErr}, "the client's body could not be read: "+readErr.Error(), true
+	case ex.ReqUnjudged == "":
+		rest = eofReader{}
+		ex.ReqBody = buf
+	}
+	r.Body = readCloser{io.MultiReader(bytesReader(buf), rest), r.Body}
+}
+
+// captureKnownLength reads a body of announced length at once.
+func (p *Proxy) captureKnownLength(r *http.Request, ex *exchange) {
+	if !p.reserve(ex, r.ContentLength) {
+		ex.ReqUnjudged = "the proxy's capture budget is spent"
+		return
+	}
+	buf := make([]byte, r.ContentLength)
+	n, err := io.ReadFull(r.Body, buf)
+	if err != nil {
+		ex.ReqUnjudged, ex.bodyFailed = "the client's body could not be read: "+err.Error(), true
+		r.Body = readCloser{io.MultiReader(bytesReader(buf[:n]), errReader{err}), r.Body}
+		return
+	}
+	ex.ReqBody = buf
+	r.Body = readCloser{bytesReader(buf), r.Body}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// upstreamError answers 502 in the minimal error shape when the upstream
+// did not answer; a client that went away gets nothing. When the client's
+// own body broke off, the 502 says so and no finding blames the upstream.
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	ex := exchangeOf(r)
+	if r.Context().Err() != nil {
+		if ex != nil {
+			ex.clientGone = true
+		}
+		return
+	}
+	msg := "upstream " + p.upstream.String() + " unreachable: " + err.Error()
+	switch {
+	case ex != nil && ex.bodyFailed:
+		ex.clientGone = true
+		msg = "the request's body broke off before the upstream " + p.upstream.String() + " answered: " + err.Error()
+	case ex != nil:
+		ex.upstreamErr = err
+	}
+	body, _ := json.Marshal(map[string]any{
+		"statusCode": http.StatusBadGateway,
+		"message":    msg,
+		"error":      http.StatusText(http.StatusBadGateway),
+	})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusBadGateway)
+	_, _ = w.Write(body)
+}
+
+// finish judges the exchange and records its findings.
+func (p *Proxy) finish(ex *exchange) {
+	defer p.budget.Add(ex.reserved)
+	ex.End = time.Now() // wall clock: orders the state model's observations
+	p.stats.exchanges.Add(1)
+	if ex.clientGone || ex.switched {
+		return
+	}
+	if ex.resp != nil {
+		ex.resp.finish(&ex.Exchange)
+	}
+	if rt, _ := contract.Match(ex.Method, ex.Path); rt != nil {
+		p.stats.contract.Add(1)
+	} else {
+		p.stats.other.Add(1)
+	}
+	var found []contract.Finding
+	if ex.upstreamErr != nil {
+		p.stats.unreachable.Add(1)
+		ex.Status = 0
+		found = append(contract.Judge(&ex.Exchange), contract.UpstreamFinding(&ex.Exchange, p.upstream.String(), ex.upstreamErr))
+	} else {
+		found = append(contract.Judge(&ex.Exchange), p.model.Observe(&ex.Exchange)...)
+	}
+	for _, f := range found {
+		p.record(f)
+	}
+}
+
+func (p *Proxy) record(f contract.Finding) {
+	p.store.add(f)
+	if p.log == nil {
+		return
+	}
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	fmt.Fprintln(p.log, Line(f))
+}
+
+// Line renders a finding on one line, as the proxy prints it.
+func Line(f contract.Finding) string {
+	kind := string(f.Kind)
+	if f.Notice {
+		kind = "notice"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pixsandbox proxy: [%s] %s #%d %s %s", kind, f.Rule, f.Exchange, f.Method, f.Path)
+	if f.RequestID != "" {
+		fmt.Fprintf(&b, " (request %s)", f.RequestID)
+	}
+	fmt.Fprintf(&b, ": %s", f.Message)
+	var ev []string
+	if f.Field != "" {
+		ev = append(ev, "field "+f.Field)
+	}
+	if f.Expected != "" {
+		ev = append(ev, "expected "+f.Expected)
+	}
+	if f.Seen != "" {
+		ev = append(ev, "seen "+f.Seen)
+	}
+	ev = append(ev, f.Section)
+	fmt.Fprintf(&b, " [%s]", strings.Join(ev, "; "))
+	return b.String()
+}
+
+// Quiesce returns once every exchange in flight when it was called, and any
+// started since, has been judged.
+func (p *Proxy) Quiesce() { p.pending.wait() }
+
+// Findings returns the findings kept (the latest MaxFindings), oldest first.
+func (p *Proxy) Findings() []contract.Finding { return p.store.findings() }
+
+// Counts returns the counts of all findings seen.
+func (p *Proxy) Counts() Counts { return p.store.counts() }
+
+// inflight counts the exchanges being served.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero *sync.Cond
+}
+
+func (c *inflight) add() {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+func (c *inflight) done() {
+	c.mu.Lock()
+	c.n--
+	if c.n == 0 && c.zero != nil {
+		c.zero.Broadcast()
+	}
+	c.mu.Unlock()
+}
+
+func (c *inflight) wait() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.zero == nil {
+		c.zero = sync.NewCond(&c.mu)
+	}
+	for c.n > 0 {
+		c.zero.Wait()
+	}
+}
