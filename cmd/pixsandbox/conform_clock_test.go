@@ -96,6 +96,7 @@ func TestConformParallelWorkspaces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite in child processes")
 	}
+	t.Parallel() // child processes only: runs beside the other long tests
 	m := startSandbox(t)
 	var wg sync.WaitGroup
 	type result struct {

@@ -10,10 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 	"github.com/pixsandbox/pixsandbox/simulator/faults"
 )
 
@@ -47,16 +50,31 @@ var selfCheckFaults = []struct {
 	{faults.EndToEndLocalTime, "res:cash-out", "writes the settlement's UTC minute and the payer's ISPB in the endToEndId"},
 }
 
+// proxySees names, for the faults the validating proxy can see in the
+// suite's traffic, a rule it must report (docs/proxy.md, "The self-check
+// faults through the proxy", lists the others and why it cannot see them).
+var proxySees = map[string]string{
+	faults.CashOutNoGenerateTime: "resp.field-missing",
+	faults.TokenLifetime1799:     "resp.value-allowed",
+	faults.DictNoIdempotency:     "state.idempotent-replay",
+	faults.KeyListingUncapped:    "resp.value-allowed",
+}
+
 // TestSelfCheck proves the conformance suite catches a wrong implementation.
 // It builds this command with the "faults" tag, then for each fault starts
 // `pixsandbox serve` with only that fault on and runs `pixsandbox conform`
 // (the shipped runner) against it: the run must fail, with the fault's check
 // among the failures. A run of the same checks against the same binary with no
 // fault must pass, so the failures come from the faults.
+//
+// Every run goes through the validating proxy (pixsandbox proxy, in
+// process): with no fault it must find nothing wrong with the answers, and
+// with a fault of proxySees it must report that fault's rule.
 func TestSelfCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary and runs the suite several times")
 	}
+	t.Parallel() // child processes only: runs beside the other long tests
 	for _, f := range faults.All {
 		if !strings.Contains(fmt.Sprint(selfCheckFaults), f) {
 			t.Fatalf("fault %s has no self-check case", f)
@@ -86,7 +104,7 @@ func TestSelfCheck(t *testing.T) {
 	// The runs are independent (a server each); three at a time keep both
 	// cores busy while a run waits on its clock and webhooks.
 	slots := make(chan struct{}, 3)
-	run := func(t *testing.T, fault, labels string) ([]string, int, string) {
+	run := func(t *testing.T, fault, labels string) ([]string, int, string, []contract.Finding) {
 		t.Helper()
 		t.Parallel()
 		slots <- struct{}{}
@@ -94,20 +112,28 @@ func TestSelfCheck(t *testing.T) {
 		return selfCheckRun(t, bin, dir, fault, labels)
 	}
 	t.Run("no fault", func(t *testing.T) {
-		failed, code, out := run(t, "", strings.Join(union, " || "))
+		failed, code, out, found := run(t, "", strings.Join(union, " || "))
 		if code != 0 || len(failed) > 0 {
 			t.Fatalf("the suite fails against the faults binary with no fault on (exit %d): %v\n%s", code, failed, out)
+		}
+		for _, f := range found {
+			if !f.Notice && f.Kind != contract.KindRequest {
+				t.Errorf("the proxy reports a %s finding %s on %s %s with no fault on: expected %s, seen %s", f.Kind, f.Rule, f.Method, f.Path, f.Expected, f.Seen)
+			}
 		}
 	})
 	for _, c := range selfCheckFaults {
 		t.Run(c.fault, func(t *testing.T) {
-			failed, code, out := run(t, c.fault, c.labels)
+			failed, code, out, found := run(t, c.fault, c.labels)
 			if code != 1 {
 				t.Fatalf("pixsandbox conform exited %d against fault %s, want 1 (a failed check)\n%s", code, c.fault, out)
 			}
+			if rule, ok := proxySees[c.fault]; ok && !slices.ContainsFunc(found, func(f contract.Finding) bool { return f.Rule == rule && !f.Notice }) {
+				t.Errorf("fault %s: the proxy reports no %s finding; it reported %v", c.fault, rule, ruleIDs(found))
+			}
 			for _, f := range failed {
 				if strings.Contains(f, c.caught) {
-					t.Logf("caught by %d checks, among them %q", len(failed), f)
+					t.Logf("caught by %d checks, among them %q; the proxy reported %v", len(failed), f, ruleIDs(found))
 					return
 				}
 			}
@@ -116,12 +142,56 @@ func TestSelfCheck(t *testing.T) {
 	}
 }
 
+// ruleIDs lists the rules of findings, once each, notices left out.
+func ruleIDs(found []contract.Finding) []string {
+	var ids []string
+	for _, f := range found {
+		if !f.Notice && !slices.Contains(ids, f.Rule) {
+			ids = append(ids, f.Rule)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestSelfCheck_ProxyTableNamesEveryFault holds docs/proxy.md's table of the
+// self-check faults to the faults: every fault has a row, and a fault the
+// proxy sees names the rule TestSelfCheck requires of it.
+func TestSelfCheck_ProxyTableNamesEveryFault(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "proxy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			for _, name := range faults.All {
+				if strings.Contains(strings.SplitN(line, "|", 3)[1], "`"+name+"`") {
+					rows[name] = line
+				}
+			}
+		}
+	}
+	for _, name := range faults.All {
+		row, ok := rows[name]
+		switch {
+		case !ok:
+			t.Errorf("docs/proxy.md: no row for fault %s in the table of self-check faults", name)
+		case proxySees[name] != "" && !strings.Contains(row, "`"+proxySees[name]+"`"):
+			t.Errorf("docs/proxy.md: the row of %s does not name %s: %s", name, proxySees[name], row)
+		case proxySees[name] == "" && !strings.Contains(row, "| no |"):
+			t.Errorf("docs/proxy.md: the row of %s says the proxy sees it, but TestSelfCheck does not require it: %s", name, row)
+		}
+	}
+}
+
 var listening = regexp.MustCompile(`listening on (http://\S+)`)
 
-// selfCheckRun starts bin serve with fault on, runs bin conform with labels
-// against it and returns the failed checks (from its JUnit report), its exit
-// code and its output.
-func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string, code int, output string) {
+// selfCheckRun starts bin serve with fault on and a validating proxy in
+// front of it, runs bin conform with labels through the proxy and returns the
+// failed checks (from its JUnit report), its exit code, its output and the
+// proxy's findings.
+func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string, code int, output string, found []contract.Finding) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -154,9 +224,15 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 		t.Fatal("the faults binary did not say where it listens")
 	}
 
+	via, findings, stop, err := proxy.Start(target, proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+
 	name := strings.NewReplacer(":", "-", " ", "", "|", "").Replace(fault + labels)
 	junit := filepath.Join(dir, "junit-"+name+".xml")
-	run := exec.CommandContext(ctx, bin, "conform", "--target", target, "--control-plane", "on", "--allow-clock-moves",
+	run := exec.CommandContext(ctx, bin, "conform", "--target", via, "--control-plane", "on", "--allow-clock-moves",
 		"--labels", labels, "--junit-report", junit, "--reports-dir", filepath.Join(dir, "reports-"+name), "--settle-timeout", "5s", "--no-color")
 	run.Env = cleanEnv("PIXSANDBOX_FAULTS=") // the runner itself has no fault
 	out, err := run.CombinedOutput()
@@ -164,7 +240,7 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	if err != nil && code < 0 {
 		t.Fatalf("pixsandbox conform: %v\n%s", err, out)
 	}
-	return junitFailures(t, junit), code, string(out)
+	return junitFailures(t, junit), code, string(out), findings()
 }
 
 // cleanEnv is the environment without any PIXSANDBOX_* variable of the caller

@@ -103,6 +103,7 @@ func TestCrash_WorkspaceDelete(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SIGKILLs server processes")
 	}
+	t.Parallel() // child processes only: runs beside the other long tests
 	outcomes := map[string]int{}
 	for i, delay := range []time.Duration{0, 2 * time.Millisecond, 8 * time.Millisecond, 30 * time.Millisecond} {
 		dir := t.TempDir()
@@ -140,6 +141,7 @@ func TestCrash_WorkspaceImport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SIGKILLs server processes")
 	}
+	t.Parallel() // child processes only: runs beside the other long tests
 	copies := map[int]int{}
 	defer func() { t.Logf("workspaces after a restart: %v", copies) }()
 	for i, delay := range []time.Duration{1 * time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 80 * time.Millisecond} {
