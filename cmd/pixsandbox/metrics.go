@@ -10,10 +10,11 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
 )
 
-// simulationSource feeds the simulation's series (simulator/metrics) from
-// the default workspace's store, which counts the committed work as the
-// writer commits it, the simulator's clock and the HTTP server's request
-// journal.
+// simulationSource feeds the simulation's series (simulator/metrics): the
+// activity counters from every workspace's store together (each counts its
+// committed work as the writer commits it; badgerstore.ServerActivity), the
+// jobs and the clock from the default workspace's, and the HTTP server's
+// request journal.
 type simulationSource struct {
 	store *badgerstore.Store
 	sim   *simulator.Simulator
@@ -21,7 +22,7 @@ type simulationSource struct {
 }
 
 func (s simulationSource) Activity() metrics.SimActivity {
-	a := s.store.Activity()
+	a := s.store.ServerActivity()
 	out := metrics.SimActivity{Created: make(map[string]int64, len(a.Created)), Finished: make(map[metrics.SimFinish]int64, len(a.Finished)),
 		MovedCents: make(map[string]int64, len(a.Moved)), Attempts: make(map[metrics.SimAnswer]int64, len(a.Attempts)),
 		AttemptDurations: make(map[string]metrics.Histogram, len(a.AttemptDurations))}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,36 @@ func TestMetrics_Simulation(t *testing.T) {
 			value("pixsandbox_store_batch_commit_seconds_count"), value("pixsandbox_store_batch_apply_seconds_count"))
 	}
 	checkDashboard(t, before+after) // pending-job series exist only while jobs are pending
+
+	// The activity series count every workspace: a PIX received in another
+	// workspace adds to them, and stays counted once that workspace is gone.
+	pixIn := func(text string) (created, moved float64) {
+		for _, c := range []struct {
+			name string
+			into *float64
+		}{{`pixsandbox_transactions_created_total{kind="PIX_IN"}`, &created}, {`pixsandbox_money_moved_brl_total{kind="PIX_IN"}`, &moved}} {
+			if m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.name) + ` (\S+)$`).FindStringSubmatch(text); m != nil {
+				*c.into, _ = strconv.ParseFloat(m[1], 64)
+			}
+		}
+		return created, moved
+	}
+	c0, m0 := pixIn(scrape())
+	w := createWorkspace(t, m, `{"name":"metrics"}`, nil)
+	key = w.Accounts[0]["pixKeys"].([]any)[1].(map[string]any)["key"].(string)
+	if st, paid := call(t, "POST", w.url(m, "/_sandbox/pix-in"), `{"key":"`+key+`","amount":50}`, nil); st != http.StatusCreated {
+		t.Fatalf("PIX in to workspace %s: %d %v", w.ID, st, paid)
+	}
+	if c, mv := pixIn(scrape()); c != c0+1 || mv != m0+50 {
+		t.Errorf("after a PIX of 50.00 in workspace %s: PIX_IN created %v, moved %v; want %v and %v", w.ID, c, mv, c0+1, m0+50)
+	}
+	if st, out := call(t, "DELETE", m.URL()+"/_sandbox/workspaces/"+w.ID, "", nil); st >= 300 {
+		t.Fatalf("delete workspace %s: %d %v", w.ID, st, out)
+	}
+	cliWaitFor(t, "the workspace's keys to be dropped", func() bool { return m.spaces.Dropping() == 0 })
+	if c, mv := pixIn(scrape()); c != c0+1 || mv != m0+50 {
+		t.Errorf("after workspace %s was deleted: PIX_IN created %v, moved %v; want %v and %v still", w.ID, c, mv, c0+1, m0+50)
+	}
 }
 
 // checkDashboard fails for a series docs/grafana-dashboard.json queries that

@@ -59,8 +59,10 @@ var AttemptBounds = [...]time.Duration{5 * time.Millisecond, 10 * time.Milliseco
 	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second}
 
 // Activity returns the workspace's activity so far.
-func (s *Store) Activity() Activity {
-	a := &s.activity
+func (s *Store) Activity() Activity { return s.activity.snapshot() }
+
+// snapshot returns a copy of a's counts.
+func (a *activity) snapshot() Activity {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := Activity{Created: cloneMap(a.created), Finished: cloneMap(a.finished), Moved: cloneMap(a.moved),
@@ -69,6 +71,58 @@ func (s *Store) Activity() Activity {
 		out.AttemptDurations[ev] = Durations{Counts: slices.Clone(d.counts[:]), Sum: d.sum}
 	}
 	return out
+}
+
+// merge adds the counts of b to a.
+func (a *activity) merge(b Activity) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, n := range b.Created {
+		a.created = inc(a.created, k, n)
+	}
+	for k, n := range b.Finished {
+		a.finished = inc(a.finished, k, n)
+	}
+	for k, n := range b.Moved {
+		a.moved = inc(a.moved, k, n)
+	}
+	for k, n := range b.Attempts {
+		a.attempts = inc(a.attempts, k, n)
+	}
+	for ev, d := range b.AttemptDurations {
+		if a.durations == nil {
+			a.durations = map[string]*attemptDurations{}
+		}
+		h := a.durations[ev]
+		if h == nil {
+			h = &attemptDurations{}
+			a.durations[ev] = h
+		}
+		for i, n := range d.Counts {
+			h.counts[i] += n
+		}
+		h.sum += d.Sum
+	}
+}
+
+// ServerActivity is the activity of every workspace of the database
+// together: the default workspace's, that of each workspace's Store handed
+// out (Space), and that of the workspaces dropped since the store opened,
+// whose counts stay so that the sums only grow (they feed counters). Its cost
+// grows with the number of workspaces, not with what they hold.
+func (s *Store) ServerActivity() Activity {
+	var sum activity
+	sum.merge(s.root().Activity())
+	// Held throughout: a workspace being dropped (forget) moves its counts
+	// to retired under the same lock, so they are counted once, never twice
+	// and never not at all.
+	s.spacesMu.Lock()
+	defer s.spacesMu.Unlock()
+	for _, v := range s.spaces {
+		sum.merge(v.Activity())
+	}
+	sum.merge(s.retired.snapshot())
+	return sum.snapshot()
 }
 
 // PendingJobsByKind returns the workspace's pending jobs by kind; a kind

@@ -217,3 +217,49 @@ func checkActivity(t *testing.T, s *Store, when string, want Activity, jobs map[
 		t.Errorf("%s: pending jobs (-want +got):\n%s", when, diff)
 	}
 }
+
+// TestServerActivity_SumsWorkspaces: the server's activity is the default
+// workspace's plus every workspace's, and a dropped workspace's counts stay
+// in it, so the sums only grow.
+func TestServerActivity_SumsWorkspaces(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	put := func(st *Store, id int64, amount pix.Cents) {
+		t.Helper()
+		err := st.Update(ctx, func(tx storage.Tx) error {
+			return tx.PutTransaction(pix.Transaction{ID: id, AccountID: 1, Kind: pix.TxCashOut, Status: pix.TxStatusConfirmed, Amount: amount, CreatedAt: at})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := s.Space("a"), s.Space("b")
+	put(s, 1, 100)
+	put(a, 1, 20)
+	put(a, 2, 30)
+	put(b, 1, 5)
+	want := func(created int64, moved pix.Cents, when string) {
+		t.Helper()
+		got := s.ServerActivity()
+		if got.Created[pix.TxCashOut] != created || got.Moved[pix.TxCashOut] != moved ||
+			got.Finished[TxFinish{pix.TxCashOut, pix.TxStatusConfirmed}] != created {
+			t.Fatalf("%s: created %d, finished %d, moved %d; want %d, %d, %d", when, got.Created[pix.TxCashOut],
+				got.Finished[TxFinish{pix.TxCashOut, pix.TxStatusConfirmed}], got.Moved[pix.TxCashOut], created, created, moved)
+		}
+	}
+	want(4, 155, "three workspaces")
+	if got := a.ServerActivity(); got.Moved[pix.TxCashOut] != 155 {
+		t.Fatalf("read from a workspace's Store: moved %d, want the server's 155", got.Moved[pix.TxCashOut])
+	}
+	if got := s.Activity(); got.Moved[pix.TxCashOut] != 100 {
+		t.Fatalf("the default workspace's own activity: moved %d, want 100", got.Moved[pix.TxCashOut])
+	}
+	if err := s.DropSpace(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	want(4, 155, "after workspace a was dropped")
+	put(s.Space("c"), 1, 1)
+	want(5, 156, "a new workspace")
+}

@@ -214,6 +214,9 @@ func (s *Store) DropSpace(ctx context.Context, id string) error {
 func (s *Store) forget(id string) {
 	s.spacesMu.Lock()
 	defer s.spacesMu.Unlock()
+	if v, ok := s.spaces[id]; ok {
+		s.retired.merge(v.Activity())
+	}
 	delete(s.spaces, id)
 }
 

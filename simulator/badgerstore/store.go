@@ -89,6 +89,9 @@ type engine struct {
 
 	spacesMu sync.Mutex
 	spaces   map[string]*Store // the workspaces' Stores handed out (Space)
+	// retired is the activity of the workspaces dropped since the store
+	// opened (DropSpace), kept so ServerActivity only grows.
+	retired activity
 	// root is the default workspace's Store (the one Open returns).
 	root *Store
 }
