@@ -355,14 +355,17 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 
 	/*
 		Check: cash-in/body-invalid
-		Spec: "Endpoints > POST /api/pix/cash-in" (body table); "Errors > Cash-out and cash-in codes", 400 HTTP_ERROR (message lists each problem) and the other causes of cash-in 400 (empty description or externalId; expirationTime outside 30..604800; splits sum above the transaction amount); "Limits" (additionalInfo max 10 keys; splits max 10 items); "Errors > Shapes", item 2
+		Spec: "Endpoints > POST /api/pix/cash-in" (body table); "Errors > Cash-out and cash-in codes", 400 HTTP_ERROR (message lists each problem) and the other causes of cash-in 400 (empty description or externalId; expirationTime outside 30..604800; splits sum above the transaction amount); "Limits" (description max 140; payer.fullName max 100; additionalInfo max 10 keys; splits max 10 items, name max 255, value min 0.01); "Errors > Shapes", item 2
 		Description: A cash-in whose body breaks one rule (an empty description, an empty
 		externalId, expirationTime 29 or 604801, two splits summing above the value, 11 splits,
-		11 additionalInfo keys, payer.document of 10 digits) MUST be answered 400 with code
-		HTTP_ERROR, message an array of strings one of which names the field; as the control, the
-		same body with the fault undone (a description, a fresh externalId, expirationTime 30 or
-		604800, two splits summing to the value, 10 splits, 10 keys, a CPF of 11 digits) MUST be
-		accepted (201, PENDING).
+		11 additionalInfo keys, payer.document of 10 digits, a description of 141 characters, a
+		payer.fullName of 101, a split name of 256, a split value of 0.00) MUST be answered 400
+		with code HTTP_ERROR, message an array of strings one of which names the field; as the
+		control, the same body with the fault undone, at the limit where the rule has one (a
+		description, a fresh externalId, expirationTime 30 or 604800, two splits summing to the
+		value, 10 splits, 10 keys, a CPF of 11 digits, a description of exactly 140 characters, a
+		fullName of 100, a split name of 255, a split value of 0.01) MUST be accepted (201,
+		PENDING): each limit exactly and one step past it.
 	*/
 	ginkgo.DescribeTable("rejects a body that breaks a rule with 400 HTTP_ERROR naming the field:",
 		func(ctx ginkgo.SpecContext, field string, fault, control func(m, tr, payer map[string]any)) {
@@ -401,6 +404,20 @@ var _ = ginkgo.Describe("POST /api/pix/cash-in", framework.Res("cash-in"), frame
 		}, func(m, _, _ map[string]any) { delete(m["additionalInfo"].(map[string]string), "key10") }),
 		ginkgo.Entry("a payer.document of 10 digits", framework.Spec, "payer.document",
 			func(_, _, payer map[string]any) { payer["document"] = sampleCPF[:10] }, func(_, _, payer map[string]any) { payer["document"] = sampleCPF }),
+		ginkgo.Entry("a description of 141 characters", framework.Spec, "transaction.description",
+			func(_, tr, _ map[string]any) { tr["description"] = strings.Repeat("d", 141) },
+			func(_, tr, _ map[string]any) { tr["description"] = strings.Repeat("d", 140) }),
+		ginkgo.Entry("a payer.fullName of 101 characters", framework.Spec, "payer.fullName",
+			func(_, _, payer map[string]any) { payer["fullName"] = strings.Repeat("n", 101) },
+			func(_, _, payer map[string]any) { payer["fullName"] = strings.Repeat("n", 100) }),
+		ginkgo.Entry("a split name of 256 characters", framework.Spec, "splits", func(m, _, _ map[string]any) {
+			sp := splitItem(f, "FIXED", "0.50", true)
+			sp["name"] = strings.Repeat("n", 256)
+			m["splits"] = []map[string]any{sp}
+		}, func(m, _, _ map[string]any) { m["splits"].([]map[string]any)[0]["name"] = strings.Repeat("n", 255) }),
+		ginkgo.Entry("a split value of 0.00", framework.Spec, "splits", func(m, _, _ map[string]any) {
+			m["splits"] = []map[string]any{splitItem(f, "FIXED", "0.00", true)}
+		}, func(m, _, _ map[string]any) { m["splits"].([]map[string]any)[0]["value"] = json.Number("0.01") }),
 	)
 
 	/*
