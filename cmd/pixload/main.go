@@ -10,6 +10,10 @@
 // to what a Go HTTP server does on the same machine. When two or more cores are
 // available the server and wrk are pinned to different cores with taskset.
 //
+// With -open-loop and -open-loop-proxy it also loads routes at a fixed
+// arrival rate (openloop.go), timing each request from when it was due, on a
+// fresh server started without pinning, and the ceiling at the same rates.
+//
 // Run it from the repository root: go run ./cmd/pixload (see docs/performance.md).
 package main
 
@@ -22,6 +26,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -45,6 +50,13 @@ type options struct {
 	// no workspace present).
 	workspaces        int
 	workspacesControl bool
+	// The open-loop rows (openrows.go): -open-loop and -open-loop-proxy as
+	// given, and parsed into openSpecs and proxySpec.
+	openLoop, openFractions, openProxy string
+	openDuration, openCeilingDuration  time.Duration
+	openMaxSenders                     int
+	openSpecs                          []openSpec
+	proxySpec                          *openSpec
 }
 
 func main() {
@@ -67,7 +79,17 @@ func main() {
 	flag.DurationVar(&o.backlogDuration, "backlog-duration", 30*time.Second, "how long the backlog row sends cash-outs at full speed")
 	flag.IntVar(&o.workspaces, "workspaces", 1000, "how many idle workspaces the workspaces row creates before it loads balance and cash-out again (0 measures the same rows without them)")
 	flag.BoolVar(&o.workspacesControl, "workspaces-control", false, "delete the workspaces row's workspaces before it loads balance and cash-out again: the same writes with none present, to tell their cost from the data's")
+	flag.StringVar(&o.openLoop, "open-loop", "", "open-loop rows, ROUTE[@RATE][:DURATION],...: ROUTE at RATE requests per second (1000) or at a share of its closed-loop throughput in this run (0.5x, 50%), for DURATION (default -open-loop-duration); without @RATE, one row at each of -open-loop-fractions; ROUTE@RATE+ROUTE@RATE loads routes at once in one row. Routes: "+strings.Join(openRouteNames, ", "))
+	flag.StringVar(&o.openFractions, "open-loop-fractions", "0.25,0.5,0.75", "the shares of a route's closed-loop throughput an -open-loop route without @RATE runs at")
+	flag.DurationVar(&o.openDuration, "open-loop-duration", 60*time.Second, "how long each open-loop row schedules requests, unless its entry says")
+	flag.DurationVar(&o.openCeilingDuration, "open-loop-ceiling-duration", 20*time.Second, "how long the ceiling is loaded open-loop at each rate of the rows (0: each row's own duration)")
+	flag.IntVar(&o.openMaxSenders, "open-loop-max-senders", 2048, "the most requests each route of an open-loop row keeps in flight (one connection each); past it, requests are sent late and counted")
+	flag.StringVar(&o.openProxy, "open-loop-proxy", "", "RATE[:DURATION]: balance reads and PUT /cob, half of RATE requests per second each, directly and then through pixsandbox proxy --upstream, and the latency the proxy adds (issue 30: 1000:60s)")
 	flag.Parse()
+	if err := parseOpenFlags(&o); err != nil {
+		fmt.Fprintln(os.Stderr, "pixload:", err)
+		os.Exit(2)
+	}
 	// On Ctrl-C or SIGTERM, stop what was started before exiting.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -137,12 +159,21 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	if err := closedFor(o, m, tmp, base, f, srv.Process.Pid, &results); err != nil {
+		return err
+	}
 	var peak int64
 	for _, r := range results {
 		peak = max(peak, r.PeakRSS)
 	}
 	inv := invariants(base)
 	stop(srv)
+	var open *openOutcome
+	if len(o.openSpecs) > 0 || o.proxySpec != nil {
+		if open, err = runOpenRows(o, bin, tmp, resolveRates(o.openSpecs, results), o.proxySpec); err != nil {
+			return err
+		}
+	}
 
 	// The ceiling, measured the same way once the simulator is gone.
 	cr, err := runCeiling(o, m, tmp)
@@ -151,7 +182,13 @@ func run(o options) error {
 	}
 	fmt.Printf("  %-16s %8.0f req/s  p50 %-9s p90 %-9s p99 %-9s max %-9s errors %d  server CPU/req %-8s other processes' CPU %.0f%%\n", cr.Name, cr.ReqPerSec, fmtDur(cr.P50), fmtDur(cr.P90), fmtDur(cr.P99), fmtDur(cr.Max), cr.Errors, fmtDur(cr.CPUPerReq), 100*cr.OtherCPU)
 
-	report := table(m, o, startup, idleRSS, peak, inv, results, cr) + engineTable(engine, cr)
+	if open != nil {
+		if err := runOpenCeiling(o, open); err != nil {
+			return err
+		}
+	}
+
+	report := table(m, o, startup, idleRSS, peak, inv, results, cr) + engineTable(engine, cr) + openTable(open)
 	fmt.Println()
 	fmt.Print(report)
 	if o.out != "" {
