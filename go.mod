@@ -3,6 +3,7 @@ module github.com/pixsandbox/pixsandbox
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/boombuler/barcode v1.1.0
 	github.com/brianvoe/gofakeit/v7 v7.18.1
 	github.com/chromedp/chromedp v0.23.0

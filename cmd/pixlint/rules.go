@@ -137,7 +137,7 @@ var dependencyRules = []Rule{
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the suite's runner: flags, HTTP client, webhook receiver, control-plane client, labels, coverage report"},
 
-	{Pkg: "conformance/contract", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "github.com/golang-jwt/jwt/v5"},
+	{Pkg: "conformance/contract", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "github.com/golang-jwt/jwt/v5", "github.com/standard-webhooks/standard-webhooks/libraries"},
 		Never: []string{"simulator/...", "scenarios", "cmd/...", "conformance/framework", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Note:  "the contract's rules as pure functions over one exchange (route table, request and response rules) and the bounded state model: the one source of the validating proxy's checks"},
 	{Pkg: "conformance/proxy", Allow: []string{"conformance/contract"},
@@ -156,7 +156,7 @@ var dependencyRules = []Rule{
 	{Pkg: "cmd/pixsoak", Allow: []string{"fixtures", "simulator/pix", "github.com/google/uuid"},
 		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi"},
 		Note:  "crash soak: SIGKILLs the real binary under load, then checks nothing acknowledged was lost (make soak)"},
-	{Pkg: "cmd/pixload", Allow: []string{"github.com/prometheus/common", "github.com/prometheus/client_model"}, Never: []string{"simulator/..."},
+	{Pkg: "cmd/pixload", Allow: []string{"github.com/prometheus/common", "github.com/prometheus/client_model", "github.com/HdrHistogram/hdrhistogram-go"}, Never: []string{"simulator/..."},
 		Note: "load runs against the real binary (make bench); it reads the server's /metrics with Prometheus's text parser"},
 	{Pkg: "cmd/pixlint", Allow: []string{"github.com/fzipp/gocyclo"}, Never: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "docs"},
 		Note: "the repository's own lint (make lint): the dependency table, the wall clock, complexity, package size, the fuzz list, staticcheck"},
