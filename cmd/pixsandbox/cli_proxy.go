@@ -19,6 +19,7 @@ import (
 
 const proxyUsage = `Usage:
   pixsandbox proxy --upstream URL [--addr 127.0.0.1:8090] [--client-cert F --client-key F] [--ca F]
+                   [--webhooks-to URL [--webhooks-addr ADDR] [--webhook-secret whsec_...]]
                    [--json FILE] [--junit FILE] [--fail-on none|response|state|request]
 
 Puts a validating proxy between a client and the PIX API at --upstream: every
@@ -28,13 +29,26 @@ upstream broke the contract), state findings (an answer contradicts earlier
 ones) and request findings (the client broke it). One line per finding goes
 to standard error as it happens; GET /_proxy/findings on the proxy serves them
 live. An upstream that does not answer gets the client a 502 in the minimal
-error shape. On SIGINT or SIGTERM the proxy writes --json and --junit, prints
-a summary and exits 1 when a finding at or above --fail-on was seen (state,
-the default: a response or state finding; response: response findings only;
-request: any finding; none: never), else 0; 2 on bad usage.
+error shape.
+
+With --webhooks-to the proxy is also the receiver of the upstream's webhook
+deliveries: register the proxy's webhook URL (printed at start:
+<proxy>/_proxy/webhooks, or the root of --webhooks-addr) with the upstream in
+place of the integrator's. Each delivery goes on unchanged to --webhooks-to
+plus its sub-path, the integrator's answer goes back unchanged, and the
+delivery is judged: webhook findings (envelope, fields, money, statuses, the
+transaction it names against the traffic, a webhook-id changed on a retry,
+and with --webhook-secret the Standard Webhooks signature and timestamp).
+
+On SIGINT or SIGTERM the proxy writes --json and --junit, prints a summary and
+exits 1 when a finding at or above --fail-on was seen (state, the default: a
+response, webhook, upstream or state finding; response: response, webhook and
+upstream findings; request: any finding; none: never), else 0; 2 on bad usage.
 
   pixsandbox proxy --upstream http://127.0.0.1:8080        # then use http://127.0.0.1:8090
   pixsandbox conform --target http://127.0.0.1:8090        # the suite's traffic, judged
+  pixsandbox proxy --upstream http://127.0.0.1:8080 --webhooks-to http://127.0.0.1:3000/hooks
+                                                           # register http://127.0.0.1:8090/_proxy/webhooks
 
 Each flag also reads an environment variable named after it (docs/cli.md);
 flags win. The rules, the state model's bounds and what is not built yet:
@@ -88,6 +102,9 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	fs.StringVar(&pf.failOn, "fail-on", env("fail-on", "state"), "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", envInt("max-findings", proxy.DefaultMaxFindings), "findings kept in full (the latest); all are counted")
 	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", contract.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.StringVar(&pf.opts.WebhooksTo, "webhooks-to", env("webhooks-to", ""), "the integrator's webhook receiver: the proxy takes the upstream's deliveries and forwards each there, unchanged, plus its sub-path")
+	fs.StringVar(&pf.opts.WebhooksAddr, "webhooks-addr", env("webhooks-addr", ""), "a listen address of its own for the deliveries (default: "+proxy.WebhooksPath+" on --addr)")
+	fs.StringVar(&pf.opts.WebhookSecret, "webhook-secret", env("webhook-secret", ""), "the upstream's Standard Webhooks signing secret (whsec_...): judge each delivery's signature and timestamp")
 	fs.Usage = func() {} // a usage error is one line and a hint; -h prints the usage
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -112,7 +129,32 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	if _, err := failThreshold(pf.failOn); err != nil {
 		return nil, err
 	}
+	if err := checkWebhookFlags(pf.opts); err != nil {
+		return nil, err
+	}
 	return pf, nil
+}
+
+// checkWebhookFlags: --webhooks-addr and --webhook-secret go with
+// --webhooks-to, a URL; the secret is whsec_ and base64.
+func checkWebhookFlags(o proxy.Options) error {
+	switch {
+	case o.WebhooksTo == "" && o.WebhooksAddr != "":
+		return errors.New("--webhooks-addr needs --webhooks-to: the integrator's receiver the deliveries go on to")
+	case o.WebhooksTo == "" && o.WebhookSecret != "":
+		return errors.New("--webhook-secret needs --webhooks-to: the proxy judges the signatures of the deliveries it receives")
+	case o.WebhooksTo == "":
+		return nil
+	}
+	if err := proxy.CheckWebhooksTo(o.WebhooksTo); err != nil {
+		return err
+	}
+	if o.WebhookSecret != "" {
+		if err := contract.CheckHookSecret(o.WebhookSecret); err != nil {
+			return fmt.Errorf("--webhook-secret: %w", err)
+		}
+	}
+	return nil
 }
 
 // failThreshold parses --fail-on: the lowest kind that fails the run, or ""
@@ -149,6 +191,13 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, look
 		return 1
 	}
 	fmt.Fprintf(stdout, "pixsandbox proxy: %s -> %s (findings at %s%s; Ctrl-C ends the run)\n", srv.URL, srv.Upstream(), srv.URL, proxy.FindingsPath)
+	if srv.WebhooksURL != "" {
+		signed := ""
+		if pf.opts.WebhookSecret != "" {
+			signed = "; signatures checked"
+		}
+		fmt.Fprintf(stdout, "pixsandbox proxy: webhooks %s -> %s (register %s with the upstream%s)\n", srv.WebhooksURL, pf.opts.WebhooksTo, srv.WebhooksURL, signed)
+	}
 	<-ctx.Done()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -162,6 +211,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, look
 		code = 1
 	}
 	srv.WriteSummary(stdout)
+	srv.WriteWebhookSummary(stdout)
 	threshold, _ := failThreshold(pf.failOn)
 	if n := srv.Counts().AtOrAbove(threshold); threshold != "" && n > 0 {
 		fmt.Fprintf(stdout, "FAIL: %d findings at or above --fail-on %s\n", n, pf.failOn)

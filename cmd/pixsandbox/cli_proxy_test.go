@@ -151,3 +151,85 @@ func TestProxyCmd_Usage(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCmd_Webhooks: with --webhooks-to the proxy prints the URL to
+// register, forwards a delivery to the receiver, reports its webhook
+// findings as they happen and in the summary, and webhook findings fail the
+// run as response findings do.
+func TestProxyCmd_Webhooks(t *testing.T) {
+	var received atomic.Int64
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/hooks/cash_out" {
+			received.Add(1)
+		}
+		w.WriteHeader(204)
+	}))
+	defer receiver.Close()
+	up := dupUpstream(t)
+	const delivery = `{"type":"TRANSFER","data":{"id":7,"txId":null,"pixKey":"k","status":"LIQUIDATED","payment":{"amount":"12.3","currency":"BRL"},` +
+		`"endToEndId":"E1","creditDebitType":"DEBIT","idempotencyKey":"i","creditorAccount":{"name":"n","document":"d","ispb":"1"},"remittanceInformation":null}}`
+	for _, tt := range []struct {
+		failOn string
+		code   int
+	}{{"state", 1}, {"response", 1}, {"request", 1}, {"none", 0}} {
+		t.Run(tt.failOn, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			out := &bannerWriter{banner: make(chan string, 1)}
+			var errb bytes.Buffer
+			env := map[string]string{"PIXSANDBOX_PROXY_WEBHOOKS_TO": receiver.URL}
+			lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+			code := make(chan int, 1)
+			go func() {
+				code <- runProxy(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--fail-on", tt.failOn}, out, &errb, lookup)
+			}()
+			var banner string
+			select {
+			case banner = <-out.banner:
+			case c := <-code:
+				t.Fatalf("the proxy exited %d before listening: %s", c, errb.String())
+			}
+			url := strings.Fields(strings.TrimPrefix(banner, "pixsandbox proxy: "))[0]
+			before := received.Load()
+			resp, err := http.Post(url+"/_proxy/webhooks/hooks/cash_out", "application/json", strings.NewReader(delivery))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 204 || received.Load() != before+1 {
+				t.Errorf("the upstream got %d; the receiver %d deliveries", resp.StatusCode, received.Load()-before)
+			}
+			cancel()
+			if c := <-code; c != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c, tt.code, out.String(), errb.String())
+			}
+			stdout := out.String()
+			if !strings.Contains(stdout, "register "+url+"/_proxy/webhooks with the upstream") || !strings.Contains(stdout, "webhooks: 1 deliveries to "+receiver.URL) ||
+				!strings.Contains(stdout, "1 webhook findings") {
+				t.Errorf("stdout:\n%s", stdout)
+			}
+			if !strings.Contains(errb.String(), "[webhook] hook.money-format #1 POST /_proxy/webhooks/hooks/cash_out") {
+				t.Errorf("stderr:\n%s", errb.String())
+			}
+		})
+	}
+}
+
+// TestProxyCmd_WebhookUsage: the webhook flags' bad usage is exit 2.
+func TestProxyCmd_WebhookUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--upstream", "http://x", "--webhooks-addr", "127.0.0.1:0"},
+		{"--upstream", "http://x", "--webhook-secret", "whsec_c2VjcmV0"},
+		{"--upstream", "http://x", "--webhooks-to", "ftp://x"},
+		{"--upstream", "http://x", "--webhooks-to", "http://x", "--webhook-secret", "c2VjcmV0"},
+		{"--upstream", "http://x", "--webhooks-to", "http://x", "--webhook-secret", "whsec_!!"},
+	} {
+		var out, errb bytes.Buffer
+		code := runProxy(context.Background(), args, &out, &errb, func(string) (string, bool) { return "", false })
+		if code != 2 || !strings.HasPrefix(errb.String(), "pixsandbox proxy: ") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

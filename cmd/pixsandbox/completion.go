@@ -22,6 +22,7 @@ var commands = []command{
 	{name: "conform", summary: "run the conformance suite against a target"},
 	{name: "check-receiver", summary: "check a partner's webhook receiver"},
 	{name: "proxy", summary: "forward traffic to an upstream and judge every exchange against the contract"},
+	{name: "validate", summary: "judge recorded traffic (a request journal export, a HAR file) against the contract"},
 	{name: "healthcheck", summary: "exit 0 when the server answers /healthz"},
 	{name: "token", summary: "print an access token for an account"},
 	{name: "pay", summary: "pay a charge"},

@@ -58,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return checkReceiver(args[1:], stdout, stderr)
 	case "proxy":
 		return proxyCmd(args[1:], stdout, stderr)
+	case "validate":
+		return validateCmd(args[1:], stdout, stderr)
 	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
@@ -74,6 +76,7 @@ Usage:
   pixsandbox conform [flags]         run the conformance suite against a target (--target, credentials, --labels)
   pixsandbox check-receiver --url U  send a partner's webhook receiver the spec's payloads and the hard cases
   pixsandbox proxy --upstream U      forward traffic to U unchanged and judge every exchange against the contract
+  pixsandbox validate FILE           judge recorded traffic (a request journal export, a HAR file) as the proxy would
   pixsandbox token [flags]           print an access token for an account of a running simulator
   pixsandbox pay [flags]             pay a charge by pixCode, txid or transactionId
   pixsandbox clock show|advance|set  read or move the simulation clock

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,9 @@ var proxySees = map[string]string{
 	faults.TokenLifetime1799:     "resp.value-allowed",
 	faults.DictNoIdempotency:     "state.idempotent-replay",
 	faults.KeyListingUncapped:    "resp.value-allowed",
+	faults.TransferAmountTrimmed: "hook.money-format",
+	faults.ReceiveAmountTrimmed:  "hook.money-format",
+	faults.WebhookNewIDOnRetry:   "hook.id-changed-on-retry",
 }
 
 // TestSelfCheck proves the conformance suite catches a wrong implementation.
@@ -224,7 +228,11 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 		t.Fatal("the faults binary did not say where it listens")
 	}
 
-	via, findings, stop, err := proxy.Start(target, proxy.Options{})
+	// The suite's webhook receiver listens behind the proxy: the target
+	// delivers to the proxy (--webhook-public-url), which judges each
+	// delivery and forwards it to the receiver (WebhooksTo).
+	hooks := freeLoopbackAddr(t)
+	via, findings, stop, err := proxy.Start(target, proxy.Options{WebhooksTo: "http://" + hooks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +241,7 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	name := strings.NewReplacer(":", "-", " ", "", "|", "").Replace(fault + labels)
 	junit := filepath.Join(dir, "junit-"+name+".xml")
 	run := exec.CommandContext(ctx, bin, "conform", "--target", via, "--control-plane", "on", "--allow-clock-moves",
+		"--webhook-listen", hooks, "--webhook-public-url", via+"/_proxy/webhooks",
 		"--labels", labels, "--junit-report", junit, "--reports-dir", filepath.Join(dir, "reports-"+name), "--settle-timeout", "5s", "--no-color")
 	run.Env = cleanEnv("PIXSANDBOX_FAULTS=") // the runner itself has no fault
 	out, err := run.CombinedOutput()
@@ -241,6 +250,17 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 		t.Fatalf("pixsandbox conform: %v\n%s", err, out)
 	}
 	return junitFailures(t, junit), code, string(out), findings()
+}
+
+// freeLoopbackAddr returns a loopback address with a port free a moment ago.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // cleanEnv is the environment without any PIXSANDBOX_* variable of the caller

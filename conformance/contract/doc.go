@@ -8,10 +8,9 @@
 // returns Findings; a Model keeps a bounded window of what earlier exchanges
 // showed and returns the state findings a new exchange contradicts. Every
 // finding names its rule (Rules lists them: id, kind, contract section), the
-// exchange, the field, and what was expected and seen.
+// exchange, the field, and what was expected and seen. JudgeDelivery and
+// Hooks do the same for a webhook delivery of the upstream.
 //
 // The package never imports the simulator: like the conformance suite it is
 // an independent oracle, and it spells the contract's wire words literally.
-// It may import the suite's codecs (conformance/framework/apiclient and
-// codec) and the JWT library of go.mod.
 package contract

@@ -15,21 +15,27 @@ const (
 	KindState Kind = "state"
 	// KindRequest: the client's request breaks the contract.
 	KindRequest Kind = "request"
-	// KindUpstream: the upstream could not be reached.
+	// KindUpstream: the upstream could not be reached (or, for a webhook
+	// delivery, the integrator's receiver).
 	KindUpstream Kind = "upstream"
+	// KindWebhook: a webhook delivery of the upstream breaks the contract
+	// (its envelope, fields, signature) or contradicts the traffic (the
+	// status the API showed, the webhook-id of an earlier delivery).
+	KindWebhook Kind = "webhook"
 )
 
 // Rank orders kinds for a fail-on threshold: a run fails on findings whose
 // kind ranks at or above the threshold's. Request findings rank lowest (the
-// client's own mistakes), then state, then response and upstream (the
-// implementation did not answer as the contract says, or at all).
+// client's own mistakes), then state, then response, webhook and upstream
+// (the implementation did not answer or deliver as the contract says, or at
+// all: a delivery is the upstream's output as much as an answer is).
 func (k Kind) Rank() int {
 	switch k {
 	case KindRequest:
 		return 1
 	case KindState:
 		return 2
-	case KindResponse, KindUpstream:
+	case KindResponse, KindWebhook, KindUpstream:
 		return 3
 	}
 	return 0
@@ -167,8 +173,38 @@ var rules = []Rule{
 	{ID: "req.body-unjudged", Kind: KindRequest, Section: secWhat, Notice: true,
 		Summary: "The request's body was passed through without being judged: over 1 MiB, or beyond the proxy's capture budget."},
 
+	{ID: "hook.envelope", Kind: KindWebhook, Section: secEvents + "; " + secEnvelopeV2 + "; " + secCashOutHook,
+		Summary: "A delivery is a JSON object with a JSON Content-Type, in one of the payloads: the V2 envelope {type TRANSFER, RECEIVE or REFUND, data} or an event payload {event CashOut, CashIn, med_created, med_accepted or med_rejected}."},
+	{ID: "hook.field-missing", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secCashOutHook,
+		Summary: "A field the payload always has is present (errorCode and errorMessage of a V2 payload with status ERROR too)."},
+	{ID: "hook.field-type", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secCashOutHook,
+		Summary: "A payload field has the JSON type its table gives it."},
+	{ID: "hook.money-format", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secNumbers,
+		Summary: "V2 payment.amount is a string with exactly 2 decimals (a REFUND's may be a number with at most 2), refunds[].payment.amount and the flat payloads' amounts JSON numbers with at most 2 decimals."},
+	{ID: "hook.date-format", Kind: KindWebhook, Section: secWhat,
+		Summary: "A payload timestamp (processingDate, eventDate, the MED's dates) is ISO 8601."},
+	{ID: "hook.id-format", Kind: KindWebhook, Section: secCashOutHook + "; " + resMED,
+		Summary: "An identifier has its format: transactionId numeric text, correlationId a UUID, a MED's endToEnd an end-to-end id."},
+	{ID: "hook.status-allowed", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secCashOutHook + "; docs/spec-gaps.md G-28, G-49, G-51",
+		Summary: "A payload's status is one the payload may carry (CashOut and CashIn CONFIRMED or ERROR; TRANSFER and RECEIVE LIQUIDATED or ERROR; REFUND REFUNDED or ERROR, its refunds LIQUIDATED or ERROR), and a MED's state fits its event."},
+	{ID: "hook.value-allowed", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secCashOutHook,
+		Summary: "A fixed or enumerated value is allowed: transactionType PIX, movementType, creditDebitType DEBIT, currency BRL, errorCode null when CONFIRMED and from the payload's table when ERROR."},
+	{ID: "hook.signature", Kind: KindWebhook, Section: secSigning,
+		Summary: "With --webhook-secret: the delivery carries webhook-id and webhook-signature, and a v1 signature matches HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}."},
+	{ID: "hook.timestamp", Kind: KindWebhook, Section: secSigning,
+		Summary: "With --webhook-secret: webhook-timestamp is Unix seconds within 5 minutes of the proxy's clock when the delivery arrives."},
+	{ID: "hook.body-unjudged", Kind: KindWebhook, Section: secEvents, Notice: true,
+		Summary: "The delivery's body was passed through without being judged: over 1 MiB, or beyond the proxy's capture budget."},
+	{ID: "hook.unknown-transaction", Kind: KindWebhook, Section: secEvents + "; " + secEnvelopeV2, Notice: true,
+		Summary: "A notice: the transaction a delivery names (a cash-out, charge, transfer, cob or refund the client starts) was shown by no answer through the proxy: created before it started, by another client, or forgotten by the bounded model."},
+	{ID: "hook.status-inconsistent", Kind: KindWebhook, Section: "States and transitions; " + secEnvelopeV2 + "; " + secCashOutHook,
+		Summary: "A delivery's status does not contradict what an earlier answer or delivery showed of its transaction (an ended transaction never changes), nor does a later read contradict the delivery."},
+	{ID: "hook.id-changed-on-retry", Kind: KindWebhook, Section: "docs/spec-gaps.md G-30; Standard Webhooks 1.0.0",
+		Summary: "A body delivered again (a retry or a resend) carries the webhook-id it first came with."},
 	{ID: "upstream.unreachable", Kind: KindUpstream, Section: "-",
 		Summary: "The upstream did not answer (connection refused, reset, timeout, TLS failure); the client got 502 in the minimal error shape."},
+	{ID: "upstream.receiver-unreachable", Kind: KindUpstream, Section: "-",
+		Summary: "The integrator's webhook receiver (--webhooks-to) did not answer a delivery; the upstream got 502 in the minimal error shape."},
 }
 
 // Rules returns the catalogue of rules.

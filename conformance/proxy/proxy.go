@@ -52,6 +52,22 @@ type Options struct {
 	Bounds contract.Bounds
 	// CaptureBudget bounds the body bytes held at once (DefaultCaptureBudget).
 	CaptureBudget int64
+
+	// WebhooksTo is the integrator's webhook receiver: the proxy takes the
+	// upstream's deliveries at WebhooksPath (and on WebhooksAddr), forwards
+	// each unchanged to WebhooksTo plus the delivery's sub-path, answers the
+	// upstream with the receiver's answer, and judges the delivery. Empty:
+	// no webhook side.
+	WebhooksTo string
+	// WebhooksAddr, when set, is a listen address of its own for the
+	// deliveries (Listen): every path on it is a delivery.
+	WebhooksAddr string
+	// WebhookSecret is the Standard Webhooks secret (whsec_…) the upstream
+	// signs deliveries with: the signature and timestamp rules apply.
+	WebhookSecret string
+	// WebhookTransport carries deliveries to WebhooksTo; nil means a clone of
+	// http.DefaultTransport without transparent compression.
+	WebhookTransport http.RoundTripper
 }
 
 // Proxy forwards requests to the upstream unchanged and judges every
@@ -62,6 +78,7 @@ type Proxy struct {
 	model    *contract.Model
 	store    *store
 	bounds   contract.Bounds
+	hooks    *webhooks // nil without Options.WebhooksTo
 
 	logMu sync.Mutex
 	log   io.Writer
@@ -109,6 +126,9 @@ func New(o Options) (*Proxy, error) {
 		ModifyResponse: p.capture,
 		ErrorHandler:   p.upstreamError,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures become findings
+	}
+	if err := p.initWebhooks(o); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -204,6 +224,10 @@ type exchange struct {
 // ServeHTTP forwards the request and judges the exchange once the answer has
 // been copied to the client.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if path, raw, ok := deliverySubPath(r.URL); ok {
+		p.serveDelivery(w, r, path, raw)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/_proxy/") {
 		p.serveOwn(w, r)
 		return
@@ -369,6 +393,9 @@ func (p *Proxy) finish(ex *exchange) {
 		found = append(contract.Judge(&ex.Exchange), contract.UpstreamFinding(&ex.Exchange, p.upstream.String(), ex.upstreamErr))
 	} else {
 		found = append(contract.Judge(&ex.Exchange), p.model.Observe(&ex.Exchange)...)
+		if p.hooks != nil {
+			found = append(found, p.hooks.model.Observe(&ex.Exchange)...)
+		}
 	}
 	for _, f := range found {
 		p.record(f)
@@ -377,6 +404,7 @@ func (p *Proxy) finish(ex *exchange) {
 
 func (p *Proxy) record(f contract.Finding) {
 	p.store.add(f)
+	p.countHook(f)
 	if p.log == nil {
 		return
 	}

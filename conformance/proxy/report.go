@@ -115,7 +115,7 @@ func (p *Proxy) WriteSummary(w io.Writer) {
 	c := s.Counts
 	fmt.Fprintf(w, "pixsandbox proxy: %d exchanges with %s (%d on routes of the contract, %d elsewhere, %d unanswered)\n",
 		s.Exchanges, s.Upstream, s.Contract, s.Other, s.Unreachable)
-	fmt.Fprintf(w, "findings: %d response, %d state, %d request, %d upstream; %d notices\n", c.Response, c.State, c.Request, c.Upstream, c.Notices)
+	fmt.Fprintf(w, "findings: %d response, %d state, %d webhook, %d request, %d upstream; %d notices\n", c.Response, c.State, c.Webhook, c.Request, c.Upstream, c.Notices)
 	ids := make([]string, 0, len(c.ByRule))
 	for id := range c.ByRule {
 		ids = append(ids, id)

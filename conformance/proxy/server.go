@@ -3,8 +3,10 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
@@ -14,9 +16,15 @@ import (
 type Server struct {
 	*Proxy
 	// URL is the proxy's base URL: clients use it in place of the upstream's.
-	URL  string
-	http *http.Server
-	done chan error
+	URL string
+	// WebhooksURL is the URL to register with the upstream in place of the
+	// integrator's webhook receiver: URL + WebhooksPath, or the root of the
+	// webhook listener (Options.WebhooksAddr). Empty without WebhooksTo.
+	WebhooksURL string
+	http        *http.Server
+	done        chan error
+	hooksHTTP   *http.Server // the webhook listener, when one was asked for
+	hooksDone   chan error
 }
 
 // Listen starts a proxy to o.Upstream on addr (host:port; port 0 picks a
@@ -26,20 +34,40 @@ func Listen(addr string, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var hooksLn net.Listener
+	if o.WebhooksAddr != "" {
+		if hooksLn, err = net.Listen("tcp", o.WebhooksAddr); err != nil {
+			return nil, fmt.Errorf("--webhooks-addr: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if hooksLn != nil {
+			hooksLn.Close()
+		}
 		return nil, err
 	}
 	s := &Server{Proxy: p, URL: "http://" + ln.Addr().String(), done: make(chan error, 1),
 		http: &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}}
-	go func() {
-		err := s.http.Serve(ln)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		s.done <- err
-	}()
+	go serve(s.http, ln, s.done)
+	switch {
+	case hooksLn != nil:
+		s.WebhooksURL = "http://" + hooksLn.Addr().String()
+		s.hooksHTTP, s.hooksDone = &http.Server{Handler: p.WebhookHandler(), ReadHeaderTimeout: 30 * time.Second}, make(chan error, 1)
+		go serve(s.hooksHTTP, hooksLn, s.hooksDone)
+	case o.WebhooksTo != "":
+		s.WebhooksURL = s.URL + WebhooksPath
+	}
 	return s, nil
+}
+
+// serve runs srv on ln and reports how it ended (nil once shut down).
+func serve(srv *http.Server, ln net.Listener, done chan<- error) {
+	err := srv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	done <- err
 }
 
 // Shutdown stops accepting requests, waits for those in flight (until ctx
@@ -49,9 +77,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err == nil {
 		err = <-s.done
 	}
+	if s.hooksHTTP != nil {
+		herr := s.hooksHTTP.Shutdown(ctx)
+		if herr == nil {
+			herr = <-s.hooksDone
+		}
+		err = errors.Join(err, herr)
+	}
 	s.Quiesce()
-	if t, ok := s.rp.Transport.(interface{ CloseIdleConnections() }); ok {
-		t.CloseIdleConnections()
+	for _, rp := range []*httputil.ReverseProxy{s.rp, s.webhookProxy()} {
+		if rp == nil {
+			continue
+		}
+		if t, ok := rp.Transport.(interface{ CloseIdleConnections() }); ok {
+			t.CloseIdleConnections()
+		}
 	}
 	return err
 }

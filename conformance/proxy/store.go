@@ -70,6 +70,7 @@ type Counts struct {
 	State    int                   `json:"state"`
 	Request  int                   `json:"request"`
 	Upstream int                   `json:"upstream"`
+	Webhook  int                   `json:"webhook"`
 	Notices  int                   `json:"notices"`
 	ByRule   map[string]int        `json:"byRule"`
 	Dropped  int                   `json:"dropped"` // findings counted but no longer kept in full
@@ -93,7 +94,7 @@ func (s *store) counts() Counts {
 	defer s.mu.Unlock()
 	c := Counts{Total: s.total, Notices: s.notices, ByRule: map[string]int{}, kinds: map[contract.Kind]int{},
 		Response: s.byKind[contract.KindResponse], State: s.byKind[contract.KindState],
-		Request: s.byKind[contract.KindRequest], Upstream: s.byKind[contract.KindUpstream]}
+		Request: s.byKind[contract.KindRequest], Upstream: s.byKind[contract.KindUpstream], Webhook: s.byKind[contract.KindWebhook]}
 	for k, v := range s.byRule {
 		c.ByRule[k] = v
 	}

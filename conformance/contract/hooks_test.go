@@ -1,0 +1,383 @@
+package contract_test
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
+)
+
+// Valid deliveries of every payload, as the sandbox writes them: each judges
+// clean; the cases below break one rule of one of them.
+var (
+	hookParty   = `"counterpart":{"name":"Dane Powell","document":"***.928.102-**","bank":{"bankISPB":"00000000","bankName":"Banco","bankCode":"001","accountBranch":null,"accountNumber":"123"}}`
+	cashOutHook = `{"event":"CashOut","status":"CONFIRMED","transactionType":"PIX","movementType":"DEBIT","transactionId":"12","externalId":"e1","endToEndId":"` + e2e +
+		`","pixKey":"53992810232","feeAmount":0.00,"originalAmount":10.50,"finalAmount":10.50,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` + hookParty + `,"metadata":{}}`
+	cashInHook = `{"event":"CashIn","status":"CONFIRMED","transactionType":"PIX","movementType":"CREDIT","transactionId":"13","externalId":"c1","correlationId":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","endToEndId":"` + e2e +
+		`","feeAmount":0.00,"originalAmount":25.00,"finalAmount":25.00,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` + hookParty + `,"metadata":{"order":"1"}}`
+	transferHook = `{"type":"TRANSFER","data":{"id":7,"txId":null,"pixKey":"53992810232","status":"LIQUIDATED","payment":{"amount":"12.30","currency":"BRL"},"endToEndId":"` + e2e +
+		`","creditDebitType":"DEBIT","idempotencyKey":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","creditorAccount":{"name":"Dane","document":"***.928.102-**","ispb":"00000000"},"remittanceInformation":null}}`
+	receiveHook = `{"type":"RECEIVE","data":{"id":15,"txId":"proxytxid0000000000000000000001","status":"LIQUIDATED","payment":{"amount":"15.00","currency":"BRL"},"endToEndId":"` + e2e +
+		`","debtorAccount":{"name":"Fulano","document":"***.982.247-**"}}}`
+	refundHook = `{"type":"REFUND","data":{"id":40,"txId":null,"status":"REFUNDED","payment":{"amount":"50.00","currency":"BRL"},"refunds":[{"status":"LIQUIDATED","payment":{"amount":10.00,"currency":"BRL"},` +
+		`"endToEndId":"D13140088202603021200abcdefghijk","eventDate":"2026-03-02T12:01:00.000Z","information":null}],"endToEndId":"` + e2e + `","creditDebitType":"DEBIT","refundId":"r1","rtrId":"D13140088202603021200abcdefghijk","natureza":"ORIGINAL"}}`
+	medHook = `{"event":"med_accepted","med":{"id":3,"endToEnd":"` + e2e + `","status":"ANALYZED","reason":"REFUND_REQUEST","cause":"SCAM","description":null,"analysisResult":"APPROVED","analysisDetails":"ok",` +
+		`"requestingBank":{"ispb":"1","name":"a"},"contestedBank":{"ispb":"2","name":"b"},"originalTransaction":{"amount":50.00,"type":"PIX","transactionType":"PIX_IN","name":"n","document":"***.456.789-**","dateTime":"2026-03-02T12:00:00Z"},` +
+		`"isReconciled":true,"originalTransactionId":5,"createdAt":"2026-03-02T12:00:00Z","updatedAt":"2026-03-02T12:00:00Z"}}`
+)
+
+// delivery builds a delivery of body received at epoch + d, number seq,
+// with a webhook-id; options set headers.
+func delivery(seq uint64, d time.Duration, body string, opts ...func(*contract.Exchange)) *contract.Exchange {
+	ex := &contract.Exchange{Seq: seq, Method: "POST", Path: "/_proxy/webhooks/hooks/a",
+		ReqHeader: http.Header{"Content-Type": {"application/json"}, "Webhook-Id": {"msg_" + strconv.FormatUint(seq, 10)}},
+		ReqBody:   []byte(body), Status: 204, Start: epoch.Add(d), End: epoch.Add(d + time.Millisecond)}
+	for _, o := range opts {
+		o(ex)
+	}
+	return ex
+}
+
+func TestJudgeDelivery_ValidPayloads(t *testing.T) {
+	for name, body := range map[string]string{"CashOut": cashOutHook, "CashIn": cashInHook, "TRANSFER": transferHook, "RECEIVE": receiveHook, "REFUND": refundHook, "med_accepted": medHook,
+		"CashOut ERROR":  mut(mut(mut(cashOutHook, "status", `"ERROR"`), "errorCode", `"INVALID_TAX_ID"`), "errorMessage", `"CPF or CNPJ algorithmically invalid"`),
+		"TRANSFER ERROR": mut(mut(mut(transferHook, "data.status", `"ERROR"`), "data.errorCode", `"PAYMENT_EXPIRED"`), "data.errorMessage", `"expired"`),
+		"REFUND number":  mut(refundHook, "data.payment.amount", `50.00`),
+		"med_created":    mut(mut(mut(medHook, "event", `"med_created"`), "med.status", `"OPEN"`), "med.analysisResult", `null`),
+		"extra fields":   mut(transferHook, "data.extra", `{"x":1}`),
+	} {
+		if fs := contract.JudgeDelivery(delivery(1, 0, body), contract.HookOptions{}); len(fs) > 0 {
+			t.Errorf("%s: %d findings:%s", name, len(fs), describe(fs))
+		}
+	}
+}
+
+func TestJudgeDelivery_Breaks(t *testing.T) {
+	tests := []struct {
+		name, rule, field string
+		ex                *contract.Exchange
+	}{
+		{"not JSON", "hook.envelope", "body", delivery(1, 0, `status=ok`)},
+		{"an array", "hook.envelope", "body", delivery(1, 0, `[1]`)},
+		{"neither type nor event", "hook.envelope", "body", delivery(1, 0, `{"data":{}}`)},
+		{"unknown type", "hook.envelope", "body", delivery(1, 0, mut(transferHook, "type", `"PAYMENT"`))},
+		{"unknown event", "hook.envelope", "body", delivery(1, 0, mut(cashOutHook, "event", `"CashOutV2"`))},
+		{"text Content-Type", "hook.envelope", "Content-Type", delivery(1, 0, transferHook, header("Content-Type", "text/plain"))},
+		{"no data", "hook.field-missing", "data", delivery(1, 0, mut(transferHook, "data", ""))},
+		{"CashOut without processingDate", "hook.field-missing", "processingDate", delivery(1, 0, mut(cashOutHook, "processingDate", ""))},
+		{"CashOut without counterpart.bank.accountBranch", "hook.field-missing", "counterpart.bank.accountBranch", delivery(1, 0, mut(cashOutHook, "counterpart.bank.accountBranch", ""))},
+		{"TRANSFER ERROR without errorCode", "hook.field-missing", "data.errorCode", delivery(1, 0, mut(transferHook, "data.status", `"ERROR"`))},
+		{"REFUND without refunds", "hook.field-missing", "data.refunds", delivery(1, 0, mut(refundHook, "data.refunds", ""))},
+		{"MED without med", "hook.field-missing", "med", delivery(1, 0, mut(medHook, "med", ""))},
+		{"data.id as text", "hook.field-type", "data.id", delivery(1, 0, mut(transferHook, "data.id", `"7"`))},
+		{"feeAmount as text", "hook.field-type", "feeAmount", delivery(1, 0, mut(cashOutHook, "feeAmount", `"0.00"`))},
+		{"TRANSFER amount trimmed", "hook.money-format", "data.payment.amount", delivery(1, 0, mut(transferHook, "data.payment.amount", `"12.3"`))},
+		{"RECEIVE amount trimmed", "hook.money-format", "data.payment.amount", delivery(1, 0, mut(receiveHook, "data.payment.amount", `"15"`))},
+		{"TRANSFER amount a number", "hook.field-type", "data.payment.amount", delivery(1, 0, mut(transferHook, "data.payment.amount", `12.30`))},
+		{"REFUND amount trimmed", "hook.money-format", "data.payment.amount", delivery(1, 0, mut(refundHook, "data.payment.amount", `"50.5"`))},
+		{"REFUND amount of 3 decimals", "hook.money-format", "data.payment.amount", delivery(1, 0, mut(refundHook, "data.payment.amount", `50.001`))},
+		{"refunds[] amount as text", "hook.field-type", "data.refunds[0].payment.amount", delivery(1, 0, mut(refundHook, "data.refunds[0].payment.amount", `"10.00"`))},
+		{"CashOut amount of 3 decimals", "hook.money-format", "originalAmount", delivery(1, 0, mut(cashOutHook, "originalAmount", `10.505`))},
+		{"processingDate not ISO 8601", "hook.date-format", "processingDate", delivery(1, 0, mut(cashOutHook, "processingDate", `"02/03/2026"`))},
+		{"transactionId a UUID", "hook.id-format", "transactionId", delivery(1, 0, mut(cashOutHook, "transactionId", `"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10"`))},
+		{"correlationId not a UUID", "hook.id-format", "correlationId", delivery(1, 0, mut(cashInHook, "correlationId", `"c-1"`))},
+		{"MED endToEnd short", "hook.id-format", "med.endToEnd", delivery(1, 0, mut(medHook, "med.endToEnd", `"E1"`))},
+		{"CashOut status PENDING", "hook.status-allowed", "status", delivery(1, 0, mut(cashOutHook, "status", `"PENDING"`))},
+		{"TRANSFER status PAID", "hook.status-allowed", "data.status", delivery(1, 0, mut(transferHook, "data.status", `"PAID"`))},
+		{"REFUND status LIQUIDATED", "hook.status-allowed", "data.status", delivery(1, 0, mut(refundHook, "data.status", `"LIQUIDATED"`))},
+		{"refunds[] status REFUNDED", "hook.status-allowed", "data.refunds[0].status", delivery(1, 0, mut(refundHook, "data.refunds[0].status", `"REFUNDED"`))},
+		{"med_accepted of a REJECTED MED", "hook.status-allowed", "med.status", delivery(1, 0, mut(medHook, "med.analysisResult", `"REJECTED"`))},
+		{"med_rejected of an APPROVED MED", "hook.status-allowed", "med.status", delivery(1, 0, mut(medHook, "event", `"med_rejected"`))},
+		{"currency USD", "hook.value-allowed", "data.payment.currency", delivery(1, 0, mut(receiveHook, "data.payment.currency", `"USD"`))},
+		{"movementType CREDIT on CashOut", "hook.value-allowed", "movementType", delivery(1, 0, mut(cashOutHook, "movementType", `"CREDIT"`))},
+		{"creditDebitType CREDIT", "hook.value-allowed", "data.creditDebitType", delivery(1, 0, mut(transferHook, "data.creditDebitType", `"CREDIT"`))},
+		{"CONFIRMED with an errorCode", "hook.value-allowed", "errorCode", delivery(1, 0, mut(cashOutHook, "errorCode", `"ORDER_REJECTED"`))},
+		{"ERROR without errorCode", "hook.value-allowed", "errorCode", delivery(1, 0, mut(cashOutHook, "status", `"ERROR"`))},
+		{"ERROR with an unlisted errorCode", "hook.value-allowed", "errorCode", delivery(1, 0, mut(mut(cashOutHook, "status", `"ERROR"`), "errorCode", `"PIX_INSUFFICIENT_BALANCE"`))},
+		{"a body over 1 MiB", "hook.body-unjudged", "body", delivery(1, 0, "", func(ex *contract.Exchange) { ex.ReqUnjudged = "the body is over 1 MiB" })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := contract.JudgeDelivery(tt.ex, contract.HookOptions{})
+			if !hasFinding(fs, tt.rule, tt.field) {
+				t.Fatalf("no %s on %q; findings:%s", tt.rule, tt.field, describe(fs))
+			}
+			for _, f := range fs {
+				if f.Kind != contract.KindWebhook || !strings.HasPrefix(f.Route, "webhook") || f.Exchange != 1 || f.RequestID != "" {
+					// RequestID is the proxy's to set (the webhook-id); these deliveries leave it empty.
+					t.Errorf("finding %s: kind %s, route %q, exchange %d, request %q", f.Rule, f.Kind, f.Route, f.Exchange, f.RequestID)
+				}
+			}
+		})
+	}
+}
+
+// testSecret is the Standard Webhooks test vector's secret (design/DOMAIN.md).
+const testSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// signed sets the Standard Webhooks headers of a delivery signed with
+// secret at ts, as the library signs.
+func signed(t *testing.T, secret, id string, ts time.Time) func(*contract.Exchange) {
+	return func(ex *contract.Exchange) {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig, err := wh.Sign(id, ts, ex.ReqBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex.ReqHeader.Set("webhook-id", id)
+		ex.ReqHeader.Set("webhook-timestamp", strconv.FormatInt(ts.Unix(), 10))
+		ex.ReqHeader.Set("webhook-signature", sig)
+	}
+}
+
+// TestHookSignature_TestVector: the Standard Webhooks test vector of
+// design/DOMAIN.md.
+func TestHookSignature_TestVector(t *testing.T) {
+	got, err := contract.HookSignature(testSecret, "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", 1674087231, []byte(`{"type":"RECEIVE","data":{"id":1}}`))
+	if want := "v1,21QfGjgdxlXsyIdNpOti8I+eIv0G67loCf2DlZJ00Kw="; err != nil || got != want {
+		t.Fatalf("signature %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestJudgeDelivery_Signing: good, bad, stale and absent signatures; the
+// verdicts agree with the Standard Webhooks library's Verify, run at the
+// delivery's arrival (the library reads the wall clock, so the cases are
+// built around now).
+func TestJudgeDelivery_Signing(t *testing.T) {
+	now := time.Now().Truncate(time.Second)
+	wh, err := standardwebhooks.NewWebhook(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrive := func(ex *contract.Exchange) { ex.Start, ex.End = now, now.Add(time.Millisecond) }
+	other := "whsec_" + "c2VjcmV0LW9mLWFub3RoZXItc2VuZGVyLTAxMjM0NTY3"
+	tests := []struct {
+		name  string
+		opts  []func(*contract.Exchange)
+		rules []string // findings of the signing rules, in no order
+	}{
+		{"good", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now)}, nil},
+		{"good, 4 min old", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now.Add(-4*time.Minute))}, nil},
+		{"good among rotated keys", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), func(ex *contract.Exchange) {
+			ex.ReqHeader.Set("webhook-signature", "v1,AAAA v1a,BBBB "+ex.ReqHeader.Get("webhook-signature"))
+		}}, nil},
+		{"another secret", []func(*contract.Exchange){signed(t, other, "msg_1", now)}, []string{"hook.signature"}},
+		{"body changed after signing", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), func(ex *contract.Exchange) { ex.ReqBody = append(ex.ReqBody, ' ') }}, []string{"hook.signature"}},
+		{"id changed after signing", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), header("webhook-id", "msg_2")}, []string{"hook.signature"}},
+		{"stale: 6 min old", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now.Add(-6*time.Minute))}, []string{"hook.timestamp"}},
+		{"from the future: 6 min ahead", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now.Add(6*time.Minute))}, []string{"hook.timestamp"}},
+		{"no signature", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), header("webhook-signature", "")}, []string{"hook.signature"}},
+		{"no timestamp", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), header("webhook-timestamp", "")}, []string{"hook.timestamp"}},
+		{"timestamp in milliseconds", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), header("webhook-timestamp", strconv.FormatInt(now.UnixMilli(), 10))}, []string{"hook.timestamp", "hook.signature"}},
+		{"no webhook-id", []func(*contract.Exchange){signed(t, testSecret, "msg_1", now), header("webhook-id", "")}, []string{"hook.signature"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := delivery(1, 0, transferHook, append(tt.opts, arrive)...)
+			var got []string
+			for _, f := range contract.JudgeDelivery(ex, contract.HookOptions{Secret: testSecret}) {
+				got = append(got, f.Rule)
+			}
+			if strings.Join(sorted(got), " ") != strings.Join(sorted(tt.rules), " ") {
+				t.Fatalf("findings %v, want %v", got, tt.rules)
+			}
+			libErr := wh.Verify(ex.ReqBody, ex.ReqHeader)
+			if (libErr == nil) != (len(tt.rules) == 0) {
+				t.Errorf("the Standard Webhooks library says %v; the proxy found %v", libErr, got)
+			}
+			if slices := tt.rules; len(slices) == 1 && slices[0] == "hook.timestamp" && tt.name != "no timestamp" &&
+				!errors.Is(libErr, standardwebhooks.ErrMessageTooOld) && !errors.Is(libErr, standardwebhooks.ErrMessageTooNew) {
+				t.Errorf("the library's verdict on a bad timestamp: %v", libErr)
+			}
+		})
+	}
+	// Without a secret the signing rules do not apply.
+	if fs := contract.JudgeDelivery(delivery(1, 0, transferHook, arrive), contract.HookOptions{}); len(fs) > 0 {
+		t.Errorf("findings without a secret:%s", describe(fs))
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestCheckHookSecret(t *testing.T) {
+	for s, ok := range map[string]bool{testSecret: true, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw": false, "whsec_": false, "whsec_not base64!": false} {
+		if err := contract.CheckHookSecret(s); (err == nil) != ok {
+			t.Errorf("CheckHookSecret(%q) = %v", s, err)
+		}
+	}
+}
+
+// hookRules lists the rules of the webhook side among fs.
+func hookRules(fs []contract.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if strings.HasPrefix(f.Rule, "hook.") {
+			out = append(out, f.Rule)
+		}
+	}
+	return out
+}
+
+// TestHooks_UnknownTransaction: a delivery naming a transaction no answer
+// showed is a notice, once per transaction; one the traffic created is not.
+func TestHooks_UnknownTransaction(t *testing.T) {
+	h := contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("POST /api/pix/cash-out", cashOutReq, 201, cashOutOK, at(1, 0)))
+	if fs := h.ObserveDelivery(delivery(2, time.Second, cashOutHook)); len(fs) > 0 {
+		t.Errorf("a CashOut of a cash-out the traffic created:%s", describe(fs))
+	}
+	unknown := mut(mut(mut(cashOutHook, "externalId", `"before-the-proxy"`), "transactionId", `"99"`), "endToEndId", `"E13140088202603021159zyxwvutsrqp"`)
+	fs := h.ObserveDelivery(delivery(3, 2*time.Second, unknown))
+	if len(fs) != 1 || fs[0].Rule != "hook.unknown-transaction" || !fs[0].Notice || fs[0].Kind != contract.KindWebhook {
+		t.Fatalf("an unknown cash-out: %v", describe(fs))
+	}
+	if fs := h.ObserveDelivery(delivery(4, 3*time.Second, unknown, header("webhook-id", "msg_3"))); len(fs) > 0 {
+		t.Errorf("the same unknown cash-out again (a retry) gives another notice:%s", describe(fs))
+	}
+	// A PIX received by key starts outside the traffic; a MED too.
+	if fs := h.ObserveDelivery(delivery(5, 4*time.Second, mut(receiveHook, "data.txId", `null`))); len(fs) > 0 {
+		t.Errorf("a RECEIVE by key:%s", describe(fs))
+	}
+	if fs := h.ObserveDelivery(delivery(6, 5*time.Second, medHook)); len(fs) > 0 {
+		t.Errorf("a MED:%s", describe(fs))
+	}
+	// A REFUND of a PIX whose refund the traffic asked for is known, by its
+	// rtrId or its original's end-to-end id.
+	h.Observe(exch("PUT "+refundPath, refundReq, 201, refundOK, at(7, 6*time.Second)))
+	if fs := h.ObserveDelivery(delivery(8, 7*time.Second, mut(mut(refundHook, "data.refundId", ""), "data.id", `41`))); len(fs) > 0 {
+		t.Errorf("a REFUND of a refund the traffic asked:%s", describe(fs))
+	}
+	// A TRANSFER, a charge's CashIn, a cob's RECEIVE the traffic created.
+	h.Observe(exch("POST /dict/pix", transferReq, 200, transferOK, idem, at(9, 8*time.Second)))
+	h.Observe(exch("POST /api/pix/cash-in", cashInReq, 201, cashInOK, at(10, 8*time.Second)))
+	h.Observe(exch("PUT "+cobPath, cobReq, 201, cobOK, at(11, 8*time.Second)))
+	for i, body := range []string{transferHook, mut(cashInHook, "transactionId", `"12"`), receiveHook} {
+		if fs := h.ObserveDelivery(delivery(uint64(12+i), 9*time.Second, body)); len(fs) > 0 {
+			t.Errorf("delivery %d:%s", i, describe(fs))
+		}
+	}
+}
+
+// TestHooks_StatusInconsistent: a delivery against earlier answers and
+// deliveries, and a later read against a delivery; exchanges in flight
+// together are never compared.
+func TestHooks_StatusInconsistent(t *testing.T) {
+	h := contract.NewHooks(contract.Bounds{})
+	removed := strings.Replace(cobOK, `"ATIVA"`, `"REMOVIDA_PELO_USUARIO_RECEBEDOR"`, 1)
+	h.Observe(exch("PUT "+cobPath, cobReq, 201, cobOK, at(1, 0)))
+	h.Observe(exch("PATCH "+cobPath, `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`, 200, removed, at(2, time.Second)))
+	fs := h.ObserveDelivery(delivery(3, 2*time.Second, receiveHook))
+	if got := hookRules(fs); len(got) != 1 || got[0] != "hook.status-inconsistent" || fs[0].Related[0] != 2 || fs[0].Kind != contract.KindWebhook {
+		t.Fatalf("RECEIVE LIQUIDATED of a removed cob: %s", describe(fs))
+	}
+
+	// A listing showing Error, then a CashOut CONFIRMED of it.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("POST /api/pix/cash-out", cashOutReq, 201, cashOutOK, at(1, 0)))
+	listed := mut(mut(mut(mut(listingOK, "data[0].status", `"Error"`), "data[0].operationType", `"Pix out"`), "data[0].externalId", `"e1"`), "data[0].transactionId", `"12"`)
+	h.Observe(exch("GET /api/transactions", "", 200, listed, at(2, time.Second)))
+	if fs := h.ObserveDelivery(delivery(3, 2*time.Second, cashOutHook)); !hasFinding(fs, "hook.status-inconsistent", "status") {
+		t.Errorf("CashOut CONFIRMED of a cash-out listed Error: %s", describe(fs))
+	}
+
+	// Two deliveries of one transfer: LIQUIDATED, then ERROR.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("POST /dict/pix", transferReq, 200, transferOK, idem, at(1, 0)))
+	h.ObserveDelivery(delivery(2, time.Second, transferHook))
+	failed := mut(mut(mut(transferHook, "data.status", `"ERROR"`), "data.errorCode", `"ORDER_REJECTED"`), "data.errorMessage", `"x"`)
+	if fs := h.ObserveDelivery(delivery(3, 2*time.Second, failed)); !hasFinding(fs, "hook.status-inconsistent", "status") {
+		t.Errorf("TRANSFER ERROR after TRANSFER LIQUIDATED: %s", describe(fs))
+	}
+
+	// A read after the delivery that goes back: the refund read
+	// EM_PROCESSAMENTO after its REFUND said REFUNDED.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("PUT "+refundPath, refundReq, 201, refundOK, at(1, 0)))
+	if fs := h.ObserveDelivery(delivery(2, time.Second, refundHook)); len(fs) > 0 {
+		t.Fatalf("REFUND of a refund in processing: %s", describe(fs))
+	}
+	fs = h.Observe(exch("GET "+refundPath, "", 200, refundOK, at(3, 2*time.Second)))
+	if !hasFinding(fs, "hook.status-inconsistent", "status") || fs[0].Related[0] != 2 || fs[0].Method != "GET" {
+		t.Errorf("a refund read EM_PROCESSAMENTO after REFUNDED: %s", describe(fs))
+	}
+	// The same read in flight with the delivery is not compared.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("PUT "+refundPath, refundReq, 201, refundOK, at(1, 0)))
+	h.ObserveDelivery(delivery(2, time.Second, refundHook))
+	if fs := h.Observe(exch("GET "+refundPath, "", 200, refundOK, at(3, time.Second))); len(fs) > 0 {
+		t.Errorf("a read in flight with the delivery: %s", describe(fs))
+	}
+	// A creation's answer may be a replay of its first: never compared.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("POST /dict/pix", transferReq, 200, transferOK, idem, at(1, 0)))
+	h.ObserveDelivery(delivery(2, time.Second, transferHook))
+	if fs := h.Observe(exch("POST /dict/pix", transferReq, 200, transferOK, idem, at(3, 2*time.Second))); len(fs) > 0 {
+		t.Errorf("a replayed transfer after its TRANSFER: %s", describe(fs))
+	}
+	// Two accounts naming one cob: never judged.
+	h = contract.NewHooks(contract.Bounds{})
+	other := header("Authorization", "Bearer "+tokenWith(`{"iss":"pixsandbox","sub":"2","client_id":"c2","iat":`+itoa(epoch.Unix())+`}`))
+	h.Observe(exch("PUT "+cobPath, cobReq, 201, cobOK, at(1, 0)))
+	h.Observe(exch("PATCH "+cobPath, `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`, 200, removed, other, at(2, time.Second)))
+	if fs := h.ObserveDelivery(delivery(3, 2*time.Second, receiveHook)); len(fs) > 0 {
+		t.Errorf("a txid of two accounts: %s", describe(fs))
+	}
+	// MED: listed CANCELLED, then med_accepted.
+	h = contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("GET /api/med", "", 200, mut(mut(medOK, "data[0].id", `3`), "data[0].status", `"CANCELLED"`), at(1, 0)))
+	if fs := h.ObserveDelivery(delivery(2, time.Second, medHook)); !hasFinding(fs, "hook.status-inconsistent", "status") {
+		t.Errorf("med_accepted of a cancelled MED: %s", describe(fs))
+	}
+}
+
+// TestHooks_IDChangedOnRetry: the same body again with another webhook-id;
+// with the same id (a retry, a resend, a fan-out) it is fine.
+func TestHooks_IDChangedOnRetry(t *testing.T) {
+	h := contract.NewHooks(contract.Bounds{})
+	h.Observe(exch("POST /dict/pix", transferReq, 200, transferOK, idem, at(1, 0)))
+	for i, id := range []string{"msg_a", "msg_a"} {
+		if fs := h.ObserveDelivery(delivery(uint64(2+i), time.Duration(i+1)*time.Second, transferHook, header("webhook-id", id))); len(fs) > 0 {
+			t.Fatalf("delivery %d with the same id: %s", i, describe(fs))
+		}
+	}
+	fs := h.ObserveDelivery(delivery(4, 3*time.Second, transferHook, header("webhook-id", "msg_a-2")))
+	if len(fs) != 1 || fs[0].Rule != "hook.id-changed-on-retry" || fs[0].Seen != "msg_a-2" || fs[0].Related[0] != 2 {
+		t.Fatalf("a retry with another id: %s", describe(fs))
+	}
+	if fs := h.ObserveDelivery(delivery(5, 4*time.Second, mut(transferHook, "data.id", `8`), header("webhook-id", "msg_b"))); len(hookRules(fs)) > 1 ||
+		hasFinding(fs, "hook.id-changed-on-retry", "") {
+		t.Errorf("another event: %s", describe(fs))
+	}
+}
+
+// TestHooks_Bounded: the windows hold at most Bounds.Keys entries each.
+func TestHooks_Bounded(t *testing.T) {
+	h := contract.NewHooks(contract.Bounds{Keys: 10})
+	for i := range 100 {
+		h.ObserveDelivery(delivery(uint64(i), time.Duration(i)*time.Second, mut(transferHook, "data.id", itoa(int64(i)))))
+	}
+	for name, n := range h.Size() {
+		if n > 10 {
+			t.Errorf("window %s holds %d entries", name, n)
+		}
+	}
+}
