@@ -25,8 +25,8 @@ all: build
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-build: ## build bin/pixsandbox
-	$(GO) build -o $(BIN) ./cmd/pixsandbox
+build: ## build bin/pixsandbox, stamped with the version, commit and date (pixsandbox version)
+	$(GO) build -ldflags '$(STAMP)' -o $(BIN) ./cmd/pixsandbox
 
 run: build ## start the simulator with the fixture accounts (ARGS='--clock virtual' etc.)
 	./$(BIN) serve $(ARGS)
@@ -113,7 +113,7 @@ bench: ## Go benchmarks, then the wrk load run against a fresh simulator and a n
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./simulator/... ./cmd/pixsandbox/
 	@command -v wrk >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update && $$SUDO apt-get install -y wrk; }
-	$(GO) build -o $(BIN) ./cmd/pixsandbox
+	$(GO) build -ldflags '$(STAMP)' -o $(BIN) ./cmd/pixsandbox
 	$(GO) build -o bin/pixload ./cmd/pixload
 	./bin/pixload -bin $(BIN) $(LOADARGS)
 
@@ -128,12 +128,22 @@ checks: golden ## alias: refresh the golden list of conformance checks
 clean:
 	rm -rf bin reports dist
 
-# Version stamped into binaries and the image (pixsandbox version). The date is
-# the commit's, so two builds of one commit are byte-identical.
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
-LDFLAGS   := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# Version stamped into bin/pixsandbox, dist/ and the image (pixsandbox version;
+# cmd/pixsandbox/version.go). The date is the commit's, so two builds of one
+# commit are byte-identical. Without git, or outside a clone (a source
+# tarball), they fall back to dev, unknown and unknown; each can be given on
+# the command line (make build VERSION=v1.2.3). Each is computed once.
+ifeq ($(origin VERSION),undefined)
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+endif
+ifeq ($(origin COMMIT),undefined)
+COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+endif
+ifeq ($(origin DATE),undefined)
+DATE      := $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
+endif
+STAMP     := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+LDFLAGS   := -s -w -buildid= $(STAMP)
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 IMAGE     ?= pixsandbox:$(VERSION)
 

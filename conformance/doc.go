@@ -12,6 +12,7 @@
 // checks and which part of the specification (or which sandbox choice) it
 // rests on. Labels select what applies to a target; see docs/conformance.md.
 //
-// The package imports only the framework, Ginkgo, Gomega and the standard
-// library; wire strings are written as literals.
+// The specs are an independent oracle: they spell wire strings (field names,
+// codes) as literals, as the specification writes them, rather than taking
+// them from the simulator.
 package conformance

@@ -3,7 +3,7 @@
 // /_sandbox/docs. A package can embed only files under its own directory, so
 // the document's embedding lives beside it. It also generates the Postman
 // collection docs/pixsandbox.postman_collection.json from the document (make
-// collection). It imports the standard library and yaml only.
+// collection).
 package docs
 
 import _ "embed"

@@ -3,7 +3,9 @@
 // "Optional header X-Sandbox-Scenario simulates error scenarios"; its values are not
 // shown, so the catalogue is this sandbox's (Gap G-06, docs/spec-gaps.md).
 //
-// It may import simulator/pix only.
+// Each Scenario names the operations that honour it, the phase at which the
+// core applies it and the code it produces or the timing it changes;
+// docs/scenarios.md is generated from the catalogue (make golden).
 package scenarios
 
 import (

@@ -27,13 +27,13 @@
 //	rules.go      the rules the self-check bends (rules_faults.go, faults build tag)
 //	simulator.go  Config, New, Start, Stop, Clock
 //
-// Procedures that stand on their own are packages under simulator/ that
-// never import the core: auth (tokens, certificate headers, the test CA),
-// delivery (the webhook outbox, attempts, resend), refund, med, limits,
-// seed (what a new data dir starts with), invariants (the ledger and history
-// checker), ratelimit and refs (journal causes and counters).
+// Procedures that stand on their own are packages under simulator/, below
+// the core: auth (tokens, certificate headers, the test CA), delivery (the
+// webhook outbox, attempts, resend), refund, med, limits, seed (what a new
+// data dir starts with), invariants (the ledger and history checker),
+// ratelimit and refs (journal causes and counters).
 //
-// It imports those and simulator/pix, simulator/ledger, simulator/clock,
-// simulator/agenda, simulator/storage, simulator/webhook,
-// simulator/receivercheck, scenarios and fixtures; never HTTP or Badger.
+// The core speaks neither HTTP nor Badger: httpapi and sandboxapi call it
+// through the interfaces they declare (Services, Sandbox), and it keeps its
+// state through storage.Store.
 package simulator

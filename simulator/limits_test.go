@@ -34,6 +34,16 @@ func TestTransfer_Limits(t *testing.T) {
 	if c := transfer("100.01", scenarios.None); c != pix.CodePixTransactionLimitExceeded {
 		t.Fatalf("per-transaction: %q", c)
 	}
+	// The refusal names the amount by each route's field: payment.amount on
+	// POST /dict/pix, value on the cash-out.
+	if _, _, err := p.env.Sim.CreateTransfer(p.ctx, a.Account.ID, transferReq(key, "100.01"), scenarios.None); err == nil ||
+		err.Error() != "payment.amount 100.01 is above the per-transaction limit 100.00" {
+		t.Fatalf("transfer's refusal: %v", err)
+	}
+	if _, err := p.env.Sim.CreateCashOut(p.ctx, a.Account.ID, cashOut("100.01", key, "EMAIL", doc), scenarios.None); err == nil ||
+		err.Error() != "value 100.01 is above the per-transaction limit 100.00" {
+		t.Fatalf("cash-out's refusal: %v", err)
+	}
 	if c := transfer("100", scenarios.None); c != "" {
 		t.Fatalf("at the per-transaction limit: %q", c)
 	}

@@ -84,7 +84,7 @@ func cliClock(ctx context.Context, env cliEnv, args []string) int {
 		cc.printRaw(r.Body)
 		return cliExitOK
 	}
-	cc.printf("now %s (%s clock)", c.Now, c.Mode)
+	cc.printf("now %s (%s clock)", cliTime(c.Now), c.Mode)
 	if c.JobsRun != nil {
 		cc.printf(", %s run", plural(*c.JobsRun, "job", "jobs"))
 	}

@@ -214,7 +214,7 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 			if a.Number > 1 {
 				retry = fmt.Sprintf("  (attempt %d)", a.Number)
 			}
-			cc.printf("%s  %-12s %s  transaction %s  --> %s  [%s]%s\n", humanTime(a.SentAt), d.EventType, d.EventID,
+			cc.printf("%s  %-12s %s  transaction %s  --> %s  [%s]%s\n", cliTime(a.SentAt), d.EventType, d.EventID,
 				d.TransactionID, answer, humanDuration(time.Duration(a.DurationMs*float64(time.Millisecond))), retry)
 			if printJSON {
 				var pretty bytes.Buffer

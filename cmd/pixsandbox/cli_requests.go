@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 const requestsUsage = `Usage:
@@ -160,7 +161,7 @@ func (cc *cliCmd) printJournalEntry(e sandboxclient.JournalEntry, raw json.RawMe
 	if e.AccountID != "" {
 		who = "account " + e.AccountID.String()
 	}
-	cc.printf("%s  %-6s %s  %d  %s  %s  %s\n", humanTime(e.Time), e.Method, target, e.Status,
+	cc.printf("%s  %-6s %s  %d  %s  %s  %s\n", cliTime(e.Time), e.Method, target, e.Status,
 		humanDuration(time.Duration(e.DurationMs*float64(time.Millisecond))), who, e.RequestID)
 }
 
@@ -172,14 +173,17 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// humanTime shortens an RFC 3339 time for a line of output: seconds kept,
-// fractions dropped, the date kept (the simulation clock may be days ahead).
-func humanTime(s string) string {
+// cliTime writes an instant the server sent (RFC 3339, any precision) as
+// the API writes its timestamps, ISO 8601 in UTC with milliseconds
+// (2026-03-02T12:00:00.000Z, wire.Time), so every time the CLI prints reads
+// as the API's do. The date is kept: the simulation clock may be days ahead.
+// Text that is not a time is returned as is.
+func cliTime(s string) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return s
 	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
+	return wire.Time(t)
 }
 
 // humanDuration prints a wall-clock duration with a sensible precision.

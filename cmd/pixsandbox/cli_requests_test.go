@@ -21,12 +21,16 @@ func TestCLI_Requests(t *testing.T) {
 		!strings.Contains(lines[1], "account 1") || !strings.Contains(lines[2], "/nowhere  401") {
 		t.Fatalf("requests printed (oldest first):\n%s", r.stdout)
 	}
+	// Times print at milliseconds, as the API writes them (the clock is virtual here).
+	if !strings.HasPrefix(lines[0], "2026-03-02T12:00:00.000Z  POST") {
+		t.Fatalf("a request's time, as the API writes times: %q", lines[0])
+	}
 	if strings.Contains(r.stdout, token) {
 		t.Fatal("the token shows")
 	}
 	r = cliRun(t, "requests", "--url", u, "--status", "4xx", "--json").must(t, 0)
 	var e map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &e); err != nil || e["path"] != "/nowhere" {
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &e); err != nil || e["path"] != "/nowhere" || e["time"] != "2026-03-02T12:00:00.000Z" {
 		t.Fatalf("--status 4xx --json: %q", r.stdout)
 	}
 	r = cliRun(t, "requests", "--url", u, "--path", "/api/auth", "--json").must(t, 0)
@@ -65,4 +69,21 @@ func TestCLI_Requests(t *testing.T) {
 func TestCLI_RequestsJournalOff(t *testing.T) {
 	m := MustRunMain(t, func(c *Config) { c.JournalSize = 0 })
 	cliRun(t, "requests", "--url", m.URL()).must(t, 1, "--journal-size 0")
+}
+
+// TestCLITime: every time the CLI prints reads as the API writes its
+// timestamps, ISO 8601 in UTC at milliseconds, whatever precision the server
+// sent (a real clock's now carries nanoseconds).
+func TestCLITime(t *testing.T) {
+	for in, want := range map[string]string{
+		"2026-12-06T08:51:26.870686441Z":      "2026-12-06T08:51:26.870Z",
+		"2026-03-02T12:00:00Z":                "2026-03-02T12:00:00.000Z",
+		"2026-03-03T00:00:00.5Z":              "2026-03-03T00:00:00.500Z",
+		"2026-03-02T09:00:00.123456789-03:00": "2026-03-02T12:00:00.123Z",
+		"not a time":                          "not a time",
+	} {
+		if got := cliTime(in); got != want {
+			t.Errorf("cliTime(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

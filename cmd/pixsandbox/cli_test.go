@@ -225,22 +225,22 @@ func TestCLI_Pay(t *testing.T) {
 func TestCLI_Clock(t *testing.T) {
 	m := MustRunMain(t, nil)
 	u := m.URL()
-	if r := cliRun(t, "clock", "show", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T12:00:00Z (virtual clock)\n" {
+	if r := cliRun(t, "clock", "show", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T12:00:00.000Z (virtual clock)\n" {
 		t.Fatalf("show: %q", r.stdout)
 	}
 	if st, _ := call(t, "POST", u+"/_sandbox/jobs", `{"seconds":60}`, nil); st != 201 {
 		t.Fatal("job")
 	}
-	if r := cliRun(t, "clock", "advance", "90m", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T13:30:00Z (virtual clock), 1 job run\n" {
+	if r := cliRun(t, "clock", "advance", "90m", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T13:30:00.000Z (virtual clock), 1 job run\n" {
 		t.Fatalf("advance 90m: %q", r.stdout)
 	}
-	if r := cliRun(t, "clock", "--url", u, "advance", "1d").must(t, 0); !strings.Contains(r.stdout, "now 2026-03-03T13:30:00Z") {
+	if r := cliRun(t, "clock", "--url", u, "advance", "1d").must(t, 0); !strings.Contains(r.stdout, "now 2026-03-03T13:30:00.000Z") {
 		t.Fatalf("advance 1d: %q", r.stdout)
 	}
-	if r := cliRun(t, "clock", "advance", "30", "--url", u).must(t, 0); !strings.Contains(r.stdout, "now 2026-03-03T13:30:30Z") {
+	if r := cliRun(t, "clock", "advance", "30", "--url", u).must(t, 0); !strings.Contains(r.stdout, "now 2026-03-03T13:30:30.000Z") {
 		t.Fatalf("advance 30 (seconds): %q", r.stdout)
 	}
-	if r := cliRun(t, "clock", "set", "2026-03-10T00:00:00Z", "--url", u).must(t, 0); !strings.Contains(r.stdout, "now 2026-03-10T00:00:00Z") {
+	if r := cliRun(t, "clock", "set", "2026-03-10T00:00:00Z", "--url", u).must(t, 0); !strings.Contains(r.stdout, "now 2026-03-10T00:00:00.000Z") {
 		t.Fatalf("set: %q", r.stdout)
 	}
 	r := cliRun(t, "clock", "set", "2026-03-01T00:00:00Z", "--url", u).must(t, 1, "400")

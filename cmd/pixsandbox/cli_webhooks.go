@@ -219,12 +219,12 @@ func (cc *cliCmd) printAttempt(f cliNewAttempt) {
 		target = d.URL
 	}
 	line := fmt.Sprintf("%s  %-12s %s  %d  attempt %d  webhook-id %s  account %s transaction %s",
-		a.SentAt, d.EventType, target, a.StatusCode, a.Number, d.EventID, d.AccountID, d.TransactionID)
+		cliTime(a.SentAt), d.EventType, target, a.StatusCode, a.Number, d.EventID, d.AccountID, d.TransactionID)
 	if a.Error != "" {
 		line += "  error: " + a.Error
 	}
 	if d.Status == "retrying" && a.Number == len(d.Attempts) && d.NextAttemptAt != "" {
-		line += "  next attempt at " + d.NextAttemptAt
+		line += "  next attempt at " + cliTime(d.NextAttemptAt)
 	}
 	cc.printf("%s\n", line)
 }

@@ -259,11 +259,11 @@ func (cc *cliCmd) printWorkspace(w sandboxclient.Workspace) {
 	if w.Name != "" {
 		line("name", w.Name)
 	}
-	line("clock", w.Clock.Mode+", now "+humanTime(w.Clock.Now))
+	line("clock", w.Clock.Mode+", now "+cliTime(w.Clock.Now))
 	line("accounts", strconv.Itoa(w.AccountCount))
 	line("expires", workspaceExpiry(w))
-	line("created", humanTime(w.CreatedAt))
-	line("last used", humanTime(w.LastUsedAt))
+	line("created", cliTime(w.CreatedAt))
+	line("last used", cliTime(w.LastUsedAt))
 }
 
 // workspaceExpiry says when a workspace expires.
@@ -275,7 +275,7 @@ func workspaceExpiry(w sandboxclient.Workspace) string {
 	if d, err := time.ParseDuration(w.TTL); err == nil {
 		ttl = shortDuration(d)
 	}
-	return humanTime(*w.ExpiresAt) + " (after " + ttl + " without a request)"
+	return cliTime(*w.ExpiresAt) + " (after " + ttl + " without a request)"
 }
 
 // workspaceList runs workspace list.
@@ -310,9 +310,9 @@ func (cc *cliCmd) workspaceList(ctx context.Context, o workspaceOpts, rest []str
 		}
 		expires := "never"
 		if w.ExpiresAt != nil {
-			expires = humanTime(*w.ExpiresAt)
+			expires = cliTime(*w.ExpiresAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%d\t%s\t%s\n", w.ID, name, w.Clock.Mode, humanTime(w.Clock.Now), w.AccountCount, humanTime(w.LastUsedAt), expires)
+		fmt.Fprintf(tw, "%s\t%s\t%s %s\t%d\t%s\t%s\n", w.ID, name, w.Clock.Mode, cliTime(w.Clock.Now), w.AccountCount, cliTime(w.LastUsedAt), expires)
 	}
 	tw.Flush()
 	if md.TotalPages > 1 {

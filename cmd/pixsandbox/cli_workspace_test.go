@@ -108,7 +108,7 @@ func TestCLI_WorkspaceScoped(t *testing.T) {
 	start := clockNow(t, m, "")
 
 	r := cliRun(t, "clock", "advance", "1h", "--url", u, "--workspace", ws).must(t, 0)
-	if !strings.Contains(r.stdout, "now 2026-03-02T13:00:00Z") {
+	if !strings.Contains(r.stdout, "now 2026-03-02T13:00:00.000Z") {
 		t.Fatalf("clock advance 1h in the workspace: %q", r.stdout)
 	}
 	if now := clockNow(t, m, ""); now != start {
@@ -124,7 +124,7 @@ func TestCLI_WorkspaceScoped(t *testing.T) {
 	t.Run("environment", func(t *testing.T) {
 		env := map[string]string{"PIXSANDBOX_URL": u, "PIXSANDBOX_WORKSPACE": strings.ToUpper(ws)}
 		r := cliRunEnv(t, cliOpts{env: env}, "clock", "show").must(t, 0)
-		if !strings.Contains(r.stdout, "2026-03-02T13:00:00Z") {
+		if !strings.Contains(r.stdout, "2026-03-02T13:00:00.000Z") {
 			t.Fatalf("PIXSANDBOX_WORKSPACE: %q", r.stdout)
 		}
 		r = cliRunEnv(t, cliOpts{env: env}, "clock", "show", "--workspace", "default").must(t, 0)
@@ -292,7 +292,7 @@ func TestCLI_WorkspaceListShowDelete(t *testing.T) {
 	}
 
 	r = cliRun(t, "workspace", "show", a, "--url", u).must(t, 0)
-	for _, want := range []string{"id           " + a, "name         alpha", "clock        virtual, now 2026-03-02 12:00:00Z", "accounts     3", "(after 24h without a request)"} {
+	for _, want := range []string{"id           " + a, "name         alpha", "clock        virtual, now 2026-03-02T12:00:00.000Z", "accounts     3", "(after 24h without a request)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, r.stdout)
 		}

@@ -12,8 +12,8 @@
 //   - codec: the suite's own BR Code parser (TLV, CRC-16/CCITT-FALSE), and the
 //     helpers that forge tokens and certificates for the negative checks.
 //
-// It is an independent oracle: it imports only the standard library, Ginkgo and
-// Gomega, never the simulator, and it spells wire strings (field names, codes) as
-// literals. Everything but Run, New and the It wrappers is usable without a
-// running Ginkgo suite, and is unit-tested with the standard testing package.
+// It is an independent oracle: it shares no code with the simulator and spells
+// wire strings (field names, codes) as literals. Everything but Run, New and
+// the It wrappers is usable without a running Ginkgo suite, and is unit-tested
+// with the standard testing package.
 package framework

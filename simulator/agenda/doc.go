@@ -22,7 +22,6 @@
 // github.com/robfig/cron/v3. cron.Cron's runner reads time.Now and cannot
 // follow a virtual clock, so it is never started.
 //
-// Package agenda imports the standard library, simulator/clock and
-// github.com/robfig/cron/v3 only. It embeds the time zone database so
-// CRON_TZ= specs work on hosts without one.
+// The package embeds the time zone database so CRON_TZ= specs work on hosts
+// without one.
 package agenda

@@ -4,7 +4,4 @@
 // simulation clock; the signing key kept in the store; the caches of verified
 // tokens and decoded certificate headers; and the test CA that issues client
 // certificates to the accounts the control plane creates.
-//
-// It imports simulator/pix, simulator/clock, simulator/storage and scenarios,
-// never the core.
 package auth

@@ -1,6 +1,6 @@
 // Package brcode is the codec of the PIX BR Code (the "copia e cola" text, an EMV
 // QR Code in Merchant Presented Mode): Code, NewDynamic, Encode, Parse and the
-// CRC16 checksum. Standard library only, no clock, no I/O.
+// CRC16 checksum. It is pure: no clock, no I/O.
 //
 // The payload is a run of TLV fields: a 2-digit ID, a 2-digit decimal length and the
 // value. Fields 26 (PIX merchant account) and 62 (additional data) are templates of

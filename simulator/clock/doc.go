@@ -13,6 +13,4 @@
 //     no timers: future work lives in the agenda package as persisted jobs.
 //
 // Neither clock ever moves backwards, and both report times in UTC.
-//
-// Package clock imports only the standard library.
 package clock

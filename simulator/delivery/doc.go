@@ -5,6 +5,8 @@
 // recovery of attempts a stop cut short, waiting for attempts due, and the
 // one-off resend of a transaction's webhook.
 //
-// It imports simulator/pix, simulator/agenda, simulator/storage,
-// simulator/webhook, simulator/ratelimit and simulator/refs, never the core.
+// It is the stateful half of webhook delivery: it reads and writes the store
+// and schedules agenda jobs, while simulator/webhook holds the stateless
+// parts (payload builders, target rules, the retry policy, one HTTP attempt,
+// the worker pool).
 package delivery

@@ -95,6 +95,31 @@ func TestListings_EveryKind(t *testing.T) {
 			t.Fatalf("phone key %q: %d %s", p, r.Status, r.Raw)
 		}
 	}
+	// A key the account does not hold lists the PIX it sent there (Gaps G-53,
+	// G-54): a's cash-out, transfer and split to the other institution's key;
+	// b's transfer to a's key. A key no transaction of the account used lists
+	// nothing.
+	byKey := func(key string, hdr map[string]string) (total string, types []string) {
+		t.Helper()
+		r := apitest.Do(t, "GET", env.URL+"/api/pix/transactions/pix-key/"+url.PathEscape(key), nil, hdr)
+		if r.Status != 200 {
+			t.Fatalf("key listing of %s: %d %s", key, r.Status, r.Raw)
+		}
+		for _, it := range r.Body["data"].([]any) {
+			types = append(types, fmt.Sprint(it.(map[string]any)["operationType"]))
+		}
+		return r.Body["metadata"].(map[string]any)["total"].(json.Number).String(), types
+	}
+	bh := map[string]string{"Authorization": "Bearer " + btok}
+	if total, types := byKey(co.PixKey, h); total != "3" || strings.Join(types, ",") != "Pix out,Pix out,Pix out" {
+		t.Errorf("a's listing of the key it paid: total %s, %v; want 3 Pix out", total, types)
+	}
+	if total, types := byKey(a.Account.PixKeys[3].Key, bh); total != "1" || strings.Join(types, ",") != "Pix out" {
+		t.Errorf("b's listing of a's key it paid: total %s, %v; want 1 Pix out", total, types)
+	}
+	if total, _ := byKey(co.PixKey, bh); total != "0" {
+		t.Errorf("b's listing of a key it never used: total %s, want 0", total)
+	}
 }
 
 // recordEveryKind makes a's transactions of every kind (a cash-out, a transfer,

@@ -3,21 +3,16 @@
 // metrics, access log, request journal, admin and bearer tokens), JSON
 // decoding (strict, through httpapi/strictjson), the spec's two route families
 // and three error shapes. It calls the application core through the Services
-// interface and never imports the simulator or the store.
+// interface, which the core implements.
 //
 // The /_sandbox control plane and the web console are package sandboxapi, a
-// second route table mounted through Config.ControlPlane; httpapi never
-// imports it. What sandboxapi uses from here is exported on purpose: Route
-// and HandlerFunc (its table's rows), Page, Server.ServeStatic and StaticFile
-// (its static files), Server.Journal and Journal (the request journal it
-// shows), Server.HoldShared and Server.Logger, DecodeSandboxJSON (its request
+// second route table mounted through Config.ControlPlane. What sandboxapi
+// uses from here is exported on purpose: Route and HandlerFunc (its table's
+// rows), Page, Server.ServeStatic and StaticFile (its static files),
+// Server.Journal and Journal (the request journal it shows),
+// Server.HoldShared and Server.Logger, DecodeSandboxJSON (its request
 // bodies), NewStandardBalance and NewTokenResponse (the forms it shares with
 // the contract's routes).
-//
-// It imports simulator/pix, simulator/wire, simulator/clock,
-// simulator/metrics, simulator/webhook (value types), simulator/qrcode,
-// httpapi/strictjson, scenarios, faults (in the faults build only),
-// gorilla/mux, google/uuid and prometheus.
 //
 // One file per resource, named as in the core and the conformance suite:
 // auth.go, balance.go, cob.go, cashin.go, cashout.go, transfer.go, refund.go,

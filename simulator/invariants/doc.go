@@ -5,7 +5,6 @@
 // against the transaction that caused it, end-to-end ids, and the refunds of
 // each received PIX. Each check is a function named for what it checks.
 //
-// It reads through simulator/storage and the causes of simulator/refs; it
-// imports simulator/pix, simulator/ledger, simulator/storage and
-// simulator/refs, never the core.
+// It reads only what the store holds, tracing each journal entry to its cause
+// through simulator/refs, and shares no code with the core it checks.
 package invariants

@@ -4,7 +4,7 @@
 // sandbox). It enforces that no account pocket goes below zero (overdraft is 0,
 // spec "Resources > Balance").
 //
-// The package is pure: standard library and simulator/pix only, no clock, no I/O.
+// The package is pure: no clock, no I/O.
 // Callers load the balances an entry touches, Apply it, and store the balances and
 // the entry in one store transaction.
 package ledger

@@ -2,8 +2,6 @@
 // (cash-out and DICT transfer, whatever route starts it): per transaction,
 // per São Paulo day and per night (20:00 to 06:00), the day and night counted
 // in running totals kept in store counters, given back when a PIX out fails.
-//
-// It imports simulator/pix and simulator/storage, never the core.
 package limits
 
 import (
@@ -55,11 +53,13 @@ func (c Totals) Count(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
 }
 
 // Check applies spec "Errors > Cash-out and cash-in codes": per-transaction,
-// daily accumulated and night (20:00 to 06:00 São Paulo) limits.
+// daily accumulated and night (20:00 to 06:00 São Paulo) limits. A refusal's
+// message names the amount by its request field (amountField).
 func (c Totals) Check(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
 	l := st.Limits
+	field := amountField(t.Kind)
 	if l.PerTransaction > 0 && t.Amount > l.PerTransaction {
-		return refusal(pix.CodePixTransactionLimitExceeded, "value %s is above the per-transaction limit %s", t.Amount, l.PerTransaction)
+		return refusal(pix.CodePixTransactionLimitExceeded, "%s %s is above the per-transaction limit %s", field, t.Amount, l.PerTransaction)
 	}
 	day, night := c.counters(t.AccountID, t)
 	if l.Daily > 0 {
@@ -68,7 +68,7 @@ func (c Totals) Check(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
 			return err
 		}
 		if used+t.Amount > l.Daily {
-			return refusal(pix.CodePixDailyLimitExceeded, "value %s would take today's total to %s, above the daily limit %s", t.Amount, used+t.Amount, l.Daily)
+			return refusal(pix.CodePixDailyLimitExceeded, "%s %s would take today's total to %s, above the daily limit %s", field, t.Amount, used+t.Amount, l.Daily)
 		}
 	}
 	if l.Night > 0 && night != "" {
@@ -77,10 +77,20 @@ func (c Totals) Check(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
 			return err
 		}
 		if used+t.Amount > l.Night {
-			return refusal(pix.CodePixNightLimitExceeded, "value %s would take tonight's total to %s, above the night limit %s (20:00 to 06:00 America/Sao_Paulo)", t.Amount, used+t.Amount, l.Night)
+			return refusal(pix.CodePixNightLimitExceeded, "%s %s would take tonight's total to %s, above the night limit %s (20:00 to 06:00 America/Sao_Paulo)", field, t.Amount, used+t.Amount, l.Night)
 		}
 	}
 	return nil
+}
+
+// amountField is the request field that carries the amount of a PIX out of
+// kind k: payment.amount on POST /dict/pix (a DICT transfer), value on POST
+// /api/pix/cash-out.
+func amountField(k pix.TxKind) string {
+	if k == pix.TxTransfer {
+		return "payment.amount"
+	}
+	return "value"
 }
 
 // refusal is the 422 of a limit.

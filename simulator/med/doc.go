@@ -3,8 +3,4 @@
 // only), its timeline (acknowledge and block, analysis, refund) as agenda
 // jobs and as control-plane steps, the release of its block, its refund
 // through simulator/refund, and its webhooks.
-//
-// It imports simulator/pix, simulator/ledger, simulator/agenda,
-// simulator/storage, simulator/webhook, simulator/delivery, simulator/refs,
-// simulator/refund and scenarios, never the core.
 package med

@@ -1,8 +1,7 @@
 // Package pix is the PIX domain vocabulary and its pure rules: the entities,
 // their status enums and transition tables, the request validators, money, the
-// error kinds and codes. It imports the standard library only, takes the time
-// as a parameter (it reads no clock) and does no I/O. The BR Code codec is in
-// simulator/brcode.
+// error kinds and codes. It takes the time as a parameter (it reads no clock)
+// and does no I/O. The BR Code codec is in simulator/brcode.
 //
 // One file per resource, with the same names as the core, httpapi and the
 // conformance suite: account.go, auth.go (tokens, credentials, certificates,

@@ -16,6 +16,4 @@
 // with no ECI header, which is what payer apps expect of a BR Code (ASCII only);
 // all-digit or upper-case-alphanumeric text uses the denser numeric and
 // alphanumeric modes.
-//
-// This package imports the QR library and the standard library only.
 package qrcode

@@ -1,7 +1,9 @@
 // Package ratelimit counts requests per key in fixed one-minute windows of
-// simulation time, and words the 429 that refuses one above its limit.
-//
-// It imports simulator/pix only.
+// simulation time, and words the 429 that refuses one above its limit. A
+// window is a minute of the simulation clock from its first second (the
+// instant truncated to the minute), not a sliding minute before each request:
+// a key's count starts again at the start of every minute. The core limits
+// GET /api/med with it, and simulator/delivery the webhook resends.
 package ratelimit
 
 import (

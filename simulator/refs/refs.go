@@ -4,8 +4,6 @@
 // (RefundedCounter). The core writes them; simulator/invariants reads them.
 // Quote words a reference a client supplied for a message; NotFound answers
 // one that names no record.
-//
-// It imports simulator/pix and simulator/storage only.
 package refs
 
 import (

@@ -4,8 +4,4 @@
 // NAO_REALIZADO by scenario or when the account cannot cover it), the
 // REFUND_OUT a sandbox payer receives, and the REFUND webhooks. The core's
 // CreateRefund and the MED process both start refunds here.
-//
-// It imports simulator/pix, simulator/ledger, simulator/agenda,
-// simulator/storage, simulator/webhook, simulator/delivery, simulator/refs and
-// scenarios, never the core.
 package refund

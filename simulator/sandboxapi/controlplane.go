@@ -8,16 +8,9 @@
 // It is a second route table mounted on httpapi's server (Config.ControlPlane):
 // its routes run through the same wrapper as the contract's (request id,
 // metrics, request journal, the admin token on /_sandbox, the minimal error
-// shape), and it uses httpapi's exported decoding and static-file pieces.
-// Dependencies run one way: sandboxapi imports httpapi, never the reverse. It
-// calls the application core through the Sandbox interface and never imports
-// the simulator or the store.
-//
-// It imports simulator/httpapi, simulator/httpapi/strictjson (Number),
-// simulator/pix, simulator/wire, simulator/webhook (value types),
-// simulator/receivercheck (the check's configuration), simulator/qrcode,
-// scenarios, docs (the embedded API document), gorilla/mux and the standard
-// library; never simulator, storage or badgerstore.
+// shape), and it uses httpapi's exported decoding and static-file pieces. It
+// calls the application core through the Sandbox interface, which the core
+// implements.
 //
 // One file per resource: routes.go is the route table on one screen; clock.go,
 // account.go, settings.go, reset.go, job.go, scenario.go, invariants.go,

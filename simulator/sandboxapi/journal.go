@@ -2,10 +2,10 @@ package sandboxapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 // workspaceName is a workspace's id as the API spells it ("default" for "").
@@ -57,7 +57,7 @@ func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 	}
 	out.Enabled, out.Capacity, out.Size = true, j.Capacity(), j.Len()
 	for _, e := range entries {
-		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: e.At.UTC().Format(time.RFC3339Nano), Method: e.Method,
+		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: wire.Time(e.At), Method: e.Method,
 			Path: e.Path, Query: e.Query, Route: e.Route, Workspace: workspaceName(e.Workspace), Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
 			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs}

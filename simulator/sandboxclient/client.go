@@ -4,8 +4,7 @@
 // admin token header, JSON calls that expect given statuses, errors that read
 // the server's error shapes, and typed calls of the control plane.
 //
-// It imports the standard library only: it sees the simulator as a client
-// does, through its HTTP answers.
+// It sees the simulator as any client does, through its HTTP answers.
 package sandboxclient
 
 import (

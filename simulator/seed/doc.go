@@ -4,8 +4,4 @@
 // directory with the keys of every sandbox account (Dict); and it draws the
 // fake accounts the control plane creates (Fake). Each writer runs inside a
 // store transaction and writes once per data dir.
-//
-// It imports fixtures, simulator/pix, simulator/ledger, simulator/storage,
-// simulator/webhook, simulator/auth, simulator/refs and gofakeit, never the
-// core.
 package seed

@@ -1,9 +1,7 @@
 // Package storage declares what the simulator needs from its store: transactions
 // over accounts, credentials, certificates, the ledger journal, metadata and jobs.
-// simulator/badgerstore implements it over Badger; the simulator never imports Badger.
-//
-// It may import simulator/pix, simulator/ledger, simulator/agenda and
-// simulator/webhook only.
+// simulator/badgerstore implements it over Badger, so the core and the
+// procedures under simulator/ know nothing of the database.
 package storage
 
 import (

@@ -1,9 +1,13 @@
-// Package webhook is the simulator's webhook delivery engine. It is
-// payload-agnostic: the simulator builds the JSON bodies (Envelope V2,
-// CashOut, …) and stores targets, events and deliveries; this package
-// validates targets, plans one delivery per active target of an event
-// (fan-out, at most MaxActivePerType), performs one HTTP attempt, and decides
-// from a retry Policy what happens next.
+// Package webhook holds the stateless parts of the simulator's webhooks: the
+// bodies of every event (payload.go: the V2 envelope of TRANSFER, RECEIVE and
+// REFUND, the flat CashOut and CashIn payloads, the MED events), target
+// validation, the plan of one delivery per active target of an event
+// (fan-out, at most MaxActivePerType), one HTTP attempt (Dispatcher), the
+// retry Policy that decides what happens next, and the worker pool
+// (Scheduler). It keeps no state in the store: simulator/delivery stores
+// events, deliveries and their jobs and calls this package for each step, and
+// the core and simulator/med and simulator/refund choose which body an event
+// carries.
 //
 // Deliveries are at least once. Every attempt of one event carries the same
 // webhook-id (the event's ID), so receivers deduplicate on it. A target may
@@ -31,8 +35,4 @@
 // receivers never hold another's deliveries (Gap G-62). Each workspace's
 // simulator sees its own Space of the Scheduler: it waits for and stops its
 // own attempts only.
-//
-// Package webhook imports the standard library, simulator/pix and
-// github.com/standard-webhooks/standard-webhooks/libraries/go only; never
-// Badger, the simulator core or a clock package.
 package webhook

@@ -3,9 +3,9 @@
 // (also differing only in case), every value of the wrong JSON type, nesting
 // deeper than 64 levels. httpapi decodes every request body through it (Gap
 // G-03, docs/spec-gaps.md). A well-formed body takes a fast path (fast.go)
-// that gives the same answer at a fraction of the strict walk's cost.
-//
-// It imports simulator/pix (Violation, Invalid) and the standard library.
+// that gives the same answer at a fraction of the strict walk's cost. The
+// violations are pix.Violation values, the form every field error of the
+// API takes.
 package strictjson
 
 import (

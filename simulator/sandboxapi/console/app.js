@@ -6,7 +6,7 @@ import {
   AccountSession, ApiError, DEFAULT_WORKSPACE, InputError, adminToken, call, currentWorkspace, setAdminToken,
   setWorkspaceToken, wholeNumber, workspaceToken,
 } from './api.js';
-import { $, h, show } from './dom.js';
+import { $, h, show, time } from './dom.js';
 import { transactionsPanel } from './transactions.js';
 import { chargesPanel } from './charges.js';
 import { webhooksPanel } from './webhooks.js';
@@ -152,7 +152,7 @@ function initAdmin() {
 // ---- clock ----
 
 function renderClock(c) {
-  $('clock-now').textContent = c.now;
+  $('clock-now').textContent = time(c.now);
   $('clock-mode').textContent = c.mode;
 }
 
@@ -178,7 +178,7 @@ async function advance(body, label) {
   }
   renderClock(c);
   $('clock-result').textContent = `Advanced ${label}; ${c.jobsRun} job(s) ran on the way.`;
-  notice(`Clock advanced ${label}: now ${c.now}.`);
+  notice(`Clock advanced ${label}: now ${time(c.now)}.`);
   await afterStateChange();
 }
 

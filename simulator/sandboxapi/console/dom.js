@@ -59,6 +59,20 @@ export function show(v) {
   return String(v);
 }
 
+// time writes an instant the server sent (RFC 3339, any number of fractional
+// digits) as the API writes its timestamps: ISO 8601 in UTC with
+// milliseconds, 2026-03-02T12:00:00.000Z. The control plane's clock reports
+// its now with as many digits as it needs; shown through here it reads as
+// every other time on the page. Text that is not a UTC instant is returned
+// as is.
+export function time(v) {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/.exec(String(v ?? ''));
+  if (!m) {
+    return show(v);
+  }
+  return `${m[1]}.${(m[2] || '').padEnd(3, '0').slice(0, 3)}Z`;
+}
+
 // fields renders a definition list of [label, value, testid?] rows.
 export function fields(rows) {
   return h('dl', { class: 'fields' }, rows.map(([label, value, testid]) => [
