@@ -141,15 +141,22 @@ func CheckUpstream(s string) error {
 }
 
 func parseUpstream(s string) (*url.URL, error) {
+	u, err := parseHTTPURL("--upstream", s)
+	if err == nil && (u.RawQuery != "" || u.Fragment != "") {
+		return nil, fmt.Errorf("--upstream %q: a base URL takes no query or fragment", s)
+	}
+	return u, err
+}
+
+// parseHTTPURL parses the value s of flag as an http:// or https:// URL with
+// a host.
+func parseHTTPURL(flag, s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("--upstream %q: %w", s, err)
+		return nil, fmt.Errorf("%s %q: %w", flag, s, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--upstream %q: want an http:// or https:// URL with a host", s)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--upstream %q: a base URL takes no query or fragment", s)
+		return nil, fmt.Errorf("%s %q: want an http:// or https:// URL with a host", flag, s)
 	}
 	return u, nil
 }

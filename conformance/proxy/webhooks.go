@@ -42,14 +42,11 @@ func CheckWebhooksTo(s string) error {
 }
 
 func parseWebhooksTo(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("--webhooks-to %q: %w", s, err)
+	u, err := parseHTTPURL("--webhooks-to", s)
+	if err == nil && u.Fragment != "" {
+		return nil, fmt.Errorf("--webhooks-to %q: want no fragment", s)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--webhooks-to %q: want an http:// or https:// URL with a host and no fragment", s)
-	}
-	return u, nil
+	return u, err
 }
 
 // initWebhooks sets up the webhook side from o; without o.WebhooksTo there
