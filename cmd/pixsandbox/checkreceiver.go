@@ -21,13 +21,20 @@ import (
 const checkReceiverUsage = `usage: pixsandbox check-receiver --url URL [--callback-url URL] [--secret S]
          [--header 'Name: value']... [--timeout 5s] [--slow 6s] [--json-report FILE|-] [--cases a,b,...]
 
-Sends the webhook receiver at --url the spec's payloads (V2 TRANSFER, RECEIVE,
-REFUND; CashOut CONFIRMED and ERROR; CashIn; refund_out; med_created,
-med_accepted, med_rejected) and the hard cases (duplicate, out_of_order,
-unknown_fields, slow, custom_headers), signed with Standard Webhooks headers,
-and prints one line per case. With --callback-url it then GETs that URL for
-{"processed": [{"webhookId": "evt_...", "count": N}]} to judge the duplicate
-and out-of-order cases. Every flag also reads PIXSANDBOX_RECEIVER_<FLAG> (e.g.
+Sends the webhook receiver at --url two groups of cases, signed with Standard
+Webhooks headers, and prints one line per case and a score per group.
+Acceptance: the spec's payloads (V2 TRANSFER, RECEIVE, REFUND; CashOut
+CONFIRMED and ERROR; CashIn; refund_out; med_created, med_accepted,
+med_rejected) and the hard cases (duplicate, out_of_order, unknown_fields,
+slow, custom_headers), each to be answered 2xx. Rejection: deliveries to be
+refused with a 4xx (forged_signature, tampered_body, missing_signature,
+unsupported_version, stale_timestamp, future_timestamp) and a replay of one
+webhook-id with a fresh timestamp, to be applied once (replay); all but
+missing_signature need the receiver's secret, given with --secret. With
+--callback-url it then GETs that URL for
+{"processed": [{"webhookId": "evt_...", "count": N}]} to judge the duplicate,
+out-of-order and replay cases, and that no refused delivery took effect.
+Every flag also reads PIXSANDBOX_RECEIVER_<FLAG> (e.g.
 PIXSANDBOX_RECEIVER_URL, PIXSANDBOX_RECEIVER_CALLBACK_URL;
 PIXSANDBOX_RECEIVER_HEADER holds one header per line); flags win. Exit status: 0 when no checked case failed, 1 otherwise, 2 on bad usage.
 See docs/receiver-check.md.
@@ -84,7 +91,7 @@ func (c *checkReceiverFlags) register(fs *flag.FlagSet) {
 	c.cfg.Timeout, c.cfg.Slow = receivercheck.DefaultTimeout, receivercheck.DefaultSlow
 	fs.StringVar(&c.cfg.URL, "url", "", "the partner's webhook receiver (http or https; required)")
 	fs.StringVar(&c.cfg.CallbackURL, "callback-url", "", `read with GET after the run: {"processed": [{"webhookId": "evt_...", "count": N}]}`)
-	fs.StringVar(&c.cfg.Secret, "secret", "", "Standard Webhooks signing secret (whsec_...); generated and printed when empty")
+	fs.StringVar(&c.cfg.Secret, "secret", "", "Standard Webhooks signing secret (whsec_...) the receiver verifies with; generated and printed when empty, and then missing_signature is the only rejection case run")
 	fs.Var(&c.headers, "header", "'Name: value' sent with every delivery (repeatable, at most 5)")
 	fs.DurationVar(&c.cfg.Timeout, "timeout", c.cfg.Timeout, "how long the receiver has to answer each delivery (at most 10s)")
 	fs.DurationVar(&c.cfg.Slow, "slow", c.cfg.Slow, "the slow case's delay between signing a delivery and sending it (at most 1m)")

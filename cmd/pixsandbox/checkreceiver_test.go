@@ -15,16 +15,22 @@ import (
 	"testing"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
 // crReceiver is a partner's webhook receiver for the check-receiver tests:
 // /hook records every delivery and applies it (once per webhook-id when
-// dedupe), /processed answers the read-back.
+// dedupe), /processed answers the read-back. With wh, it first verifies
+// every delivery with the official Standard Webhooks library and answers 401
+// to one that does not verify.
 type crReceiver struct {
 	srv    *httptest.Server
 	dedupe bool
 	status int
+	wh     *standardwebhooks.Webhook
 
 	mu      sync.Mutex
 	headers []http.Header
@@ -36,10 +42,16 @@ func newCRReceiver(t *testing.T, dedupe bool, status int) *crReceiver {
 	r := &crReceiver{dedupe: dedupe, status: status, applied: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hook", func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.Copy(io.Discard, req.Body)
+		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.headers = append(r.headers, req.Header.Clone())
+		if r.wh != nil {
+			if err := r.wh.Verify(body, req.Header); err != nil {
+				http.Error(w, err.Error(), http.StatusUnauthorized)
+				return
+			}
+		}
 		if r.status != 0 {
 			w.WriteHeader(r.status)
 			return
@@ -60,6 +72,22 @@ func newCRReceiver(t *testing.T, dedupe bool, status int) *crReceiver {
 	})
 	r.srv = httptest.NewServer(mux)
 	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// newCRVerifier is a receiver built on the official Standard Webhooks
+// library (standardwebhooks.NewWebhook(secret).Verify) that deduplicates by
+// webhook-id.
+func newCRVerifier(t *testing.T, secret string) *crReceiver {
+	t.Helper()
+	r := newCRReceiver(t, true, 0)
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.wh = wh
+	r.mu.Unlock()
 	return r
 }
 
@@ -103,21 +131,29 @@ func (r crResult) must(t *testing.T, code int, contains ...string) crResult {
 
 var crCaseLine = regexp.MustCompile(`(?m)^(PASS|FAIL|NOT CHECKED) +([a-z_]+) +(\d{3}|---) +`)
 
-// TestCheckReceiverCLI_Pass: a deduplicating receiver with a callback passes
-// every case: exit 0, one PASS line per case, the JSON report in the file,
-// the custom header on every delivery.
+// TestCheckReceiverCLI_Pass: a receiver built on the official Standard
+// Webhooks library that deduplicates by webhook-id, with a callback, passes
+// every case of both groups: exit 0, one PASS line per case, the JSON report
+// in the file, the custom header on every delivery.
 func TestCheckReceiverCLI_Pass(t *testing.T) {
 	t.Parallel()
-	r := newCRReceiver(t, true, 0)
+	secret := webhook.NewSecret()
+	r := newCRVerifier(t, secret)
 	file := filepath.Join(t.TempDir(), "report.json")
-	res := crRun(t, nil, "--url", r.url(), "--callback-url", r.callback(), "--header", "X-Api-Key: k1",
-		"--timeout", "3s", "--slow", "10ms", "--json-report", file).must(t, 0, "15 passed, 0 failed, 0 not checked", "X-Api-Key sent with every delivery")
+	res := crRun(t, nil, "--url", r.url(), "--callback-url", r.callback(), "--header", "X-Api-Key: k1", "--secret", secret,
+		"--timeout", "3s", "--slow", "10ms", "--json-report", file).must(t, 0,
+		"acceptance  15 passed, 0 failed, 0 not checked\nrejection   7 passed, 0 failed, 0 not checked\n22 passed, 0 failed, 0 not checked",
+		"X-Api-Key sent with every delivery")
 	lines := crCaseLine.FindAllStringSubmatch(res.out, -1)
 	if len(lines) != len(receivercheck.Cases) {
 		t.Fatalf("%d case lines:\n%s", len(lines), res.out)
 	}
 	for i, l := range lines {
-		if l[1] != "PASS" || l[2] != receivercheck.Cases[i] || l[3] != "200" {
+		status := "200"
+		if receivercheck.GroupOf(l[2]) == receivercheck.GroupRejection && l[2] != receivercheck.CaseReplay {
+			status = "401"
+		}
+		if l[1] != "PASS" || l[2] != receivercheck.Cases[i] || l[3] != status {
 			t.Fatalf("line %q", l[0])
 		}
 	}
@@ -129,16 +165,47 @@ func TestCheckReceiverCLI_Pass(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK || len(rep.Cases) != len(receivercheck.Cases) || rep.TimeoutMs != 3000 || rep.SlowMs != 10 || !rep.SecretGenerated {
+	if !rep.OK || len(rep.Cases) != len(receivercheck.Cases) || rep.TimeoutMs != 3000 || rep.SlowMs != 10 || rep.SecretGenerated || rep.Secret != secret ||
+		rep.Rejection != (receivercheck.GroupScore{Cases: 7, Passed: 7}) {
 		t.Fatalf("JSON report: %s", b)
-	}
-	if !strings.Contains(res.out, rep.Secret+" (generated)") {
-		t.Fatalf("the generated secret is not printed:\n%s", res.out)
 	}
 	for i, h := range r.got() {
 		if h.Get("X-Api-Key") != "k1" {
 			t.Fatalf("delivery %d headers %v", i, h)
 		}
+	}
+}
+
+// TestCheckReceiverCLI_AcceptAllFailsRejection: a receiver that answers 200
+// to everything fails every rejection case (exit 1), each with the reason;
+// without --secret only missing_signature runs, and the check prints its
+// generated secret.
+func TestCheckReceiverCLI_AcceptAllFailsRejection(t *testing.T) {
+	t.Parallel()
+	r := newCRReceiver(t, false, 0)
+	res := crRun(t, nil, "--url", r.url(), "--callback-url", r.callback(), "--secret", webhook.NewSecret(),
+		"--cases", strings.Join(receivercheck.RejectionCases, ",")).must(t, 1, "acceptance  not run\nrejection   0 passed, 7 failed, 0 not checked")
+	lines := crCaseLine.FindAllStringSubmatch(res.out, -1)
+	if len(lines) != len(receivercheck.RejectionCases) {
+		t.Fatalf("%d case lines:\n%s", len(lines), res.out)
+	}
+	for _, l := range lines {
+		if l[1] != "FAIL" || l[3] != "200" {
+			t.Fatalf("line %q", l[0])
+		}
+	}
+	for _, why := range []string{"accepting a signature made with another secret", "accepting a body changed after signing",
+		"accepting a delivery without webhook-signature", "accepting signatures of versions other than v1 only",
+		"accepting a webhook-timestamp 10 minutes old", "accepting a webhook-timestamp 10 minutes ahead", "applied 2 times: deduplicate by webhook-id"} {
+		if !strings.Contains(res.out, why) {
+			t.Errorf("no case says %q:\n%s", why, res.out)
+		}
+	}
+
+	res = crRun(t, nil, "--url", r.url(), "--cases", strings.Join(receivercheck.RejectionCases, ",")).must(t, 1, "rejection   0 passed, 1 failed, 6 not checked")
+	if !regexp.MustCompile(`(?m)^FAIL +missing_signature +200 `).MatchString(res.out) || !strings.Contains(res.out, "(generated)") ||
+		strings.Count(res.out, "needs the receiver's secret (--secret") != 6 {
+		t.Fatalf("stdout:\n%s", res.out)
 	}
 }
 

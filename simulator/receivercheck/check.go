@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,14 +19,6 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
-
-// The receiver check (docs/receiver-check.md): the payloads are built by the
-// same builders as the simulator's own webhooks (payloads.go), from synthetic
-// but valid transactions, refunds, charges and MEDs, and sent by the same
-// webhook.Dispatcher (Standard Webhooks headers and signature, custom headers,
-// timeout, no redirects). Nothing is stored and no simulation clock is read:
-// every instant here is wall time, because the partner's receiver judges
-// webhook-timestamp against its own clock.
 
 // Run sends the receiver at cfg.URL every selected case and reports each
 // one; with cfg.CallbackURL it then reads back what the receiver applied. It
@@ -192,7 +186,7 @@ func check(ctx context.Context, cfg Config, dp webhook.Dispatcher) (Report, erro
 	}
 	dp.Timeout = cfg.Timeout + answerGrace(cfg.Timeout)
 	dp.DenyPrivate = dp.DenyPrivate || cfg.DenyPrivate
-	c := &checker{cfg: cfg, dp: &dp, w: newCheckWorld()}
+	c := &checker{cfg: cfg, dp: &dp, w: newCheckWorld(), secretGiven: !rep.SecretGenerated}
 
 	var runs []*caseRun
 	for _, name := range Cases {
@@ -208,17 +202,17 @@ func check(ctx context.Context, cfg Config, dp webhook.Dispatcher) (Report, erro
 		rep.Callback = readCallback(ctx, &dp, cfg.CallbackURL, cfg.Timeout)
 	}
 	for _, r := range runs {
-		cr := r.judge(cfg.Timeout, rep.Callback)
-		switch cr.Result {
-		case Pass:
-			rep.Passed++
-		case Fail:
-			rep.Failed++
-		default:
-			rep.NotChecked++
+		cr := r.judge(cfg.Timeout, rep.Callback, c.acceptedSigned)
+		if cr.Group == GroupRejection {
+			rep.Rejection.add(cr.Result)
+		} else {
+			rep.Acceptance.add(cr.Result)
 		}
 		rep.Cases = append(rep.Cases, cr)
 	}
+	rep.Passed = rep.Acceptance.Passed + rep.Rejection.Passed
+	rep.Failed = rep.Acceptance.Failed + rep.Rejection.Failed
+	rep.NotChecked = rep.Acceptance.NotChecked + rep.Rejection.NotChecked
 	rep.OK = rep.Failed == 0
 	rep.FinishedAt = time.Now().UTC() // wall time
 	return rep, ctx.Err()
@@ -230,6 +224,13 @@ type checker struct {
 	dp      *webhook.Dispatcher
 	w       *checkWorld
 	attempt int64
+	// secretGiven is true when the configuration named the secret, so the
+	// receiver can hold it.
+	secretGiven bool
+	// acceptedSigned is true once the receiver answered 2xx in time to a
+	// delivery with a valid signature and a fresh timestamp: the baseline
+	// that makes a refusal of a rejection case mean something.
+	acceptedSigned bool
 }
 
 // outgoing is one delivery to make.
@@ -240,9 +241,12 @@ type outgoing struct {
 	body      any    // marshalled as the simulator's emit does; or []byte as is
 	attempt   string
 	signedAt  time.Time // the webhook-timestamp; zero = when sent
+	expected  string    // the answer it needs (expect2xx, …); "" = expect2xx
+	tamper    tamper    // what a rejection case makes wrong in it
 }
 
-// send makes one delivery with the dispatcher and reports it.
+// send makes one delivery and reports it: with the dispatcher, or, for a
+// tampering the dispatcher cannot produce, with sendRaw.
 func (c *checker) send(ctx context.Context, o outgoing) Delivery {
 	body, ok := o.body.([]byte)
 	if !ok {
@@ -254,23 +258,23 @@ func (c *checker) send(ctx context.Context, o outgoing) Delivery {
 	if o.webhookID == "" {
 		o.webhookID = webhook.NewEventID()
 	}
+	if o.expected == "" {
+		o.expected = expect2xx
+	}
 	sentAt := time.Now() // wall time: the receiver checks webhook-timestamp against its clock
 	if o.signedAt.IsZero() {
 		o.signedAt = sentAt
 	}
-	ev := webhook.Event{ID: o.webhookID, EventType: o.eventType, Kind: o.payload, Body: body, CreatedAt: o.signedAt}
-	d := webhook.OneOff(ev, c.cfg.URL, o.signedAt)
-	for _, h := range c.cfg.Headers {
-		d.Headers = append(d.Headers, webhook.Header{Key: h.Key, Value: h.Value})
-	}
-	d.Secret = c.cfg.Secret
 	c.attempt++
-	dp := c.dp
-	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
-	a := dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
+	var a webhook.Attempt
+	if o.tamper.raw() {
+		a = c.sendRaw(ctx, o, body)
+	} else {
+		a = c.sendDispatched(ctx, o, body)
+	}
 	out := Delivery{
-		WebhookID: ev.ID, EventType: o.eventType, Payload: o.payload, Attempt: o.attempt,
-		SentAt: sentAt.UTC(), WebhookTimestamp: o.signedAt.Unix(),
+		WebhookID: o.webhookID, EventType: o.eventType, Payload: o.payload, Attempt: o.attempt, Expected: o.expected,
+		SentAt: sentAt.UTC(), WebhookTimestamp: o.signedAt.Unix(), WebhookSignature: headerValue(a.RequestHeaders, headerSignature),
 		StatusCode: a.StatusCode, DurationMs: ms(a.Duration), Answered2xx: webhook.Success(a.StatusCode),
 		WithinTimeout: a.StatusCode != 0 && a.Duration <= c.cfg.Timeout,
 		Error:         a.Error, ResponseExcerpt: a.ResponseExcerpt, Body: json.RawMessage(body),
@@ -283,7 +287,68 @@ func (c *checker) send(ctx context.Context, o outgoing) Delivery {
 			out.CustomHeaders = append(out.CustomHeaders, h.Key)
 		}
 	}
+	if o.tamper.none() && out.Answered2xx && out.WithinTimeout {
+		c.acceptedSigned = true
+	}
 	return out
+}
+
+// sendDispatched makes one delivery with the dispatcher, signed with the
+// check's secret unless o's tampering says otherwise.
+func (c *checker) sendDispatched(ctx context.Context, o outgoing, body []byte) webhook.Attempt {
+	ev := webhook.Event{ID: o.webhookID, EventType: o.eventType, Kind: o.payload, Body: body, CreatedAt: o.signedAt}
+	d := webhook.OneOff(ev, c.cfg.URL, o.signedAt)
+	for _, h := range c.cfg.Headers {
+		d.Headers = append(d.Headers, webhook.Header{Key: h.Key, Value: h.Value})
+	}
+	d.Secret = c.cfg.Secret
+	switch {
+	case o.tamper.unsigned:
+		d.Secret = ""
+	case o.tamper.secret != "":
+		d.Secret = o.tamper.secret
+	}
+	dp := *c.dp
+	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
+	return dp.Send(ctx, d, ev.ID, body, c.attempt, 1, o.signedAt)
+}
+
+// sendRaw makes one delivery the dispatcher cannot make (a signature over
+// other bytes than the body sent, a signature header of other versions),
+// with the dispatcher's headers, user agent, timeout, redirect rule and
+// --webhook-deny-private guard (rawClient).
+func (c *checker) sendRaw(ctx context.Context, o outgoing, body []byte) (a webhook.Attempt) {
+	h, err := c.rawHeaders(o, body)
+	a.RequestHeaders = sortedHeaders(h)
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.dp.Timeout) // wall time: the HTTP timeout
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	req.Header = h
+	start := time.Now() // wall time: the attempt's measured duration
+	resp, err := c.rawClient().Do(req)
+	if err != nil {
+		a.Duration = time.Since(start) // wall time
+		a.Error = err.Error()
+		if refused, ok := errors.AsType[*dialRefusedError](err); ok {
+			a.Error = refused.Error()
+		}
+		return a
+	}
+	a.StatusCode = resp.StatusCode
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxExcerpt))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_ = resp.Body.Close()
+	a.Duration = time.Since(start) // wall time
+	a.ResponseExcerpt = excerpt(head)
+	return a
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -292,42 +357,84 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type caseRun struct {
 	name, sends string
 	deliveries  []Delivery
-	// optional marks deliveries that need an answer within the timeout but
-	// not a 2xx (the out-of-order case's early REFUND, which may be refused).
-	optional map[int]bool
 	// notChecked, when set, is why the case could not be run at all.
 	notChecked string
 	// problem is a failure beyond the HTTP answers.
 	problem string
 	// passNote is added to the reason of a pass: what the receiver proved.
 	passNote string
-	// readBack judges the case through the callback; nil for none.
+	// accepted says, for the reason of a FAIL, what taking a delivery that
+	// had to be refused means (rejection cases).
+	accepted string
+	// needsBaseline makes a refusal count only when the receiver accepted a
+	// correctly signed delivery in the same check (rejection cases).
+	needsBaseline bool
+	// readBack judges the case through the callback; nil for none. It may
+	// return nil: the callback has nothing to add.
 	readBack func(cb *Callback) *ReadBack
 }
 
-// judge decides a case: every delivery answered within the timeout, with a
-// 2xx unless optional; then the read-back, when the case has one.
-func (r *caseRun) judge(timeout time.Duration, cb *Callback) CaseReport {
-	cr := CaseReport{Name: r.name, Sends: r.sends, Deliveries: r.deliveries, Answered2xx: true, WithinTimeout: true}
+// judge decides a case: every delivery answered within the timeout as it
+// expected (a 2xx, a refusal, either, or any status); then, for a refusal,
+// the baseline; then the read-back, when the case has one.
+func (r *caseRun) judge(timeout time.Duration, cb *Callback, baseline bool) CaseReport {
+	cr := CaseReport{Name: r.name, Group: GroupOf(r.name), Sends: r.sends, Deliveries: r.deliveries}
 	if cr.Deliveries == nil {
 		cr.Deliveries = []Delivery{}
 	}
 	if r.notChecked != "" {
-		cr.Result, cr.Reason, cr.Answered2xx, cr.WithinTimeout = NotChecked, r.notChecked, false, false
+		cr.Result, cr.Reason = NotChecked, r.notChecked
 		return cr
 	}
+	failed := r.tally(&cr)
+	switch {
+	case failed >= 0:
+		cr.Result, cr.Reason = Fail, r.failure(r.deliveries[failed], timeout)
+	case r.problem != "":
+		cr.Result, cr.Reason = Fail, r.problem
+	case r.needsBaseline && !baseline:
+		cr.Result, cr.Reason = NotChecked, deliverySummary(r.deliveries, timeout)+"; "+noBaseline
+	default:
+		cr.Result, cr.Reason = Pass, deliverySummary(r.deliveries, timeout)
+		if r.passNote != "" {
+			cr.Reason += "; " + r.passNote
+		}
+	}
+	if r.readBack == nil {
+		return cr
+	}
+	if rb := r.readBack(cb); rb != nil {
+		cr.ReadBack = rb
+		// A read-back decides a pass; a failing one also overrides a refusal
+		// left unjudged for want of a baseline.
+		if cr.Result == Pass || (cr.Result == NotChecked && rb.Result == Fail) {
+			cr.Result = rb.Result
+		}
+		cr.Reason += "; " + rb.Detail
+	}
+	return cr
+}
+
+// tally fills the duration, timeout, 2xx and status fields of cr from the
+// deliveries and returns the index of the first delivery that did not get
+// the answer it expected, or -1.
+func (r *caseRun) tally(cr *CaseReport) int {
+	cr.Answered2xx, cr.WithinTimeout = true, true
 	failed := -1
 	for i, d := range r.deliveries {
 		cr.DurationMs = max(cr.DurationMs, d.DurationMs)
 		if !d.WithinTimeout {
 			cr.WithinTimeout = false
 		}
-		if !d.Answered2xx && !r.optional[i] {
+		if d.Expected == expect2xx && !d.Answered2xx {
 			cr.Answered2xx = false
 		}
-		if failed < 0 && (!d.WithinTimeout || (!d.Answered2xx && !r.optional[i])) {
+		if failed < 0 && !answeredAsExpected(d) {
 			failed = i
 		}
+	}
+	if n := len(r.deliveries); cr.Group == GroupRejection && n > 0 {
+		cr.Answered2xx = r.deliveries[n-1].Answered2xx // the delivery the case is about
 	}
 	decisive := len(r.deliveries) - 1
 	if failed >= 0 {
@@ -336,32 +443,36 @@ func (r *caseRun) judge(timeout time.Duration, cb *Callback) CaseReport {
 	if decisive >= 0 {
 		cr.StatusCode = r.deliveries[decisive].StatusCode
 	}
-	if failed >= 0 {
-		cr.Result, cr.Reason = Fail, deliveryFailure(r.deliveries[failed], timeout)
-	} else if r.problem != "" {
-		cr.Result, cr.Reason = Fail, r.problem
-	} else {
-		cr.Result, cr.Reason = Pass, deliverySummary(r.deliveries, timeout)
-		if r.passNote != "" {
-			cr.Reason += "; " + r.passNote
-		}
-	}
-	if r.readBack != nil {
-		cr.ReadBack = r.readBack(cb)
-		if cr.Result == Pass {
-			cr.Result = cr.ReadBack.Result
-		}
-		cr.Reason += "; " + cr.ReadBack.Detail
-	}
-	return cr
+	return failed
 }
 
-// deliveryFailure says why d failed.
-func deliveryFailure(d Delivery, timeout time.Duration) string {
+// failure says why d, a delivery of r, failed.
+func (r *caseRun) failure(d Delivery, timeout time.Duration) string {
+	if !d.WithinTimeout || (d.Expected != expect4xx && d.Expected != expect2xxOr4xx) {
+		return deliveryFailure(d, timeout)
+	}
+	switch {
+	case d.Expected == expect4xx && d.Answered2xx:
+		return fmt.Sprintf("%s: answered %d, accepting %s", deliveryName(d), d.StatusCode, r.accepted)
+	case d.Expected == expect2xxOr4xx:
+		return fmt.Sprintf("%s: answered %d; a replay must be acknowledged (2xx) or refused (4xx): a sender retries anything else", deliveryName(d), d.StatusCode)
+	}
+	return fmt.Sprintf("%s: answered %d; a refusal is a 4xx: a sender retries a 5xx, and a 3xx is not followed", deliveryName(d), d.StatusCode)
+}
+
+// deliveryName names d in a reason: its payload, event type and attempt.
+func deliveryName(d Delivery) string {
 	what := d.Payload + " (" + d.EventType + ")"
 	if d.Attempt != "" && d.Attempt != "first" {
 		what += " " + d.Attempt
 	}
+	return what
+}
+
+// deliveryFailure says why d failed: no answer or a late one, or, for a
+// delivery that had to succeed, a status other than 2xx.
+func deliveryFailure(d Delivery, timeout time.Duration) string {
+	what := deliveryName(d)
 	switch {
 	case d.StatusCode == 0 && d.DurationMs >= ms(timeout):
 		return fmt.Sprintf("%s: no answer within %s (abandoned after %s, as a delivery of the simulator would be)", what, timeout, formatMs(d.DurationMs))
@@ -457,6 +568,11 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 	case CaseCustomHeaders:
 		return c.customHeaders(ctx)
 	}
+	if GroupOf(name) == GroupRejection {
+		// wall time: the webhook-timestamps of the stale, future and replay
+		// cases are set from it, and the receiver checks them against its clock
+		return c.rejection(ctx, name, time.Now())
+	}
 	return &caseRun{name: name, notChecked: "unknown case"}
 }
 
@@ -499,15 +615,15 @@ func (c *checker) outOfOrder(ctx context.Context) *caseRun {
 	o := c.w.received()
 	r := c.w.refundOf(o, CaseOutOfOrder)
 	refund := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventRefundIn, payload: "REFUND",
-		body: webhook.RefundPayload(o, r, nil, r.TransactionID), attempt: "first"}
+		body: webhook.RefundPayload(o, r, nil, r.TransactionID), attempt: "first", expected: expectAny}
 	receive := outgoing{webhookID: webhook.NewEventID(), eventType: webhook.EventCashIn, payload: "RECEIVE", body: webhook.ReceivePayload(o), attempt: "first"}
-	run := &caseRun{name: CaseOutOfOrder, optional: map[int]bool{},
+	run := &caseRun{name: CaseOutOfOrder,
 		sends: "V2 REFUND (refund_in) " + refund.webhookID + " before the RECEIVE (cash_in) " + receive.webhookID + " of the PIX it refunds; the REFUND again if refused"}
 	early := c.send(ctx, refund)
 	run.deliveries = append(run.deliveries, early, c.send(ctx, receive))
 	if !early.Answered2xx {
-		run.optional[0] = true // refusing an event that cannot be applied yet is fine: it comes again
-		refund.attempt = "retry"
+		// Refusing an event that cannot be applied yet is fine: it comes again.
+		refund.attempt, refund.expected = "retry", expect2xx
 		run.deliveries = append(run.deliveries, c.send(ctx, refund))
 	}
 	run.readBack = func(cb *Callback) *ReadBack {

@@ -168,8 +168,8 @@ func caseOf(t *testing.T, rep receivercheck.Report, name string) receivercheck.C
 
 // TestCheckReceiver_TellsDedupingFromNaive: the same run against a receiver
 // that deduplicates by webhook-id (and verifies signatures) and one that does
-// not: every case passes for the first; the second fails the duplicate case
-// only, through the callback.
+// not: every case passes for the first; the second fails the duplicate and
+// replay cases only, through the callback.
 func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 	t.Parallel()
 	secret := webhook.NewSecret()
@@ -179,7 +179,8 @@ func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 	}
 
 	good := run(newTestReceiver(t, receiverOpts{secret: secret, dedupe: true}))
-	if !good.OK || good.Passed != len(receivercheck.Cases) || good.Failed != 0 || good.NotChecked != 0 {
+	if !good.OK || good.Passed != len(receivercheck.Cases) || good.Failed != 0 || good.NotChecked != 0 ||
+		good.Acceptance.Passed != len(receivercheck.AcceptanceCases) || good.Rejection.Passed != len(receivercheck.RejectionCases) {
 		t.Fatalf("deduplicating receiver: want every case PASS:\n%s", good.Text())
 	}
 	dup := caseOf(t, good, receivercheck.CaseDuplicate)
@@ -194,8 +195,11 @@ func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 	}
 
 	naive := run(newTestReceiver(t, receiverOpts{secret: secret}))
-	if naive.OK || naive.Failed != 1 {
-		t.Fatalf("naive receiver: want exactly the duplicate case to fail:\n%s", naive.Text())
+	if naive.OK || naive.Failed != 2 || naive.Acceptance.Failed != 1 || naive.Rejection.Failed != 1 {
+		t.Fatalf("naive receiver: want exactly the duplicate and replay cases to fail:\n%s", naive.Text())
+	}
+	if c := caseOf(t, naive, receivercheck.CaseReplay); c.Result != receivercheck.Fail || !strings.Contains(c.Reason, "applied 2 times: deduplicate by webhook-id") {
+		t.Fatalf("naive replay case = %+v", c)
 	}
 	dup = caseOf(t, naive, receivercheck.CaseDuplicate)
 	if dup.Result != receivercheck.Fail || dup.ReadBack == nil || dup.ReadBack.Applied[0].Count != 2 || !strings.Contains(dup.Reason, "applied 2 times") {
@@ -214,7 +218,7 @@ func TestCheckReceiver_TellsDedupingFromNaive(t *testing.T) {
 func TestCheckReceiver_WithoutCallback(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: time.Millisecond})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Slow: time.Millisecond, Cases: receivercheck.AcceptanceCases})
 	for _, name := range []string{receivercheck.CaseDuplicate, receivercheck.CaseOutOfOrder} {
 		c := caseOf(t, rep, name)
 		if c.Result != receivercheck.NotChecked || c.ReadBack == nil || c.ReadBack.Result != receivercheck.NotChecked || len(c.ReadBack.Applied) != 0 {
@@ -235,11 +239,12 @@ func TestCheckReceiver_WithoutCallback(t *testing.T) {
 	}
 }
 
-// TestCheckReceiver_ServerErrorFails: a receiver answering 500 fails every case.
+// TestCheckReceiver_ServerErrorFails: a receiver answering 500 fails every
+// case, the rejection cases included: a refusal is a 4xx.
 func TestCheckReceiver_ServerErrorFails(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{status: http.StatusInternalServerError})
-	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond,
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Slow: time.Millisecond, Secret: webhook.NewSecret(),
 		Headers: []receivercheck.Header{{Key: "X-A", Value: "b"}}})
 	if rep.OK || rep.Failed != len(receivercheck.Cases) {
 		t.Fatalf("want every case FAIL:\n%s", rep.Text())
@@ -291,7 +296,8 @@ func TestCheckReceiver_CustomHeadersArrive(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
 	headers := []receivercheck.Header{{Key: "X-Partner-Token", Value: "tok-42"}, {Key: "X-Trace", Value: "check"}}
-	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Headers: headers, Slow: time.Millisecond})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Headers: headers, Slow: time.Millisecond, Secret: webhook.NewSecret()})
+	unsigned := caseOf(t, rep, receivercheck.CaseMissingSignature).Deliveries[0].WebhookID
 	if c := caseOf(t, rep, receivercheck.CaseCustomHeaders); c.Result != receivercheck.Pass || !slices.Equal(c.Deliveries[0].CustomHeaders, []string{"X-Partner-Token", "X-Trace"}) {
 		t.Fatalf("custom headers case = %+v", c)
 	}
@@ -306,7 +312,8 @@ func TestCheckReceiver_CustomHeadersArrive(t *testing.T) {
 		if q.header.Get("X-Partner-Token") != "tok-42" || q.header.Get("X-Trace") != "check" {
 			t.Fatalf("request %d headers %v", i, q.header)
 		}
-		if q.header.Get("webhook-id") == "" || q.header.Get("webhook-timestamp") == "" || q.header.Get("webhook-signature") == "" {
+		signed := q.header.Get("webhook-id") != unsigned
+		if q.header.Get("webhook-id") == "" || q.header.Get("webhook-timestamp") == "" || (q.header.Get("webhook-signature") != "") != signed {
 			t.Fatalf("request %d lacks the Standard Webhooks headers: %v", i, q.header)
 		}
 	}
@@ -635,12 +642,13 @@ func TestCheckReceiver_CallbackUnusable(t *testing.T) {
 }
 
 // TestCheckReceiver_DenyPrivate: with deny-private, a loopback receiver and
-// callback are refused at dial time and nothing arrives.
+// callback are refused at dial time and nothing arrives, the deliveries made
+// outside the dispatcher (tampered_body) included.
 func TestCheckReceiver_DenyPrivate(t *testing.T) {
 	t.Parallel()
 	r := newTestReceiver(t, receiverOpts{})
-	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), DenyPrivate: true,
-		Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseDuplicate}})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), DenyPrivate: true, Secret: webhook.NewSecret(),
+		Cases: []string{receivercheck.CaseTransfer, receivercheck.CaseDuplicate, receivercheck.CaseForgedSignature, receivercheck.CaseTamperedBody}})
 	for _, c := range rep.Cases {
 		if c.Result != receivercheck.Fail || !strings.Contains(c.Reason, "dial refused") {
 			t.Errorf("%s = %+v", c.Name, c)
