@@ -71,31 +71,31 @@ func TestSimulation_Collect(t *testing.T) {
 		}
 	}
 	expect("pixsandbox_transactions_created_total", `
-# HELP pixsandbox_transactions_created_total Transactions created since the process started, by kind.
+# HELP pixsandbox_transactions_created_total Transactions created since the process started, in every workspace, by kind.
 # TYPE pixsandbox_transactions_created_total counter
 pixsandbox_transactions_created_total{kind="CASH_IN"} 1
 pixsandbox_transactions_created_total{kind="CASH_OUT"} 2
 `)
 	expect("pixsandbox_transactions_finished_total", `
-# HELP pixsandbox_transactions_finished_total Transactions that reached a final status (CONFIRMED or ERROR) since the process started, by kind and status.
+# HELP pixsandbox_transactions_finished_total Transactions that reached a final status (CONFIRMED or ERROR) since the process started, in every workspace, by kind and status.
 # TYPE pixsandbox_transactions_finished_total counter
 pixsandbox_transactions_finished_total{kind="CASH_IN",status="CONFIRMED"} 1
 pixsandbox_transactions_finished_total{kind="CASH_OUT",status="ERROR"} 1
 `)
 	expect("pixsandbox_money_moved_brl_total", `
-# HELP pixsandbox_money_moved_brl_total Amount (BRL) of the transactions that were CONFIRMED since the process started, by kind.
+# HELP pixsandbox_money_moved_brl_total Amount (BRL) of the transactions that were CONFIRMED since the process started, in every workspace, by kind.
 # TYPE pixsandbox_money_moved_brl_total counter
 pixsandbox_money_moved_brl_total{kind="CASH_IN"} 12.5
 `)
 	expect("pixsandbox_webhook_attempts_total", `
-# HELP pixsandbox_webhook_attempts_total Webhook delivery attempts since the process started, by event type and outcome (2xx, 3xx, 4xx, 5xx, or error when no answer came).
+# HELP pixsandbox_webhook_attempts_total Webhook delivery attempts since the process started, in every workspace, by event type and outcome (2xx, 3xx, 4xx, 5xx, or error when no answer came).
 # TYPE pixsandbox_webhook_attempts_total counter
 pixsandbox_webhook_attempts_total{event="cash_in",outcome="2xx"} 1
 pixsandbox_webhook_attempts_total{event="cash_in",outcome="5xx"} 1
 pixsandbox_webhook_attempts_total{event="cash_out",outcome="error"} 1
 `)
 	expect("pixsandbox_webhook_attempt_duration_seconds", `
-# HELP pixsandbox_webhook_attempt_duration_seconds Wall-clock time a webhook delivery attempt took, until the receiver answered or the attempt failed, by event type.
+# HELP pixsandbox_webhook_attempt_duration_seconds Wall-clock time a webhook delivery attempt took, until the receiver answered or the attempt failed, in every workspace, by event type.
 # TYPE pixsandbox_webhook_attempt_duration_seconds histogram
 pixsandbox_webhook_attempt_duration_seconds_bucket{event="cash_in",le="0.005"} 1
 pixsandbox_webhook_attempt_duration_seconds_bucket{event="cash_in",le="0.01"} 2
@@ -109,15 +109,15 @@ pixsandbox_webhook_attempt_duration_seconds_sum{event="cash_out"} 5
 pixsandbox_webhook_attempt_duration_seconds_count{event="cash_out"} 1
 `)
 	expect("pixsandbox_agenda_jobs_pending", `
-# HELP pixsandbox_agenda_jobs_pending Pending jobs by kind.
+# HELP pixsandbox_agenda_jobs_pending Pending jobs of the default workspace, by kind.
 # TYPE pixsandbox_agenda_jobs_pending gauge
 pixsandbox_agenda_jobs_pending{kind="cob.expire"} 0
 pixsandbox_agenda_jobs_pending{kind="pixout.settle"} 2
 pixsandbox_agenda_jobs_pending{kind="webhook.deliver"} 1
 `)
-	expect("pixsandbox_agenda_jobs_due", "# HELP pixsandbox_agenda_jobs_due Pending jobs whose due time on the simulation clock has passed (counted up to 10000).\n# TYPE pixsandbox_agenda_jobs_due gauge\npixsandbox_agenda_jobs_due 2\n")
-	expect("pixsandbox_agenda_job_lag_seconds", "# HELP pixsandbox_agenda_job_lag_seconds Simulation time since the oldest due job fell due (0 when none is due): how far the job runner is behind the clock.\n# TYPE pixsandbox_agenda_job_lag_seconds gauge\npixsandbox_agenda_job_lag_seconds 90\n")
-	expect("pixsandbox_webhook_delivery_backlog", "# HELP pixsandbox_webhook_delivery_backlog Webhook deliveries waiting for their next attempt (scheduled delivery jobs).\n# TYPE pixsandbox_webhook_delivery_backlog gauge\npixsandbox_webhook_delivery_backlog 1\n")
+	expect("pixsandbox_agenda_jobs_due", "# HELP pixsandbox_agenda_jobs_due Pending jobs of the default workspace whose due time on its simulation clock has passed (counted up to 10000).\n# TYPE pixsandbox_agenda_jobs_due gauge\npixsandbox_agenda_jobs_due 2\n")
+	expect("pixsandbox_agenda_job_lag_seconds", "# HELP pixsandbox_agenda_job_lag_seconds Simulation time since the default workspace's oldest due job fell due (0 when none is due): how far its job runner is behind its clock.\n# TYPE pixsandbox_agenda_job_lag_seconds gauge\npixsandbox_agenda_job_lag_seconds 90\n")
+	expect("pixsandbox_webhook_delivery_backlog", "# HELP pixsandbox_webhook_delivery_backlog Webhook deliveries of the default workspace waiting for their next attempt (scheduled delivery jobs).\n# TYPE pixsandbox_webhook_delivery_backlog gauge\npixsandbox_webhook_delivery_backlog 1\n")
 	expect("pixsandbox_journal_requests", "# HELP pixsandbox_journal_requests Requests the request journal holds (GET /_sandbox/requests).\n# TYPE pixsandbox_journal_requests gauge\npixsandbox_journal_requests 7\n")
 	expect("pixsandbox_metrics_read_errors_total", "# HELP pixsandbox_metrics_read_errors_total Reads of the simulator that failed while collecting these series.\n# TYPE pixsandbox_metrics_read_errors_total counter\npixsandbox_metrics_read_errors_total 0\n")
 
@@ -125,7 +125,7 @@ pixsandbox_agenda_jobs_pending{kind="webhook.deliver"} 1
 	// leaves their series out.
 	src.due = src.due[2:]
 	src.jobsErr = errors.New("store closed")
-	expect("pixsandbox_agenda_job_lag_seconds", "# HELP pixsandbox_agenda_job_lag_seconds Simulation time since the oldest due job fell due (0 when none is due): how far the job runner is behind the clock.\n# TYPE pixsandbox_agenda_job_lag_seconds gauge\npixsandbox_agenda_job_lag_seconds 0\n")
+	expect("pixsandbox_agenda_job_lag_seconds", "# HELP pixsandbox_agenda_job_lag_seconds Simulation time since the default workspace's oldest due job fell due (0 when none is due): how far its job runner is behind its clock.\n# TYPE pixsandbox_agenda_job_lag_seconds gauge\npixsandbox_agenda_job_lag_seconds 0\n")
 	if n := testutil.CollectAndCount(sim, "pixsandbox_agenda_jobs_pending"); n != 0 {
 		t.Errorf("%d pending-job series after a failed read, want none", n)
 	}
