@@ -30,7 +30,8 @@ const (
 
 // A procGovernor runs the server's Go code on two processors while the store
 // writes and on one once it has stopped, when the server is confined to one
-// CPU (docs/performance.md, tenth round).
+// CPU (docs/performance.md, "Knobs"; the measurements: docs/performance-log.md,
+// "One processor when the store is idle").
 //
 // Two processors on one core help writes: with one, a goroutine preempted
 // while it holds Badger's write lock (the commit that rotates the memtable,

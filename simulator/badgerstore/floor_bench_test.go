@@ -13,8 +13,8 @@ import (
 // commit with this store's options (SyncWrites, the sizes of Open): each op is
 // a transaction writing one new 300-byte record, the least a client write can
 // do, from 64 concurrent writers so Badger can group the commits. Any route
-// that writes durably through the store is bounded by it; docs/performance.md
-// compares the write routes with it. Run it on one core to match the load
+// that writes durably through the store is bounded by it; docs/performance-log.md
+// ("What limits it") compares the write routes with it. Run it on one core to match the load
 // run: taskset -c 0 go test -run X -bench DurableCommitFloor -cpu 1.
 func BenchmarkDurableCommitFloor(b *testing.B) {
 	s := mustOpen(b, b.TempDir())

@@ -117,7 +117,7 @@ func Open(o Options) (*Store, error) {
 	// A base level of 64 MiB, against Badger's 10 MiB: under sustained
 	// writes (a load run writes hundreds of megabytes) the levels below the
 	// level-0 tables fill more slowly, so fewer compactions rewrite them and
-	// take the core from requests (docs/performance.md, ninth round). Its
+	// take the core from requests (docs/performance-log.md, "A larger base level"). Its
 	// tables' size is set by the memory budget (memoryOptions).
 	opts = opts.WithBaseLevelSize(64 << 20)
 	db, err := badger.Open(opts)
