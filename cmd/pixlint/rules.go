@@ -118,7 +118,15 @@ var dependencyRules = []Rule{
 	{Pkg: "simulator/sandboxclient", Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi"},
 		Note: "an HTTP client of a running simulator, for the CLI and the console's tests (a client sees HTTP only)"},
 	{Pkg: "simulator/simulatortest", Allow: []string{"simulator/...", "fixtures", "github.com/prometheus/client_golang"},
-		Note: "real simulators for tests: in-memory Badger, virtual clock at the fixture epoch, fixtures"},
+		Note: "real simulators for the project's own tests: in-memory Badger, virtual clock at the fixture epoch, fixtures; the internals exposed (other modules use simulator/sandboxtest)"},
+	{Pkg: "simulator/wiring",
+		Allow: []string{"simulator/badgerstore", "simulator/httpapi", "simulator/pix", "simulator/sandboxapi", "simulator/storage", "simulator/workspace"},
+		Note:  "the adapters between a server's workspaces and its store, transport and control plane, shared by `pixsandbox serve` and simulator/sandboxtest"},
+	{Pkg: "simulator/sandboxtest",
+		Allow: []string{"simulator", "simulator/badgerstore", "simulator/clock", "simulator/httpapi", "simulator/pix", "simulator/sandboxapi",
+			"simulator/storage", "simulator/workspace", "simulator/wiring", "fixtures", "github.com/prometheus/client_golang"},
+		Never: []string{"simulator/simulatortest", "simulator/httpapi/apitest"},
+		Note:  "the embeddable sandbox for other modules' Go tests (a stable API): the server of `serve --in-memory --clock virtual` on a loopback port for a test's lifetime, its accounts, tokens, clients, clock and workspaces"},
 
 	// Data and documents.
 	{Pkg: "scenarios", Allow: []string{"simulator/pix"}, Never: []string{"simulator", "simulator/badgerstore", "net/http"},

@@ -26,6 +26,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"github.com/pixsandbox/pixsandbox/simulator/wiring"
 	"github.com/pixsandbox/pixsandbox/simulator/workspace"
 )
 
@@ -135,7 +136,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	// Other workspaces start from the same configuration; a virtual clock
 	// starts where the default's is unless the creation says otherwise.
 	base.ClockStart = time.Time{}
-	m.spaces, err = workspace.Open(ctx, workspace.Config{Engine: spaceEngine{m.store}, Default: m.sim, Base: base,
+	m.spaces, err = workspace.Open(ctx, workspace.Config{Engine: wiring.SpaceEngine{Store: m.store}, Default: m.sim, Base: base,
 		Fixtures: m.fixtures, Limits: workspace.Limits{Workspaces: m.Config.MaxWorkspaces, Accounts: m.Config.MaxAccounts},
 		Wall: time.Now, UnloadAfter: m.Config.WorkspaceUnloadAfter, Logger: m.Logger})
 	if err != nil {
@@ -143,7 +144,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	spaces := workspaces{m.spaces}
+	spaces := wiring.Workspaces{M: m.spaces}
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
 		JournalSize: m.Config.JournalSize, JournalBytes: m.Config.JournalBytes, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic,
 		Version: buildVersion(debug.ReadBuildInfo).String()}

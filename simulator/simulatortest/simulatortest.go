@@ -1,6 +1,10 @@
 // Package simulatortest builds real simulators for tests: the embedded fixtures,
 // an in-memory (or given) Badger store and a virtual clock at the fixture epoch.
 // No mocks: tests exercise the code that runs in production.
+//
+// It is the project's own helper and hands out the simulator's internals,
+// which change with them. Tests of other modules use simulator/sandboxtest,
+// whose API is stable.
 package simulatortest
 
 import (
