@@ -14,7 +14,7 @@ import (
 )
 
 const requestsUsage = `Usage:
-  pixsandbox requests [--account N] [--path PREFIX] [--status 404|4xx] [--since TIME|DURATION] [--ref ID] [--limit N] [--follow]
+  pixsandbox requests [--account N] [--path PREFIX] [--status 404|4xx] [--since TIME|DURATION] [--ref ID] [--unmatched] [--limit N] [--follow]
   pixsandbox requests clear
 
 Prints the requests the simulator answered, from its request journal (GET
@@ -24,6 +24,10 @@ account and request id (the errorId of error bodies). Secrets are masked by the
 server. --since keeps those at or after an RFC 3339 TIME, or within the last
 DURATION of simulation time (30m, 2h, 1d). --ref keeps those that named a
 transaction identifier (transactionId, endToEndId, externalId, txid, ...).
+--unmatched keeps the requests no route matched (404, 405, or the 401 an
+unknown path answers without a token); under each request no route matched,
+a line names the route it came closest to and what differs ("did you mean
+POST /api/pix/cash-out? the path differs in 'cashout' → 'cash-out'").
 --follow keeps printing new requests every --interval (wall time) until
 interrupted (Ctrl-C). With --json each request is one JSON line with its
 headers and bodies. clear empties the journal.
@@ -36,6 +40,7 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 	status := cc.fs.String("status", "", "only requests answered with this status (404) or class (4xx)")
 	since := cc.fs.String("since", "", "only requests at or after an RFC 3339 TIME or within the last DURATION of simulation time")
 	ref := cc.fs.String("ref", "", "only requests that named this transaction identifier")
+	unmatched := cc.fs.Bool("unmatched", false, "only requests no route matched, with the routes they came closest to")
 	limit := cc.fs.Int("limit", 50, "at most this many requests (the first listing with --follow)")
 	follow := cc.fs.Bool("follow", false, "keep printing new requests until interrupted")
 	interval := cc.fs.Duration("interval", time.Second, "how often --follow polls (wall time)")
@@ -63,6 +68,9 @@ func cliRequests(ctx context.Context, env cliEnv, args []string) int {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	if *unmatched {
+		q.Set("matched", "false")
 	}
 	if s := strings.TrimSpace(*since); s != "" {
 		t, err := cc.sinceTime(ctx, s)
@@ -102,7 +110,17 @@ func (cc *cliCmd) requestsPoll(ctx context.Context, q url.Values, after *int64, 
 			continue
 		}
 		*after = max(*after, e.ID)
+		var extra journalNearMiss
+		_ = sandboxclient.DecodeJSON(list.Data[i], &extra)
+		if q.Get("matched") == "false" && extra.Route != unmatchedRoute {
+			continue // a server older than the matched filter lists every request
+		}
 		cc.printJournalEntry(e, list.Data[i])
+		if !cc.json {
+			for _, m := range extra.NearMiss {
+				cc.printf("    did you mean %s %s? %s\n", m.Method, m.Route, strings.Join(m.Differences, " and "))
+			}
+		}
 	}
 	if first && follow {
 		fmt.Fprintf(cc.env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.where(), interval)
@@ -111,6 +129,21 @@ func (cc *cliCmd) requestsPoll(ctx context.Context, q url.Values, after *int64, 
 		cc.printf("no requests match\n")
 	}
 	return nil
+}
+
+// unmatchedRoute is the route of a journal entry no route matched.
+const unmatchedRoute = "(unmatched)"
+
+// journalNearMiss is what an entry of the journal says of its route: the
+// template, and for a request no route matched the routes it came closest
+// to.
+type journalNearMiss struct {
+	Route    string `json:"route"`
+	NearMiss []struct {
+		Method      string   `json:"method"`
+		Route       string   `json:"route"`
+		Differences []string `json:"differences"`
+	} `json:"nearMiss"`
 }
 
 // clearRequests runs requests clear.

@@ -66,6 +66,44 @@ func TestCLI_Requests(t *testing.T) {
 	}
 }
 
+// TestCLI_RequestsUnmatched: --unmatched lists the requests no route
+// matched (GET /_sandbox/requests?matched=false), each followed by the
+// route it came closest to and what differs; --json prints the entries as
+// the server wrote them, nearMiss included.
+func TestCLI_RequestsUnmatched(t *testing.T) {
+	m := MustRunMain(t, nil)
+	u := m.URL()
+	auth := map[string]string{"Authorization": "Bearer " + fixtureToken(t, m)}
+	call(t, "GET", u+"/accounts/balances", "", auth)
+	call(t, "POST", u+"/api/pix/cashout", "{}", auth)
+	call(t, "GET", u+"/nowhere", "", auth)
+
+	r := cliRun(t, "requests", "--url", u, "--unmatched").must(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "POST   /api/pix/cashout  404") ||
+		lines[1] != "    did you mean POST /api/pix/cash-out? the path differs in 'cashout' → 'cash-out'" ||
+		!strings.Contains(lines[2], "GET    /nowhere  404") {
+		t.Fatalf("requests --unmatched (oldest first):\n%s", r.stdout)
+	}
+	r = cliRun(t, "requests", "--url", u, "--unmatched", "--json", "--path", "/api/pix").must(t, 0)
+	var e struct {
+		Route    string `json:"route"`
+		NearMiss []struct {
+			Route string `json:"route"`
+		} `json:"nearMiss"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &e); err != nil || e.Route != "(unmatched)" ||
+		len(e.NearMiss) != 1 || e.NearMiss[0].Route != "/api/pix/cash-out" {
+		t.Fatalf("--unmatched --json: %q", r.stdout)
+	}
+	// Without the filter the near miss is printed under its request too.
+	r = cliRun(t, "requests", "--url", u).must(t, 0)
+	if !strings.Contains(r.stdout, "/accounts/balances  200") || !strings.Contains(r.stdout, "/api/pix/cashout  404") ||
+		!strings.Contains(r.stdout, "    did you mean POST /api/pix/cash-out?") {
+		t.Fatalf("requests:\n%s", r.stdout)
+	}
+}
+
 func TestCLI_RequestsJournalOff(t *testing.T) {
 	m := MustRunMain(t, func(c *Config) { c.JournalSize = 0 })
 	cliRun(t, "requests", "--url", m.URL()).must(t, 1, "--journal-size 0")

@@ -66,6 +66,10 @@ type JournalEntry struct {
 	RequestTruncated, RespTruncated bool
 	ResponseContentType             string
 	Refs                            []string
+	// NearMiss, for a request no route matched, names the routes it came
+	// closest to and what differs (nearmiss.go); recorded whatever the
+	// answer (a 401 before the 404 included).
+	NearMiss []NearMiss
 
 	// What the request left: headers, path and query are copied, bounded
 	// and masked when the request is recorded; the bodies are masked then
@@ -218,6 +222,7 @@ type journalFilter struct {
 	Workspace  string   // entries of this workspace only ("" the default)
 	All        bool     // every workspace's entries (workspace=all, from the default)
 	Refs       []string // entries naming any of them
+	Matched    int8     // 1: requests a route matched only; -1: unmatched ones only
 	Limit      int
 }
 
@@ -229,7 +234,8 @@ func (f journalFilter) match(e *JournalEntry) bool {
 		f.Status >= 100 && e.Status != f.Status,
 		f.Status > 0 && f.Status < 10 && e.Status/100 != f.Status,
 		!f.Since.IsZero() && e.At.Before(f.Since),
-		e.ID <= f.After:
+		e.ID <= f.After,
+		f.Matched != 0 && (e.Route == unmatchedRoute) == (f.Matched > 0):
 		return false
 	}
 	if len(f.Refs) > 0 {
@@ -317,6 +323,9 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 		Workspace: jr.workspace, RequestTruncated: jr.req.truncated, RespTruncated: jr.res.truncated,
 		ResponseContentType: rec.Header().Get("Content-Type"),
 	}
+	if rt.Path == unmatchedRoute {
+		e.NearMiss = s.nearMissesOf(r)
+	}
 	var headerBytes int
 	e.RequestHeaders, headerBytes = recordHeaders(r.Header)
 	e.vars = mux.Vars(r)
@@ -331,7 +340,7 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
 		e.rawReq = maskForm(e.rawReq)
 	}
-	e.size = journalEntryOverhead + headerBytes + len(e.Path) + len(e.Query) + cap(e.rawReq) + cap(e.rawRes) + len(e.RequestID) + len(e.ResponseContentType)
+	e.size = journalEntryOverhead + headerBytes + len(e.Path) + len(e.Query) + cap(e.rawReq) + cap(e.rawRes) + len(e.RequestID) + len(e.ResponseContentType) + nearMissSize(e.NearMiss)
 	s.journal.add(e)
 }
 
@@ -375,7 +384,7 @@ func collectRefs(v any, refs map[string]bool) {
 }
 
 // Query returns the entries that the query of r selects (GET
-// /_sandbox/requests: account, path, status, since, after, ref, limit), newest
+// /_sandbox/requests: account, path, status, since, after, ref, matched, limit), newest
 // first; a journal that is off checks the query and returns none.
 func (j *Journal) Query(r *http.Request) ([]JournalEntry, error) {
 	capacity := maxJournalSize
@@ -428,6 +437,7 @@ func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 		}
 		f.Since = t
 	}
+	f.Matched = queryMatched(&p)
 	if f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/") {
 		p.vs = append(p.vs, pix.Violation{Field: "path", Message: `must be a path prefix starting with "/", e.g. /api/pix`})
 	}
@@ -435,4 +445,19 @@ func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 		return f, pix.Invalid(pix.CodeInvalidRequest, p.vs...)
 	}
 	return f, nil
+}
+
+// queryMatched reads matched: true keeps the requests a route matched, false
+// the unmatched ones (route "(unmatched)"), absent both.
+func queryMatched(p *queryParams) int8 {
+	switch p.q.Get("matched") {
+	case "":
+		return 0
+	case "true":
+		return 1
+	case "false":
+		return -1
+	}
+	p.vs = append(p.vs, pix.Violation{Field: "matched", Message: "must be true or false"})
+	return 0
 }

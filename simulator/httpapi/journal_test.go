@@ -156,7 +156,7 @@ func TestJournal_BadQuery(t *testing.T) {
 	for _, c := range []struct{ query, field string }{
 		{"status=99", "status"}, {"status=4x", "status"}, {"status=600", "status"}, {"since=yesterday", "since"},
 		{"account=-1", "account"}, {"account=x", "account"}, {"after=-1", "after"}, {"limit=0", "limit"}, {"limit=1000001", "limit"},
-		{"path=api", "path"},
+		{"path=api", "path"}, {"matched=no", "matched"}, {"matched=1", "matched"},
 	} {
 		r := apitest.Do(t, http.MethodGet, env.URL+"/_sandbox/requests?"+c.query, nil, nil)
 		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Raw), c.field) {

@@ -65,6 +65,9 @@ func (s *Server) wrap(rt *Route) http.Handler {
 		reqID := uuid.NewString()
 		ctx := context.WithValue(r.Context(), ctxRequestID, reqID)
 		ctx = context.WithValue(ctx, ctxHeaders, w.Header())
+		if rt.Path == unmatchedRoute {
+			ctx = context.WithValue(ctx, ctxNearMiss, &nearMissMemo{})
+		}
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", reqID)
 		rec := &statusRecorder{ResponseWriter: w}

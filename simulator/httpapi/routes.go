@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -102,18 +103,40 @@ func (s *Server) handleHealth(*http.Request) (any, error) {
 	return map[string]string{"status": "ok"}, nil
 }
 
+// unmatchedRoute is the route template of a request no route matched (the
+// metrics label, the journal's route).
+const unmatchedRoute = "(unmatched)"
+
 // handleUnmatched answers a path no route matches: 401 without a valid token
 // (so unknown paths reveal nothing to anonymous callers), else 404 or 405.
+// The 404 names the nearest routes and what differs, the 405 the methods the
+// path allows (also in Allow); under /_sandbox a 405 names them only with
+// the admin token when one is configured, as the 404 is answered only then.
 func (s *Server) handleUnmatched(k pix.Kind) HandlerFunc {
 	return func(r *http.Request) (any, error) {
-		if !isSandboxPath(r.URL.Path) {
+		sandbox := isSandboxPath(r.URL.Path)
+		if !sandbox {
 			if _, err := s.authenticate(r); err != nil {
 				return nil, err
 			}
 		}
-		if k == pix.KindMethodNotAllowed {
-			return nil, pix.Errorf(k, pix.CodeNotFound, "method %s is not allowed on %s", r.Method, truncate(r.URL.Path, 200))
+		misses := s.nearMissesOf(r)
+		if sandbox && k == pix.KindMethodNotAllowed && s.guard(&Route{Name: "nearmiss", Admin: true}, r) != nil {
+			misses = nil
 		}
-		return nil, pix.Errorf(k, pix.CodeNotFound, "no route %s %s", r.Method, truncate(r.URL.Path, 200))
+		path := truncate(r.URL.Path, 200)
+		if k == pix.KindMethodNotAllowed {
+			msg := "method " + r.Method + " is not allowed on " + path
+			if allowed := strings.Join(allowedMethods(misses), ", "); allowed != "" {
+				setHeader(r, "Allow", allowed)
+				msg += "; allowed methods: " + allowed
+			}
+			return nil, pix.Errorf(k, pix.CodeNotFound, "%s", msg)
+		}
+		msg := "no route " + r.Method + " " + path
+		if len(misses) > 0 {
+			msg += "; " + nearMissClause(misses)
+		}
+		return nil, pix.Errorf(k, pix.CodeNotFound, "%s", msg)
 	}
 }

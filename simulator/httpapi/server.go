@@ -18,7 +18,8 @@
 // auth.go, balance.go, cob.go, cashin.go, cashout.go, transfer.go, refund.go,
 // med.go, listing.go (the transaction listings), webhook.go; routes.go is the
 // route table on one screen; middleware.go, errors.go, encode.go, query.go,
-// journal.go and static.go serve every route; faults_on.go (faults build)
+// journal.go and static.go serve every route; nearmiss.go names the routes
+// an unmatched request came close to; faults_on.go (faults build)
 // and faults_off.go inject the self-check's faults. Subpackages: strictjson
 // (strict decoding) and apitest (the HTTP helpers of the tests of httpapi
 // and sandboxapi).
@@ -142,6 +143,8 @@ type Server struct {
 	journal      *Journal // nil when off
 	router       *mux.Router
 	routes       []*Route
+	// nearMiss is what an unmatched request is compared with (nearmiss.go).
+	nearMiss *nearMissIndex
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
 	// writing, so no request sees the store half dropped (HoldShared).
@@ -183,8 +186,9 @@ func NewServer(cfg Config) *Server {
 		s.router.Handle(p.Path, p.Handler).Methods(http.MethodGet).Name(p.Name)
 	}
 	s.router.Handle("/", s.handleRoot()).Methods(http.MethodGet).Name("root")
-	s.router.NotFoundHandler = s.wrap(&Route{Name: "notfound", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindNotFound)})
-	s.router.MethodNotAllowedHandler = s.wrap(&Route{Name: "methodnotallowed", Path: "(unmatched)", Public: true, Handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
+	s.nearMiss = newNearMissIndex(s.routes, pages)
+	s.router.NotFoundHandler = s.wrap(&Route{Name: "notfound", Path: unmatchedRoute, Public: true, Handle: s.handleUnmatched(pix.KindNotFound)})
+	s.router.MethodNotAllowedHandler = s.wrap(&Route{Name: "methodnotallowed", Path: unmatchedRoute, Public: true, Handle: s.handleUnmatched(pix.KindMethodNotAllowed)})
 	return s
 }
 

@@ -35,6 +35,14 @@ type journalEntryDTO struct {
 	ResponseBody          string            `json:"responseBody"`
 	ResponseBodyTruncated bool              `json:"responseBodyTruncated,omitempty"`
 	Refs                  []string          `json:"refs"`
+	NearMiss              []nearMissDTO     `json:"nearMiss,omitempty"`
+}
+
+// nearMissDTO is a route an unmatched request came close to.
+type nearMissDTO struct {
+	Method      string   `json:"method"`
+	Route       string   `json:"route"`
+	Differences []string `json:"differences"`
 }
 
 type journalListDTO struct {
@@ -46,8 +54,9 @@ type journalListDTO struct {
 
 // handleRequestList serves GET /_sandbox/requests: the journal's
 // entries, newest first, filtered by account, path prefix, status (404 or
-// 4xx), since (simulation time), after (an entry id, for following) and ref
-// (a transaction identifier the request or its answer named).
+// 4xx), since (simulation time), after (an entry id, for following), ref
+// (a transaction identifier the request or its answer named) and matched
+// (false: the requests no route matched, each with its near misses).
 func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 	out := journalListDTO{Data: []journalEntryDTO{}}
 	j := cp.srv.Journal()
@@ -67,6 +76,9 @@ func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 		}
 		if d.Refs == nil {
 			d.Refs = []string{}
+		}
+		for _, m := range e.NearMiss {
+			d.NearMiss = append(d.NearMiss, nearMissDTO{Method: m.Method, Route: m.Route, Differences: m.Differences})
 		}
 		out.Data = append(out.Data, d)
 	}
