@@ -135,7 +135,7 @@ func (s *Server) wrap(rt *Route) http.Handler {
 
 // guard checks the admin token on the control plane when one is configured.
 func (s *Server) guard(rt *Route, r *http.Request) error {
-	if !rt.Admin && !(rt.Name == "notfound" && isSandboxPath(r.URL.Path)) {
+	if !rt.Admin && !((rt.Name == "notfound" || rt.Name == "methodnotallowed") && isSandboxPath(r.URL.Path)) {
 		return nil
 	}
 	if s.adminToken == "" {

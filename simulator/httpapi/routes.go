@@ -121,9 +121,6 @@ func (s *Server) handleUnmatched(k pix.Kind) HandlerFunc {
 			}
 		}
 		misses := s.nearMissesOf(r)
-		if sandbox && k == pix.KindMethodNotAllowed && s.guard(&Route{Name: "nearmiss", Admin: true}, r) != nil {
-			misses = nil
-		}
 		path := truncate(r.URL.Path, 200)
 		if k == pix.KindMethodNotAllowed {
 			msg := "method " + r.Method + " is not allowed on " + path
