@@ -229,7 +229,7 @@ type exchange struct {
 }
 
 // ServeHTTP forwards the request and judges the exchange once the answer has
-// been copied to the client.
+// been copied and flushed to the client.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if path, raw, ok := deliverySubPath(r.URL); ok {
 		p.serveDelivery(w, r, path, raw)
@@ -250,6 +250,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	p.captureRequest(r, ex)
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+	// The answer is the client's before the exchange is judged: without the
+	// flush, a small body waits in the server's buffer until the handler
+	// returns, after finish, and judging adds to every request's latency.
+	_ = http.NewResponseController(w).Flush()
 }
 
 func exchangeOf(r *http.Request) *exchange {
