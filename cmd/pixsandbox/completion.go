@@ -34,21 +34,23 @@ var commands = []command{
 	{name: "reset", summary: "drop all state and reseed the fixture accounts"},
 	{name: "workspace", summary: "manage the workspaces of a running simulator", subs: []string{"create", "list", "show", "delete", "snapshot"}},
 	{name: "version", summary: "print the version, commit and build date"},
-	{name: "completion", summary: "print a shell completion script", subs: []string{"bash", "zsh", "fish"}},
+	{name: "completion", summary: "print a shell completion script", subs: []string{"bash", "zsh", "fish", "powershell"}},
 }
 
 const completionUsage = `Usage:
-  pixsandbox completion bash|zsh|fish
+  pixsandbox completion bash|zsh|fish|powershell
 
 Prints a completion script for the shell: subcommands, their words and their
 flags. Load it with
   bash:  source <(pixsandbox completion bash)     (or save it in /etc/bash_completion.d/)
   zsh:   source <(pixsandbox completion zsh)      (or save it as _pixsandbox in $fpath)
   fish:  pixsandbox completion fish > ~/.config/fish/completions/pixsandbox.fish
+  PowerShell:  pixsandbox completion powershell | Out-String | Invoke-Expression
+               (or add that line to $PROFILE)
 `
 
 // helpFlag matches a flag line of a flag.FlagSet's PrintDefaults.
-var helpFlag = regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`)
+var helpFlag = regexp.MustCompile(`(?m)^  -([a-z][a-z0-9.-]*)`)
 
 // commandHelp runs `pixsandbox NAME -h` and returns what it printed.
 func commandHelp(name string) (string, int) {
@@ -74,7 +76,7 @@ func completion(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(args) != 1 {
-		fmt.Fprintf(stderr, "pixsandbox completion: name one shell: bash, zsh or fish\n%s", usageHint("completion"))
+		fmt.Fprintf(stderr, "pixsandbox completion: name one shell: bash, zsh, fish or powershell\n%s", usageHint("completion"))
 		return 2
 	}
 	switch args[0] {
@@ -84,8 +86,10 @@ func completion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, zshCompletion())
 	case "fish":
 		fmt.Fprint(stdout, fishCompletion())
+	case "powershell", "pwsh":
+		fmt.Fprint(stdout, powershellCompletion())
 	default:
-		fmt.Fprintf(stderr, "pixsandbox completion: unknown shell %q: bash, zsh or fish\n%s", args[0], usageHint("completion"))
+		fmt.Fprintf(stderr, "pixsandbox completion: unknown shell %q: bash, zsh, fish or powershell\n%s", args[0], usageHint("completion"))
 		return 2
 	}
 	return 0
@@ -144,5 +148,40 @@ func fishCompletion() string {
 			fmt.Fprintf(&b, "complete -c pixsandbox -n '__fish_seen_subcommand_from %s' -l %s\n", c.name, strings.TrimPrefix(f, "--"))
 		}
 	}
+	return b.String()
+}
+
+// psQuote is s as a PowerShell single-quoted string.
+func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// powershellCompletion is a native argument completer: the subcommands (with
+// their summaries as tooltips) in the first position, then the words and
+// flags of the subcommand given.
+func powershellCompletion() string {
+	var b strings.Builder
+	b.WriteString("# PowerShell completion for pixsandbox (pixsandbox completion powershell)\n")
+	b.WriteString("Register-ArgumentCompleter -Native -CommandName pixsandbox -ScriptBlock {\n")
+	b.WriteString("    param($wordToComplete, $commandAst, $cursorPosition)\n")
+	b.WriteString("    $commands = [ordered]@{\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "        %s = %s\n", psQuote(c.name), psQuote(c.summary))
+	}
+	b.WriteString("        'help' = 'print the usage of pixsandbox or of a command'\n    }\n")
+	b.WriteString("    $words = @{\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "        %s = %s\n", psQuote(c.name), psQuote(words(c)))
+	}
+	b.WriteString("    }\n")
+	b.WriteString("    $elements = @($commandAst.CommandElements | ForEach-Object { $_.ToString() })\n")
+	b.WriteString("    $index = if ($wordToComplete) { $elements.Count - 1 } else { $elements.Count }\n")
+	b.WriteString("    if ($index -le 1) {\n")
+	b.WriteString("        $commands.Keys | Where-Object { $_ -like \"$wordToComplete*\" } | ForEach-Object {\n")
+	b.WriteString("            [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $commands[$_])\n")
+	b.WriteString("        }\n        return\n    }\n")
+	b.WriteString("    $candidates = $words[$elements[1]]\n")
+	b.WriteString("    if (-not $candidates) { return }\n")
+	b.WriteString("    $candidates -split ' ' | Where-Object { $_ -like \"$wordToComplete*\" } | ForEach-Object {\n")
+	b.WriteString("        [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)\n")
+	b.WriteString("    }\n}\n")
 	return b.String()
 }

@@ -140,15 +140,52 @@ func TestClockAdvance_NegativeRefused(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
-	for _, sh := range []string{"bash", "zsh", "fish"} {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
 		var out, errb bytes.Buffer
 		if code := run([]string{"completion", sh}, &out, &errb); code != 0 || errb.Len() != 0 {
 			t.Fatalf("completion %s: %d %q", sh, code, errb.String())
 		}
-		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests", "workspace", "snapshot", "from-snapshot"} {
+		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests", "workspace", "snapshot", "from-snapshot", "ginkgo.label-filter"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("completion %s lacks %q", sh, want)
 			}
 		}
+	}
+}
+
+// No PowerShell runs here, so the script's shape is checked instead: one
+// native completer, every command a key of both tables with its summary and
+// words, apostrophes doubled inside single quotes, and the braces and
+// parentheses balanced outside strings.
+func TestCompletion_PowerShell(t *testing.T) {
+	script := powershellCompletion()
+	if strings.Count(script, "Register-ArgumentCompleter -Native -CommandName pixsandbox") != 1 {
+		t.Fatalf("no single native completer:\n%s", script)
+	}
+	for _, c := range commands {
+		if strings.Count(script, "        '"+c.name+"' = ") != 2 {
+			t.Errorf("command %s is not a key of both tables", c.name)
+		}
+	}
+	if !strings.Contains(script, "'check a partner''s webhook receiver'") {
+		t.Error("an apostrophe in a summary is not doubled")
+	}
+	depth, inQuote := 0, false
+	for _, r := range script {
+		switch {
+		case r == '\'':
+			inQuote = !inQuote
+		case inQuote:
+		case r == '{' || r == '(':
+			depth++
+		case r == '}' || r == ')':
+			depth--
+			if depth < 0 {
+				t.Fatalf("a closing brace before its opening one:\n%s", script)
+			}
+		}
+	}
+	if depth != 0 || inQuote {
+		t.Errorf("unbalanced script: depth %d, open quote %v", depth, inQuote)
 	}
 }
