@@ -589,22 +589,30 @@ func (c *checker) duplicate(ctx context.Context) *caseRun {
 		name: CaseDuplicate, sends: "V2 RECEIVE (cash_in) twice with the same webhook-id " + id,
 		deliveries: []Delivery{first, again},
 		readBack: func(cb *Callback) *ReadBack {
-			if rb := readBackUnusable(cb, "whether the duplicate was applied once"); rb != nil {
-				return rb
-			}
-			n := appliedCount(cb, id)
-			rb := &ReadBack{Applied: []Processed{{WebhookID: id, Count: n}}}
-			switch n {
-			case 1:
-				rb.Result, rb.Detail = Pass, "the callback reports it applied once"
-			case 0:
-				rb.Result, rb.Detail = Fail, "the callback does not list "+id+": the event was never applied"
-			default:
-				rb.Result, rb.Detail = Fail, fmt.Sprintf("the callback reports it applied %d times: deduplicate by webhook-id", n)
-			}
-			return rb
+			return appliedOnce(cb, id, "whether the duplicate was applied once", "deduplicate by webhook-id")
 		},
 	}
+}
+
+// appliedOnce judges a read-back of an event sent more than once with
+// webhook-id id: it passes when the callback lists id applied exactly once;
+// question says what the read-back was to tell, advice how to mend a second
+// application.
+func appliedOnce(cb *Callback, id, question, advice string) *ReadBack {
+	if rb := readBackUnusable(cb, question); rb != nil {
+		return rb
+	}
+	n := appliedCount(cb, id)
+	rb := &ReadBack{Applied: []Processed{{WebhookID: id, Count: n}}}
+	switch n {
+	case 1:
+		rb.Result, rb.Detail = Pass, "the callback reports it applied once"
+	case 0:
+		rb.Result, rb.Detail = Fail, "the callback does not list "+id+": the event was never applied"
+	default:
+		rb.Result, rb.Detail = Fail, fmt.Sprintf("the callback reports it applied %d times: %s", n, advice)
+	}
+	return rb
 }
 
 // outOfOrder delivers the REFUND of a received PIX before the RECEIVE of that

@@ -137,21 +137,8 @@ func (c *checker) replay(ctx context.Context, now time.Time) *caseRun {
 		if cb == nil && refused {
 			return nil // a refusal alone decides without a callback
 		}
-		if rb := readBackUnusable(cb, "whether the replay was applied again"); rb != nil {
-			return rb
-		}
-		n := appliedCount(cb, id)
-		rb := &ReadBack{Applied: []Processed{{WebhookID: id, Count: n}}}
-		switch n {
-		case 1:
-			rb.Result, rb.Detail = Pass, "the callback reports it applied once"
-		case 0:
-			rb.Result, rb.Detail = Fail, "the callback does not list "+id+": the event was never applied"
-		default:
-			rb.Result, rb.Detail = Fail, fmt.Sprintf("the callback reports it applied %d times: deduplicate by webhook-id, "+
-				"not by signature or timestamp, which change on every retry", n)
-		}
-		return rb
+		return appliedOnce(cb, id, "whether the replay was applied again",
+			"deduplicate by webhook-id, not by signature or timestamp, which change on every retry")
 	}
 	return run
 }
