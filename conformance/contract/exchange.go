@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -116,7 +117,46 @@ type Token struct {
 
 // ParseToken reads a bearer token's claims without verifying its signature
 // (the proxy cannot know the upstream's key), with the JWT library of go.mod.
+// A client sends the same token with every request for up to 30 minutes, so
+// the tokens read last are kept (tokenCache): a proxy reads each once.
 func ParseToken(raw string) Token {
+	if t, ok := tokens.get(raw); ok {
+		return t
+	}
+	t := parseToken(raw)
+	tokens.put(raw, t)
+	return t
+}
+
+// tokens is the tokens ParseToken read last.
+var tokens = tokenCache{max: 4096}
+
+// tokenCache maps a token's text to what ParseToken read of it, up to max
+// tokens; once full it starts again empty (a proxy in front of more clients
+// than that reads some tokens again, nothing worse).
+type tokenCache struct {
+	mu  sync.RWMutex
+	max int
+	m   map[string]Token
+}
+
+func (c *tokenCache) get(raw string) (Token, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.m[raw]
+	return t, ok
+}
+
+func (c *tokenCache) put(raw string, t Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = make(map[string]Token, min(c.max, 64))
+	}
+	c.m[raw] = t
+}
+
+func parseToken(raw string) Token {
 	claims := jwt.MapClaims{}
 	if _, _, err := jwt.NewParser().ParseUnverified(raw, claims); err != nil {
 		sum := sha256.Sum256([]byte(raw))

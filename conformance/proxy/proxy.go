@@ -86,6 +86,7 @@ type Proxy struct {
 	seq     atomic.Uint64
 	budget  atomic.Int64
 	pending inflight
+	judging judgeQueue
 	stats   stats
 	started time.Time
 }
@@ -118,6 +119,7 @@ func New(o Options) (*Proxy, error) {
 	}
 	p := &Proxy{upstream: u, model: contract.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
 		log: o.Log, started: time.Now()} // wall clock: the report's start
+	p.judging.room.L = &p.judging.mu
 	p.budget.Store(o.CaptureBudget)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
@@ -244,16 +246,75 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Seq: p.seq.Add(1), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		ReqHeader: r.Header.Clone(), Start: time.Now(), // wall clock: orders the state model's observations
 	}}
-	defer func() {
-		p.finish(ex)
-		p.pending.done()
-	}()
+	// Judged once the handler returns, also when the copy of the answer
+	// panicked (http.ErrAbortHandler).
+	defer p.judgeLater(ex)
 	p.captureRequest(r, ex)
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
-	// The answer is the client's before the exchange is judged: without the
-	// flush, a small body waits in the server's buffer until the handler
-	// returns, after finish, and judging adds to every request's latency.
-	_ = http.NewResponseController(w).Flush()
+	if !ex.switched {
+		// The answer is the client's before the handler returns: without
+		// the flush, a small body waits in the server's buffer until then.
+		_ = http.NewResponseController(w).Flush()
+	}
+}
+
+// maxJudging bounds the exchanges waiting to be judged.
+const maxJudging = 1024
+
+// judgeQueue holds the exchanges answered and not yet judged, in the order
+// their handlers finished; one goroutine judges them while there are any.
+type judgeQueue struct {
+	mu      sync.Mutex
+	room    sync.Cond // signalled when an exchange leaves a full queue
+	q       []*exchange
+	running bool
+}
+
+// judgeLater queues the exchange for judging and returns: the handler
+// returns at once, and the connection's next request is read without
+// waiting for the rules. The exchanges are judged one at a time in the order
+// they were queued (the state model reads them in order: a client's next
+// request is queued after its last). With maxJudging exchanges waiting, the
+// handler waits for room, and clients slow to the judging's pace instead of
+// the proxy's memory growing.
+func (p *Proxy) judgeLater(ex *exchange) {
+	ex.End = time.Now() // wall clock: orders the state model's observations
+	j := &p.judging
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for len(j.q) >= maxJudging {
+		j.room.Wait()
+	}
+	j.q = append(j.q, ex)
+	if !j.running {
+		j.running = true
+		go p.judgeQueued()
+	}
+}
+
+// judgeQueued judges the queued exchanges until none is left.
+func (p *Proxy) judgeQueued() {
+	j := &p.judging
+	for {
+		j.mu.Lock()
+		if len(j.q) == 0 {
+			j.running = false
+			j.mu.Unlock()
+			return
+		}
+		ex := j.q[0]
+		j.q[0] = nil
+		j.q = j.q[1:]
+		j.room.Signal()
+		j.mu.Unlock()
+		p.judge(ex)
+	}
+}
+
+// judge finishes the exchange; Quiesce waits for it.
+func (p *Proxy) judge(ex *exchange) {
+	defer p.pending.done()
+	p.finish(ex)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -384,7 +445,6 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 // finish judges the exchange and records its findings.
 func (p *Proxy) finish(ex *exchange) {
 	defer p.budget.Add(ex.reserved)
-	ex.End = time.Now() // wall clock: orders the state model's observations
 	p.stats.exchanges.Add(1)
 	if ex.clientGone || ex.switched {
 		return
