@@ -61,8 +61,8 @@ type Config struct {
 	// webhook attempts made at once: in the slots the server's accounts
 	// share, for one target URL and for one account (Gap G-62).
 	WebhookWorkers, WebhookPerTarget, WebhookPerAccount int
-	// Sync syncs every batch of writes to disk before acknowledging it.
-	Sync bool
+	// Sync is when acknowledged writes reach the disk (durability.go).
+	Sync SyncMode
 	// CashInWebhook is the default shape of a cash-in charge's webhook:
 	// RECEIVE (V2, the spec's) or CashIn (flat; Gap G-38).
 	CashInWebhook string
@@ -89,7 +89,7 @@ func DefaultConfig() Config {
 		WebhookWorkers:       webhook.DefaultWorkers,
 		WebhookPerTarget:     webhook.DefaultPerTarget,
 		WebhookPerAccount:    webhook.DefaultPerOwner,
-		Sync:                 true,
+		Sync:                 DefaultSync,
 		CashInWebhook:        "RECEIVE",
 		JournalSize:          1000,
 		JournalBytes:         httpapi.DefaultJournalBytes,
@@ -137,7 +137,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once in the slots all workspaces' accounts share, freed slots going to the waiting accounts in turn; an account with none under way always starts one in a slot of its own")
 	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL of a workspace (a receiver that hangs holds only these)")
 	fs.IntVar(&c.WebhookPerAccount, "webhook-per-account", c.WebhookPerAccount, "webhook attempts made at once for one account of a workspace, over all its URLs (an account whose receivers all hang holds only these)")
-	fs.BoolVar(&c.Sync, "sync", c.Sync, "sync each batch of writes to disk before answering; --sync=false is for throwaway runs (a power loss may lose acknowledged writes; a killed process does not)")
+	fs.Var(&c.Sync, "sync", syncUsage)
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
 	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
 	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without X-Sandbox-Admin-Token even when --admin-token is set (by default the token guards it)")

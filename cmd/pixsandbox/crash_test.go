@@ -37,9 +37,9 @@ type child struct {
 	url string
 }
 
-func startChild(t *testing.T, dir string) *child {
+func startChild(t *testing.T, dir string, flags ...string) *child {
 	t.Helper()
-	return startServe(t, exec.Command(os.Args[0], "-test.run=^$"), "--addr 127.0.0.1:0 --clock virtual --log-level error --data-dir "+dir)
+	return startServe(t, exec.Command(os.Args[0], "-test.run=^$"), strings.Join(append([]string{"--addr 127.0.0.1:0 --clock virtual --log-level error --data-dir " + dir}, flags...), " "))
 }
 
 // startServe makes cmd, which runs this test binary (under a wrapper such as
@@ -200,13 +200,20 @@ func TestCrash_PendingSettlesAfterRestart(t *testing.T) {
 // TestCrash_KillMidBatch: SIGKILL while eight clients keep cash-outs in flight
 // (the writer commits them in batches, some refused among them). After a
 // restart every acknowledged cash-out is there exactly once, nothing refused
-// is, and the ledger invariants hold: no batch was half applied.
+// is, and the ledger invariants hold: no batch was half applied. In every
+// durability mode (--sync): a killed process loses nothing the kernel holds.
 func TestCrash_KillMidBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
+	for _, mode := range []string{"batch", "100ms", "false"} {
+		t.Run("sync="+mode, func(t *testing.T) { killMidBatch(t, "--sync="+mode) })
+	}
+}
+
+func killMidBatch(t *testing.T, syncFlag string) {
 	dir := t.TempDir()
-	c := startChild(t, dir)
+	c := startChild(t, dir, syncFlag)
 	bearer := c.fixtureBearer(t)
 	key, doc := externalEmailKey(t)
 	var (
@@ -266,7 +273,7 @@ func TestCrash_KillMidBatch(t *testing.T) {
 	c.kill(t) // requests are in flight: some in a batch being applied or synced
 	close(stop)
 	wg.Wait()
-	c = startChild(t, dir)
+	c = startChild(t, dir, syncFlag)
 	auth := map[string]string{"Authorization": bearer}
 	count := func(ext string) int {
 		t.Helper()

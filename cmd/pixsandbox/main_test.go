@@ -193,12 +193,34 @@ func TestConfig(t *testing.T) {
 	if m.Config.Addr != "127.0.0.1:7777" || m.Config.Clock != "virtual" || !m.Config.InMemory {
 		t.Fatalf("flags must win over env, env over defaults: %+v", m.Config)
 	}
-	if !DefaultConfig().Sync {
+	if DefaultConfig().Sync.Off {
 		t.Fatal("writes must be synced by default")
 	}
-	noSync := DefaultConfig()
-	if err := newFlagSet(&noSync).Parse([]string{"--sync=false"}); err != nil || noSync.Sync {
-		t.Fatalf("--sync=false: Sync = %v, %v", noSync.Sync, err)
+	for _, c := range []struct {
+		args []string
+		want SyncMode
+	}{
+		{[]string{"--sync=false"}, SyncMode{Off: true}},
+		{[]string{"--sync=off"}, SyncMode{Off: true}},
+		{[]string{"--sync"}, SyncMode{}},
+		{[]string{"--sync=true"}, SyncMode{}},
+		{[]string{"--sync=batch"}, SyncMode{}},
+		{[]string{"--sync=100ms"}, SyncMode{Every: 100 * time.Millisecond}},
+		{[]string{"--sync", "--sync=1s"}, SyncMode{Every: time.Second}},
+	} {
+		cfg := Config{Sync: SyncMode{Every: time.Hour}}
+		if err := newFlagSet(&cfg).Parse(c.args); err != nil || cfg.Sync != c.want {
+			t.Errorf("%v: Sync = %+v, %v; want %+v", c.args, cfg.Sync, err, c.want)
+		}
+		if back := (&SyncMode{}); back.Set(c.want.String()) != nil || *back != c.want {
+			t.Errorf("%+v does not read back from %q: %+v", c.want, c.want.String(), *back)
+		}
+	}
+	for _, bad := range []string{"--sync=sometimes", "--sync=0s", "--sync=500us", "--sync=2m", "--sync=-1s"} {
+		cfg := DefaultConfig()
+		if err := newFlagSet(&cfg).Parse([]string{bad}); err == nil || !strings.Contains(err.Error(), "100ms") {
+			t.Errorf("%s: err %v, want one naming the accepted forms", bad, err)
+		}
 	}
 	if err := ApplyEnv(newFlagSet(&Config{}), func(k string) (string, bool) { return "x", k == "PIXSANDBOX_IN_MEMORY" }); err == nil {
 		t.Fatal("a bad PIXSANDBOX_IN_MEMORY must be reported")

@@ -115,7 +115,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("create data dir: %w", err)
 		}
 	}
-	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: !m.Config.Sync, Memory: int64(m.Config.MemoryLimit)}); err != nil {
+	if m.store, err = badgerstore.Open(badgerstore.Options{Dir: dir, Logger: m.Logger, NoSync: m.Config.Sync.Off, SyncEvery: m.Config.Sync.Every, Memory: int64(m.Config.MemoryLimit)}); err != nil {
 		return err
 	}
 	base := simulator.Config{

@@ -28,6 +28,12 @@ type Options struct {
 	// process loses nothing (the writes are in the page cache), a power loss
 	// may lose the last acknowledged writes. For throwaway runs only.
 	NoSync bool
+	// SyncEvery, when positive (and NoSync is not set), replaces the sync of
+	// each batch by a sync of the store's logs at that interval of wall time
+	// (serve --sync=100ms; syncer.go): a batch is answered once written to
+	// the page cache, so a killed process still loses nothing, and a power
+	// loss may lose what was acknowledged since the last sync.
+	SyncEvery time.Duration
 	// Memory is the server's memory budget (serve --memory-limit); it sizes
 	// the memtables kept and the caches (memoryOptions). 0 takes
 	// DefaultMemory.
@@ -86,6 +92,9 @@ type engine struct {
 	cache  storecache.Records // accounts, settings, DICT entries, target lists (cache.go)
 	recent storecache.Recent  // transactions and jobs just written (recent.go)
 	writer *writer
+	// syncer syncs the logs at an interval (Options.SyncEvery); nil when
+	// each batch is synced, or never.
+	syncer *syncer
 
 	spacesMu sync.Mutex
 	spaces   map[string]*Store // the workspaces' Stores handed out (Space)
@@ -107,7 +116,7 @@ func Open(o Options) (*Store, error) {
 	if o.Dir == "" {
 		opts = badger.DefaultOptions("").WithInMemory(true)
 	} else {
-		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(!o.NoSync)
+		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(!o.NoSync && o.SyncEvery <= 0)
 	}
 	opts = opts.WithDetectConflicts(false)
 	opts = opts.WithLogger(badgerLogger{o.Logger}).WithLoggingLevel(badger.WARNING)
@@ -128,8 +137,12 @@ func Open(o Options) (*Store, error) {
 	s := &Store{engine: e}
 	e.root = s
 	go e.runWriter()
+	if o.Dir != "" && !o.NoSync && o.SyncEvery > 0 {
+		e.syncer = startSyncer(e, o.SyncEvery, o.Logger)
+	}
 	if err := s.upgrade(context.Background()); err != nil {
 		s.writer.stop()
+		e.syncer.stop()
 		db.Close()
 		return nil, err
 	}
@@ -144,6 +157,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.writer.stop()
+	s.syncer.stop()
 	err := s.seqs.release()
 	s.snaps.close()
 	if cerr := s.db.Close(); cerr != nil {

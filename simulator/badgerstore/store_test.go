@@ -283,17 +283,30 @@ func TestStore_DeliveriesAfterAttempt(t *testing.T) {
 	}
 }
 
-// Writes are synced unless NoSync (--sync=false) says otherwise; without the
-// sync, a store closed cleanly still keeps everything it acknowledged.
+// Writes are synced with each batch unless NoSync (--sync=false) or
+// SyncEvery (--sync=100ms) says otherwise; in every mode, a store closed
+// cleanly keeps everything it acknowledged.
 func TestOpen_SyncOption(t *testing.T) {
-	for _, noSync := range []bool{false, true} {
-		dir := t.TempDir()
-		s, err := Open(Options{Dir: dir, NoSync: noSync})
+	for _, c := range []struct {
+		name       string
+		o          Options
+		syncWrites bool
+	}{
+		{"each batch", Options{}, true},
+		{"never", Options{NoSync: true}, false},
+		{"every 50ms", Options{SyncEvery: 50 * time.Millisecond}, false},
+		{"never wins over an interval", Options{NoSync: true, SyncEvery: time.Second}, false},
+	} {
+		c.o.Dir = t.TempDir()
+		s, err := Open(c.o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.db.Opts().SyncWrites; got == noSync {
-			t.Fatalf("NoSync %v: Badger SyncWrites %v", noSync, got)
+		if got := s.db.Opts().SyncWrites; got != c.syncWrites {
+			t.Fatalf("%s: Badger SyncWrites %v, want %v", c.name, got, c.syncWrites)
+		}
+		if got, want := s.syncer != nil, c.o.SyncEvery > 0 && !c.o.NoSync; got != want {
+			t.Fatalf("%s: a syncer runs: %v, want %v", c.name, got, want)
 		}
 		if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("kept", 1) }); err != nil {
 			t.Fatal(err)
@@ -301,11 +314,53 @@ func TestOpen_SyncOption(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s = mustOpen(t, dir)
+		s = mustOpen(t, c.o.Dir)
 		if v, ok := meta(t, s, "kept"); !ok || v != 1 {
-			t.Fatalf("NoSync %v: after reopening, kept = %d, %v", noSync, v, ok)
+			t.Fatalf("%s: after reopening, kept = %d, %v", c.name, v, ok)
 		}
 		s.Close()
+	}
+}
+
+// The syncer syncs the logs once a commit happened since its last sync, and
+// not while nothing is committed; its ticker drives it without a request.
+func TestSyncer_SyncsOnlyAfterCommits(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir(), SyncEvery: time.Hour}) // the test drives it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	y := s.syncer
+	synced := s.snaps.commits.Load()
+	if got := y.syncSince(synced); got != synced || y.syncs.Load() != 0 {
+		t.Fatalf("with no commit: synced %d (want %d), %d syncs (want 0)", got, synced, y.syncs.Load())
+	}
+	if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("kept", 1) }); err != nil {
+		t.Fatal(err)
+	}
+	now := s.snaps.commits.Load()
+	if got := y.syncSince(synced); got != now || y.syncs.Load() != 1 {
+		t.Fatalf("after a commit: synced %d (want %d), %d syncs (want 1)", got, now, y.syncs.Load())
+	}
+	if got := y.syncSince(now); got != now || y.syncs.Load() != 1 {
+		t.Fatalf("nothing committed since: synced %d, %d syncs (want 1)", got, y.syncs.Load())
+	}
+
+	// The ticker: a short interval syncs a commit on its own.
+	fast, err := Open(Options{Dir: t.TempDir(), SyncEvery: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fast.Close()
+	if err := fast.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("kept", 1) }); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second) // wall time: a bound on the wait, not a timing check
+	for fast.syncer.syncs.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no sync within 10 s of a commit at a 1 ms interval")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
