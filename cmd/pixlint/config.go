@@ -6,6 +6,7 @@ func repoConfig(root string) Config {
 	return Config{
 		Root:                 root,
 		Rules:                dependencyRules,
+		Layers:               layerTable,
 		BuildTags:            [][]string{nil, {"faults"}},
 		Docs:                 "docs/architecture.md",
 		ClockPackage:         "simulator/clock",

@@ -12,7 +12,7 @@ import (
 // begin and an end marker line: the packages, one line each, and their rules.
 var docBlocks = []struct {
 	name   string
-	render func(module string, rules []Rule) string
+	render func(module string, cfg Config) string
 }{
 	{"packages", renderPackages},
 	{"deps", renderDeps},
@@ -24,17 +24,31 @@ func beginMarker(name string) string {
 
 func endMarker(name string) string { return "<!-- " + name + ":end -->" }
 
-// renderPackages lists the packages with what each is, in the table's order.
-func renderPackages(_ string, rules []Rule) string {
+// renderPackages lists the packages with what each is, in the table's
+// order, grouped by layer, top first, when there are layers.
+func renderPackages(_ string, cfg Config) string {
 	var b strings.Builder
-	for _, r := range rules {
-		fmt.Fprintf(&b, "- `%s` — %s\n", r.Pkg, r.Note)
+	if len(cfg.Layers) == 0 {
+		for _, r := range cfg.Rules {
+			fmt.Fprintf(&b, "- `%s` — %s\n", r.Pkg, r.Note)
+		}
+		return b.String()
+	}
+	b.WriteString("From the top: a package imports from its own layer or the layers below it, never above (`make lint`).\n")
+	for i, l := range cfg.Layers {
+		fmt.Fprintf(&b, "\n**%d. %s** — %s\n\n", i+1, l.Name, l.Note)
+		for _, r := range cfg.Rules {
+			if at, _ := layerOf(cfg.Layers, r.Pkg); at == i {
+				fmt.Fprintf(&b, "- `%s` — %s\n", r.Pkg, r.Note)
+			}
+		}
 	}
 	return b.String()
 }
 
 // renderDeps is the rules as a Markdown table, one row per package.
-func renderDeps(module string, rules []Rule) string {
+func renderDeps(module string, cfg Config) string {
+	rules := cfg.Rules
 	var b strings.Builder
 	fmt.Fprintf(&b, "Names are relative to `%s`; `x/...` is x and every package under it; a third-party module covers its packages. ", module)
 	b.WriteString("Every package may use the standard library except what its *never* column names, and *never* holds through ")
@@ -92,7 +106,7 @@ func generatedDoc(cfg Config) (path string, current, want []byte, err error) {
 	}
 	want = current
 	for _, blk := range docBlocks {
-		if want, err = splice(want, blk.name, blk.render(mod, cfg.Rules)); err != nil {
+		if want, err = splice(want, blk.name, blk.render(mod, cfg)); err != nil {
 			return path, nil, nil, err
 		}
 	}

@@ -27,6 +27,7 @@ type Config struct {
 	Root string // the module's root directory
 
 	Rules     []Rule     // the dependency table, one row per package
+	Layers    []Layer    // the layers, top first (layers.go); nil: not checked
 	BuildTags [][]string // build tag sets under which the imports are read (nil: the default build)
 	Docs      string     // file (relative to Root) holding the generated dependency table; "" for none
 
@@ -52,7 +53,7 @@ type Config struct {
 
 // A Finding is one broken rule, at a place a reader can open.
 type Finding struct {
-	Check string // deps, docs, walltime, complexity, size, fuzz, table, staticcheck
+	Check string // deps, layers, docs, walltime, complexity, size, fuzz, table, staticcheck
 	Where string // a module-relative package, file or file:line
 	Msg   string
 }
@@ -75,6 +76,7 @@ func Lint(cfg Config) ([]Finding, error) {
 	var out []Finding
 	out = append(out, checkTables(cfg)...)
 	out = append(out, checkDeps(t, cfg.Rules)...)
+	out = append(out, checkLayers(t, cfg.Layers)...)
 	out = append(out, checkDepsDoc(cfg)...)
 	out = append(out, checkWallClock(t, cfg.ClockPackage, cfg.WallClock)...)
 	out = append(out, checkComplexity(t, cfg.MaxComplexity, cfg.ComplexityExceptions)...)

@@ -25,6 +25,11 @@ func testConfig(root string) Config {
 			{Pkg: "web", Allow: []string{"domain"}, Never: []string{"store", "app"}, Note: "the transport"},
 			{Pkg: "app", Allow: []string{"domain", "store", "clock", "web"}, Never: []string{"net/http"}, Note: "the wiring"},
 		},
+		Layers: []Layer{
+			{Name: "wiring", Pkgs: []string{"app"}, Note: "puts it together"},
+			{Name: "edge", Pkgs: []string{"web"}, Note: "what clients reach"},
+			{Name: "base", Pkgs: []string{"store", "domain", "clock"}, Note: "what the rest stands on"},
+		},
 		Docs:         "docs/map.md",
 		ClockPackage: "clock",
 		WallClock: []WallClockUse{
@@ -184,6 +189,45 @@ func TestDeps_buildTagsAreRead(t *testing.T) {
 		[2]string{"store", "imports web"},
 		[2]string{"store", "depends on web"},
 	)
+}
+
+// TestLayers_importUpALayer: an import its row allows still fails when it
+// points at a layer above the importer's; a package in no layer and an
+// entry naming nothing fail too.
+func TestLayers_importUpALayer(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(module(t, "layerup"))
+	cfg.Docs = ""
+	cfg.Rules = slices.Clone(cfg.Rules)
+	for i, r := range cfg.Rules {
+		if r.Pkg == "store" {
+			cfg.Rules[i].Allow = []string{"domain", "clock"}
+		}
+	}
+	if fs := only("layers", lint(t, cfg)); len(fs) != 0 {
+		t.Fatalf("with the clock in the store's layer, found:\n%s", dump(fs))
+	}
+	cfg.Layers = []Layer{
+		{Name: "wiring", Pkgs: []string{"app"}},
+		{Name: "edge", Pkgs: []string{"web", "clock"}},
+		{Name: "base", Pkgs: []string{"store", "domain", "gone/..."}},
+	}
+	want(t, only("layers", lint(t, cfg)),
+		[2]string{"gone/...", "names no package of the module"},
+		[2]string{"store", "imports clock of the edge layer, above its own (base)"},
+	)
+	cfg.Layers = cfg.Layers[:2]
+	want(t, at("domain", only("layers", lint(t, cfg))), [2]string{"domain", "in no layer"})
+}
+
+// An exact entry places a package before a subtree that also holds it.
+func TestLayerOf(t *testing.T) {
+	layers := []Layer{{Name: "top", Pkgs: []string{"a/..."}}, {Name: "low", Pkgs: []string{"a/b", "c"}}}
+	for pkg, want := range map[string]int{"a": 0, "a/x": 0, "a/b": 1, "c": 1, "d": -1} {
+		if got, _ := layerOf(layers, pkg); got != want {
+			t.Errorf("layerOf(%q) = %d, want %d", pkg, got, want)
+		}
+	}
 }
 
 func TestMatches(t *testing.T) {

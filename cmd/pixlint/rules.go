@@ -169,3 +169,28 @@ var dependencyRules = []Rule{
 	{Pkg: "cmd/pixlint", Allow: []string{"github.com/fzipp/gocyclo"}, Never: []string{"simulator/...", "conformance/...", "scenarios", "fixtures", "docs"},
 		Note: "the repository's own lint (make lint): the dependency table, the wall clock, complexity, package size, the fuzz list, staticcheck"},
 }
+
+// layerTable is the module's layers, top first (layers.go): every import of
+// a non-test file goes to the package's own layer or one below. The docs
+// group the package list by them (docs/architecture.md, "Packages").
+var layerTable = []Layer{
+	{Name: "commands", Pkgs: []string{"cmd/..."},
+		Note: "the binaries and tools: they wire everything and nothing imports them"},
+	{Name: "suite", Pkgs: []string{"conformance/..."},
+		Note: "the conformance suite and the validating proxy: an independent oracle that speaks HTTP to any implementation and imports nothing of simulator/"},
+	{Name: "kits", Pkgs: []string{"simulator/wiring", "simulator/sandboxtest", "simulator/simulatortest", "simulator/httpapi/apitest"},
+		Note: "a whole server put together: the wiring `serve` and the embeddable sandbox share, and the test kits"},
+	{Name: "edges", Pkgs: []string{"simulator/httpapi", "simulator/httpapi/strictjson", "simulator/sandboxapi", "simulator/workspace"},
+		Note: "what a client reaches: the contract's HTTP transport, the `/_sandbox` control plane and console, the workspaces that route a request to its simulator"},
+	{Name: "core", Pkgs: []string{"simulator"},
+		Note: "the application core: one method per operation, the clock read once, one store transaction"},
+	{Name: "procedures", Pkgs: []string{"simulator/auth", "simulator/ratelimit", "simulator/refs", "simulator/limits", "simulator/delivery",
+		"simulator/refund", "simulator/med", "simulator/seed", "simulator/invariants"},
+		Note: "the core's procedures: functions over a storage.Tx that the core calls, never the core itself"},
+	{Name: "infrastructure", Pkgs: []string{"simulator/storage", "simulator/badgerstore/...", "simulator/clock", "simulator/agenda",
+		"simulator/webhook", "simulator/receivercheck", "simulator/qrcode", "simulator/metrics", "simulator/faults", "simulator/selfcheck",
+		"simulator/sandboxclient"},
+		Note: "time, jobs, the store, webhooks on the wire, metrics, QR images, clients: what the core stands on"},
+	{Name: "domain", Pkgs: []string{"simulator/pix", "simulator/brcode", "simulator/wire", "simulator/ledger", "scenarios", "fixtures", "docs"},
+		Note: "the domain's values and rules, pure; the scenario catalogue, the fixtures and the documents as data"},
+}
