@@ -25,9 +25,11 @@ const jobCashInExpire = "cashin.expire"
 // /api/pix/cash-in"): a transaction PENDING until paid, with a dynamic BR Code,
 // expiring at expirationDate.
 //
-// Returns CodeHTTPError, CodePixInvalidAmount or
-// CodeProviderExpirationBelowMinimum on invalid input, the code forced by sc
-// (PROVIDER_FAILURE: 500), or CodePixDuplicateExternalID.
+// Refusals, in the order they are checked: CodeNotFound (KindNotFound) when
+// the account is gone; CodeHTTPError, CodePixInvalidAmount or
+// CodeProviderExpirationBelowMinimum (the account's minimum) on invalid input;
+// the code sc forces (PROVIDER_FAILURE: CodeHTTPError as
+// KindUnavailableProvider, a 500); CodePixDuplicateExternalID.
 func (s *Simulator) CreateCashIn(ctx context.Context, id pix.AccountID, req pix.CashInRequest, sc scenarios.Scenario) (pix.Transaction, pix.Charge, error) {
 	now := s.clock.Now()
 	var st pix.Settings

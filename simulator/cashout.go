@@ -19,9 +19,14 @@ import (
 // job) finds the destination. At acceptance the amount plus the account's fee
 // moves from available to blocked.
 //
-// Returns CodeHTTPError, CodePixInvalidAmount or CodePixInvalidPixKey on invalid
-// input (pix.CashOutRequest.Validate), a code forced by sc,
-// CodePixDuplicateExternalID, the limit codes, or CodePixInsufficientBalance.
+// Refusals, in the order they are checked: CodeHTTPError, CodePixInvalidAmount
+// or CodePixInvalidPixKey on invalid input (pix.CashOutRequest.Validate); the
+// code sc forces, or the scenario of a magic DICT key, before the account is
+// read; CodeNotFound (KindNotFound) when the account is gone;
+// CodePixDuplicateExternalID; the limit codes CodePixTransactionLimitExceeded,
+// CodePixDailyLimitExceeded and CodePixNightLimitExceeded (simulator/limits);
+// CodePixInsufficientBalance when available does not cover amount plus fee.
+// All but CodeNotFound are KindInvalid.
 func (s *Simulator) CreateCashOut(ctx context.Context, id pix.AccountID, req pix.CashOutRequest, sc scenarios.Scenario) (pix.Transaction, error) {
 	now := s.clock.Now()
 	in, err := req.Validate()

@@ -17,10 +17,12 @@ import (
 // /api/pix/refund-in/{id}"). The same id again returns the same refund
 // (replayed); with another amount it is CodeRefundIDConflict.
 //
-// Returns KindNotFound (original not found, or CodeRefundNotAReceipt),
-// CodeRefundDeadlineExpired (more than 89 days, KindUnprocessable),
-// CodeRefundExceedsBalance. A refund the account cannot cover is created
-// NAO_REALIZADO at once (Gap G-44), not refused (simulator/refund).
+// Returns CodeInvalidRequest (KindInvalid) for an id that is not 1 to 35
+// characters of [a-zA-Z0-9]; KindNotFound: CodeNotFound (no such original) or
+// CodeRefundNotAReceipt; CodeRefundDeadlineExpired (more than 89 days,
+// KindUnprocessable); CodeRefundExceedsBalance (the sum rule). A refund the
+// account cannot cover is created NAO_REALIZADO at once (Gap G-44), not
+// refused (simulator/refund).
 func (s *Simulator) CreateRefund(ctx context.Context, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario) (r pix.Refund, replayed bool, err error) {
 	now := s.clock.Now()
 	if req.ID == "" {

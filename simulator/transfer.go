@@ -19,10 +19,18 @@ import (
 // transfer and creates none; the key, the transaction and the hold are written in
 // one store transaction, so concurrent repeats serialise on the key and all but
 // one find it taken. The same key with a different request is refused (422,
-// CodeIdempotencyKeyConflict; Gap G-22). Other failures: 400 on invalid input;
-// 422 CodeDictKeyNotFound, CodeIspbDenied (rule 3), the limit codes
+// CodeIdempotencyKeyConflict; Gap G-22).
+//
+// Other refusals: KindInvalid on invalid input (pix.TransferRequest.Validate:
+// CodeIdempotencyKeyMissing for the header, CodeInvalidRequest for the body);
+// the code sc forces, or the scenario of a magic DICT key
+// (CodePixInvalidPixKey, CodePixInsufficientBalance, CodeDictKeyNotFound);
+// CodeNotFound (KindNotFound) when the account is gone; KindUnprocessable
+// CodeDictKeyNotFound and CodeIspbDenied (rule 3); KindInvalid the limit codes
 // (CodePixTransactionLimitExceeded, CodePixDailyLimitExceeded,
-// CodePixNightLimitExceeded, shared with cash-out), CodePixInsufficientBalance.
+// CodePixNightLimitExceeded, shared with cash-out) and
+// CodePixInsufficientBalance, which this route answers 422 (httpapi's route
+// table).
 func (s *Simulator) CreateTransfer(ctx context.Context, id pix.AccountID, req pix.TransferRequest, sc scenarios.Scenario) (t pix.Transaction, replayed bool, err error) {
 	now := s.clock.Now()
 	in, err := req.Validate()

@@ -42,39 +42,115 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
-// Services is what the PIX API needs from the application core.
+// Services is what the PIX API needs from the application core
+// (*simulator.Simulator).
+//
+// Each method that returns an error ends its comment with an Errors line: the
+// *pix.Error values it returns, as package pix's Kind and Code constants, each
+// kind followed by its codes ("KindInvalid: CodeA, CodeB (when); KindNotFound:
+// CodeNotFound"). The kind decides the HTTP status (writeError; a route may
+// override it for a code, routes.go), the code what the body says. A code
+// marked (scenario) comes only from an X-Sandbox-Scenario or a magic DICT key.
+// Any method may also fail with an error that is no *pix.Error (the store
+// failing, the request's context ending), which the transport answers as
+// KindInternal; "KindInternal only" marks a method that returns nothing else.
+// The core's own comment says when each happens; a test
+// (simulator/errdoc_test.go) keeps the two in step.
 type Services interface {
 	// IssueToken runs the token checks in their documented order and issues a token.
+	//
+	// Errors: KindInvalid: CodePubCertHeaderMissing, CodePubCertMalformedPEM,
+	// CodePubRequestBodyInvalid; KindUnavailable: CodePubAuthUpstreamUnavailable
+	// (scenario); KindUpstream: CodePubAuthUpstreamError (scenario);
+	// KindUnauthorized: CodePubCertNotYetValid, CodePubCertExpired,
+	// CodePubCertNotRegistered, CodePubInvalidCredentials; KindForbidden:
+	// CodePubCertNotAuthorizedForAccount.
 	IssueToken(ctx context.Context, req pix.TokenRequest, sc scenarios.Scenario) (pix.Token, error)
-	// Authenticate verifies a bearer token and returns its account (KindUnauthorized otherwise).
+	// Authenticate verifies a bearer token and returns its account.
+	//
+	// Errors: KindUnauthorized: CodeUnauthorized (missing, invalid or expired,
+	// or its account is gone).
 	Authenticate(ctx context.Context, token string) (pix.AccountID, error)
 	// AccountBalance returns an account's balance now.
+	//
+	// Errors: KindNotFound: CodeNotFound (no such account).
 	AccountBalance(ctx context.Context, id pix.AccountID) (pix.BalanceReport, error)
 	// CreateCashOut accepts a cash-out (PENDING) and schedules its settlement.
+	//
+	// Errors: KindInvalid: CodeHTTPError, CodePixInvalidAmount,
+	// CodePixInvalidPixKey, CodePixDuplicateExternalID,
+	// CodePixTransactionLimitExceeded, CodePixDailyLimitExceeded,
+	// CodePixNightLimitExceeded, CodePixInsufficientBalance; KindNotFound:
+	// CodeNotFound (no such account).
 	CreateCashOut(ctx context.Context, id pix.AccountID, req pix.CashOutRequest, sc scenarios.Scenario) (pix.Transaction, error)
 	// CreateTransfer accepts a PIX to a DICT key, or replays the one already made
 	// with the same idempotency key.
+	//
+	// Errors: KindInvalid: CodeIdempotencyKeyMissing, CodeInvalidRequest,
+	// CodePixInvalidPixKey (scenario), CodePixTransactionLimitExceeded,
+	// CodePixDailyLimitExceeded, CodePixNightLimitExceeded,
+	// CodePixInsufficientBalance; KindUnprocessable: CodeIdempotencyKeyConflict,
+	// CodeDictKeyNotFound, CodeIspbDenied; KindNotFound: CodeNotFound (no such
+	// account).
 	CreateTransfer(ctx context.Context, id pix.AccountID, req pix.TransferRequest, sc scenarios.Scenario) (pix.Transaction, bool, error)
 	// CreateCashIn creates a charge PENDING until paid.
+	//
+	// Errors: KindInvalid: CodeHTTPError, CodePixInvalidAmount,
+	// CodeProviderExpirationBelowMinimum, CodePixDuplicateExternalID;
+	// KindUnavailableProvider: CodeHTTPError (scenario); KindNotFound:
+	// CodeNotFound (no such account).
 	CreateCashIn(ctx context.Context, id pix.AccountID, req pix.CashInRequest, sc scenarios.Scenario) (pix.Transaction, pix.Charge, error)
-	// CreateCob creates an immediate charge; Cob reads one; RemoveCob removes one.
+	// CreateCob creates an immediate charge.
+	//
+	// Errors: KindInvalid: CodeInvalidRequest; KindConflict: CodeInvalidRequest
+	// (the txid exists); KindNotFound: CodeNotFound (no such account).
 	CreateCob(ctx context.Context, id pix.AccountID, req pix.CobRequest, sc scenarios.Scenario) (pix.Cob, error)
+	// Cob reads an immediate charge.
+	//
+	// Errors: KindInvalid: CodeInvalidRequest (txid); KindNotFound: CodeNotFound.
 	Cob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
+	// RemoveCob removes an immediate charge (REMOVIDA_PELO_USUARIO_RECEBEDOR).
+	//
+	// Errors: KindInvalid: CodeInvalidRequest (txid); KindNotFound: CodeNotFound;
+	// KindConflict: CodeInvalidRequest (no longer ATIVA).
 	RemoveCob(ctx context.Context, id pix.AccountID, txid string) (pix.Cob, error)
 	// CreateRefund refunds a received PIX through either refund route (replayed
-	// for a repeated id); RefundOf reads one.
+	// for a repeated id).
+	//
+	// Errors: KindInvalid: CodeInvalidRequest (id), CodeRefundIDConflict,
+	// CodeRefundExceedsBalance; KindNotFound: CodeNotFound (no such original),
+	// CodeRefundNotAReceipt; KindUnprocessable: CodeRefundDeadlineExpired.
 	CreateRefund(ctx context.Context, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario) (pix.Refund, bool, error)
+	// RefundOf reads a refund by the original's end-to-end id and its id.
+	//
+	// Errors: KindNotFound: CodeNotFound (no such original or refund).
 	RefundOf(ctx context.Context, id pix.AccountID, e2e, refundID string) (pix.Refund, error)
-	// ListTransactions returns a page of the account's transactions and the total.
+	// ListTransactions returns a page of the account's transactions and the
+	// total; the filter is already valid.
+	//
+	// Errors: KindInternal only.
 	ListTransactions(ctx context.Context, id pix.AccountID, f pix.TransactionFilter) ([]pix.Transaction, int, error)
 	// WebhookRegistration reports whether POST/GET /api/webhooks act.
 	WebhookRegistration() bool
-	// RegisterWebhookTarget registers or updates a target; WebhookTargets lists them.
+	// RegisterWebhookTarget registers or updates a target.
+	//
+	// Errors: KindInvalid: CodeInvalidRequest (the target, or a fourth active
+	// URL for its event type); KindNotFound: CodeNotFound (no such account).
 	RegisterWebhookTarget(ctx context.Context, t webhook.Target, requireHTTPS bool) (webhook.Target, bool, error)
+	// WebhookTargets lists an account's webhook targets.
+	//
+	// Errors: KindNotFound: CodeNotFound (no such account).
 	WebhookTargets(ctx context.Context, id pix.AccountID) ([]webhook.Target, error)
-	// ResendWebhook resends a transaction's webhook once (429 above 60 a minute).
+	// ResendWebhook resends a transaction's webhook once.
+	//
+	// Errors: KindRateLimited: CodeRateLimited (above 60 a minute);
+	// KindInvalid: CodeInvalidRequest (the url, no webhook sent yet, no target);
+	// KindNotFound: CodeNotFound (no such transaction).
 	ResendWebhook(ctx context.Context, id pix.AccountID, ident, url string) (webhook.Attempt, error)
-	// ListMEDs returns a page of the account's MEDs and the total (429 above its rate).
+	// ListMEDs returns a page of the account's MEDs and the total.
+	//
+	// Errors: KindRateLimited: CodeRateLimited (above the account's rate);
+	// KindNotFound: CodeNotFound (no such account).
 	ListMEDs(ctx context.Context, id pix.AccountID, f pix.MEDFilter) ([]pix.MED, int, error)
 }
 
