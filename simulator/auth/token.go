@@ -76,7 +76,7 @@ func (a *Service) Forget() { a.tokens.reset() }
 
 // KeepSigningKey writes the signing key into tx again (after a reset dropped
 // it), so tokens already issued stay valid.
-func (a *Service) KeepSigningKey(tx storage.Tx) error {
+func (a *Service) KeepSigningKey(tx storage.MetaTx) error {
 	return tx.PutMeta(metaSigningKey, a.signingKey)
 }
 
@@ -89,7 +89,7 @@ type tokenClaims struct {
 
 // SigningKey returns the HMAC key that signs access tokens, creating it in tx
 // on the first start. It lives in the data dir, so tokens survive a restart.
-func SigningKey(tx storage.Tx) ([]byte, error) {
+func SigningKey(tx storage.MetaTx) ([]byte, error) {
 	var key []byte
 	ok, err := tx.Meta(metaSigningKey, &key)
 	if err != nil || ok {

@@ -2,6 +2,8 @@
 // (cash-out and DICT transfer, whatever route starts it): per transaction,
 // per São Paulo day and per night (20:00 to 06:00), the day and night counted
 // in running totals kept in store counters, given back when a PIX out fails.
+//
+// Its slice of the store: the counters (storage.CounterTx).
 package limits
 
 import (
@@ -35,7 +37,7 @@ func Counted(k pix.TxKind) bool { return k == pix.TxCashOut || k == pix.TxTransf
 
 // Count adds (or, with sign -1, removes) a cash-out's amount to the
 // running totals of its day and night.
-func (c Totals) Count(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
+func (c Totals) Count(tx storage.CounterTx, t pix.Transaction, sign pix.Cents) error {
 	day, night := c.counters(t.AccountID, t)
 	for _, name := range []string{day, night} {
 		if name == "" {
@@ -55,7 +57,7 @@ func (c Totals) Count(tx storage.Tx, t pix.Transaction, sign pix.Cents) error {
 // Check applies spec "Errors > Cash-out and cash-in codes": per-transaction,
 // daily accumulated and night (20:00 to 06:00 São Paulo) limits. A refusal's
 // message names the amount by its request field (amountField).
-func (c Totals) Check(tx storage.Tx, st pix.Settings, t pix.Transaction) error {
+func (c Totals) Check(tx storage.CounterTx, st pix.Settings, t pix.Transaction) error {
 	l := st.Limits
 	field := amountField(t.Kind)
 	if l.PerTransaction > 0 && t.Amount > l.PerTransaction {

@@ -23,6 +23,19 @@ const (
 	metaDictSeeded = "dict-seeded"
 )
 
+// Tx is the slice of a store transaction the seeding writes: accounts with
+// their credentials, certificates and opening balances, webhook targets and
+// their ids, the DICT directory, and the marks that make it run once.
+type Tx interface {
+	storage.AccountTx
+	storage.CredentialTx
+	storage.LedgerTx
+	storage.SequenceTx
+	storage.WebhookTargetTx
+	storage.DictTx
+	storage.MetaTx
+}
+
 // Account is a fixture account seeded on first start.
 type Account struct {
 	Account      pix.Account
@@ -82,7 +95,7 @@ func FromFixtures(set *fixtures.Set) ([]Account, error) {
 // Accounts writes the fixture accounts into a new data dir, once: each
 // account, credential and opening balance, its certificates and its webhook
 // targets.
-func Accounts(tx storage.Tx, accounts []Account, now time.Time) error {
+func Accounts(tx Tx, accounts []Account, now time.Time) error {
 	var done bool
 	if ok, err := tx.Meta(metaSeeded, &done); err != nil || ok {
 		return err
@@ -123,7 +136,7 @@ func Accounts(tx storage.Tx, accounts []Account, now time.Time) error {
 
 // PutAccount writes an account, its credential and its opening balance (a ledger
 // movement from the world, so conservation holds from the first entry).
-func PutAccount(tx storage.Tx, a pix.Account, clientID, secret string, balance pix.Cents, now time.Time) error {
+func PutAccount(tx Tx, a pix.Account, clientID, secret string, balance pix.Cents, now time.Time) error {
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = now
 	}
@@ -183,7 +196,7 @@ func LoadBanks(set *fixtures.Set) (Banks, error) {
 
 // Dict writes the fixture DICT directory once, and the keys of every
 // sandbox account present (fixture accounts are seeded before it).
-func Dict(tx storage.Tx, set *fixtures.Set, banks Banks) error {
+func Dict(tx Tx, set *fixtures.Set, banks Banks) error {
 	var done bool
 	if ok, err := tx.Meta(metaDictSeeded, &done); err != nil || ok {
 		return err
@@ -211,7 +224,7 @@ func Dict(tx storage.Tx, set *fixtures.Set, banks Banks) error {
 
 // AccountKeys registers a sandbox account's keys in the DICT directory, so a
 // PIX to them settles into the account.
-func AccountKeys(tx storage.Tx, a pix.Account, sandbox pix.Bank) error {
+func AccountKeys(tx storage.DictTx, a pix.Account, sandbox pix.Bank) error {
 	for _, k := range a.PixKeys {
 		e := AccountEntry(a, sandbox)
 		e.Key, e.Type = k.Key, k.Type
