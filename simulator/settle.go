@@ -269,7 +269,7 @@ func (s *Simulator) payChargeOf(tx storage.Tx, receiver pix.AccountID, t pix.Tra
 }
 
 // sandboxCounterpart is a sandbox account as the other side of a PIX.
-func (s *Simulator) sandboxCounterpart(tx storage.Tx, id pix.AccountID) (pix.Counterpart, error) {
+func (s *Simulator) sandboxCounterpart(tx storage.AccountTx, id pix.AccountID) (pix.Counterpart, error) {
 	a, err := tx.Account(id)
 	return seed.AccountEntry(a, s.banks.Sandbox).Counterpart(), err
 }

@@ -9,4 +9,8 @@
 // and schedules agenda jobs, while simulator/webhook holds the stateless
 // parts (payload builders, target rules, the retry policy, one HTTP attempt,
 // the worker pool).
+//
+// Its slice of the store: the outbox (Outbox: webhook targets, events,
+// deliveries and their jobs), the webhook-attempt sequence, and the
+// transactions a resend names (storage.TransactionTx).
 package delivery

@@ -15,11 +15,20 @@ const JobDeliver = "webhook.deliver"
 
 func deliverJobID(deliveryID string) string { return "deliver-" + deliveryID }
 
+// Outbox is the slice of a store transaction the outbox writes: an event,
+// the deliveries to its targets and their deliver jobs.
+type Outbox interface {
+	storage.WebhookTargetTx
+	storage.WebhookEventTx
+	storage.DeliveryTx
+	storage.JobTx
+}
+
 // Emit writes a webhook event and one delivery per active target of its type
 // (the transactional outbox: inside the store transaction of the state change,
 // so a webhook exists exactly when the change committed), each with a job due
 // now. The caller wakes the agenda after commit.
-func Emit(tx storage.Tx, account pix.AccountID, eventType, kind string, txID int64, body any, now time.Time) error {
+func Emit(tx Outbox, account pix.AccountID, eventType, kind string, txID int64, body any, now time.Time) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
@@ -45,7 +54,7 @@ func Emit(tx storage.Tx, account pix.AccountID, eventType, kind string, txID int
 }
 
 // schedule writes d and the job that makes its next attempt at due.
-func schedule(tx storage.Tx, d webhook.Delivery, due time.Time) error {
+func schedule(tx Outbox, d webhook.Delivery, due time.Time) error {
 	if err := tx.PutDelivery(d); err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func (r *Runner) Resend(ctx context.Context, id pix.AccountID, ident, url string
 	return a, err
 }
 
-func findForResend(tx storage.Tx, id pix.AccountID, ident string) (pix.Transaction, error) {
+func findForResend(tx storage.TransactionTx, id pix.AccountID, ident string) (pix.Transaction, error) {
 	var t pix.Transaction
 	var err error
 	if n, perr := strconv.ParseInt(ident, 10, 64); perr == nil {

@@ -21,6 +21,15 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
 
+// Tx is the slice of a store transaction the MED process touches: the MED
+// records and everything a MED refund touches (refund.Tx: the account, the
+// original PIX, the ledger for the block, sequences, jobs for the deadlines,
+// the webhook outbox).
+type Tx interface {
+	refund.Tx
+	storage.MEDTx
+}
+
 // Process runs the MED timeline inside store transactions. The core sets its
 // fields once.
 type Process struct {
@@ -94,7 +103,7 @@ func causeNames() []string {
 // account the MED is reconciled (originalTransactionId, a snapshot with a
 // masked document) and its timeline moves money; otherwise it is recorded
 // only. in must be valid (Validate).
-func (p *Process) Open(tx storage.Tx, in pix.MEDOpen, now time.Time) (pix.MED, error) {
+func (p *Process) Open(tx Tx, in pix.MEDOpen, now time.Time) (pix.MED, error) {
 	if _, err := tx.Account(in.AccountID); err != nil {
 		return pix.MED{}, refs.NotFound(err, "account %d not found", in.AccountID)
 	}
@@ -171,7 +180,7 @@ func (p *Process) timeline(m pix.MED) pix.MEDTimeline {
 
 // ScheduleForCharge schedules the MED of a charge scenario once the charge is
 // paid.
-func ScheduleForCharge(tx storage.Tx, scenario string, paid pix.Transaction, now time.Time) error {
+func ScheduleForCharge(tx storage.JobTx, scenario string, paid pix.Transaction, now time.Time) error {
 	sc, ok := scenarios.Lookup(scenario)
 	if !ok || sc.Phase != scenarios.MED {
 		return nil
@@ -209,14 +218,14 @@ func conflict(m pix.MED, step string) error {
 
 // Receive acknowledges a MED (OPEN → RECEIVED, under analysis) and blocks
 // the contested amount, bounded by what is available (Gap G-50).
-func (p *Process) Receive(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) Receive(tx Tx, m *pix.MED, now time.Time) error {
 	if !m.Status.CanBecome(pix.MEDStatusReceived) {
 		return conflict(*m, "received")
 	}
 	return p.receive(tx, m, now)
 }
 
-func (p *Process) receive(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) receive(tx Tx, m *pix.MED, now time.Time) error {
 	m.Status, m.UpdatedAt = pix.MEDStatusReceived, now
 	if err := tx.DeleteJob(jobID(jobMEDAcknowledge, m.ID)); err != nil {
 		return err
@@ -237,7 +246,7 @@ func (p *Process) receive(tx storage.Tx, m *pix.MED, now time.Time) error {
 
 // Analyze closes the analysis of a MED under analysis with result, APPROVED
 // or REJECTED. An OPEN MED is received first.
-func (p *Process) Analyze(tx storage.Tx, m *pix.MED, result, details string, now time.Time) error {
+func (p *Process) Analyze(tx Tx, m *pix.MED, result, details string, now time.Time) error {
 	if m.Status == pix.MEDStatusOpen {
 		if err := p.receive(tx, m, now); err != nil {
 			return err
@@ -249,7 +258,7 @@ func (p *Process) Analyze(tx storage.Tx, m *pix.MED, result, details string, now
 	return p.analyze(tx, m, result, details, now)
 }
 
-func (p *Process) analyze(tx storage.Tx, m *pix.MED, result, details string, now time.Time) error {
+func (p *Process) analyze(tx Tx, m *pix.MED, result, details string, now time.Time) error {
 	m.Status, m.AnalysisResult, m.AnalysisDetails, m.UpdatedAt = pix.MEDStatusAnalyzed, result, details, now
 	if err := tx.DeleteJob(jobID(jobMEDAnalyze, m.ID)); err != nil {
 		return err
@@ -268,14 +277,14 @@ func (p *Process) analyze(tx storage.Tx, m *pix.MED, result, details string, now
 
 // Cancel withdraws a MED not yet analysed (reason REFUND_CANCELLATION) and
 // releases its block. No webhook type exists for it (Gap G-46).
-func (p *Process) Cancel(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) Cancel(tx Tx, m *pix.MED, now time.Time) error {
 	if !m.Status.CanBecome(pix.MEDStatusCancelled) {
 		return conflict(*m, "cancelled")
 	}
 	return p.cancel(tx, m, now)
 }
 
-func (p *Process) cancel(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) cancel(tx Tx, m *pix.MED, now time.Time) error {
 	m.Status, m.Reason, m.UpdatedAt = pix.MEDStatusCancelled, pix.MEDReasonRefundCancellation, now
 	for _, kind := range []string{jobMEDAcknowledge, jobMEDAnalyze} {
 		if err := tx.DeleteJob(jobID(kind, m.ID)); err != nil {
@@ -285,7 +294,7 @@ func (p *Process) cancel(tx storage.Tx, m *pix.MED, now time.Time) error {
 	return p.releaseBlock(tx, m, now)
 }
 
-func (p *Process) releaseBlock(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) releaseBlock(tx Tx, m *pix.MED, now time.Time) error {
 	if m.BlockedAmount == 0 {
 		return nil
 	}
@@ -296,7 +305,7 @@ func (p *Process) releaseBlock(tx storage.Tx, m *pix.MED, now time.Time) error {
 
 // Refund refunds the payer of an approved MED now (the refund job does it at
 // its deadline).
-func (p *Process) Refund(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) Refund(tx Tx, m *pix.MED, now time.Time) error {
 	if m.Status != pix.MEDStatusAnalyzed || m.AnalysisResult != pix.MEDResultApproved || m.RefundID != "" {
 		return conflict(*m, "refunded")
 	}
@@ -311,7 +320,7 @@ func (p *Process) Refund(tx storage.Tx, m *pix.MED, now time.Time) error {
 // refund and what can be recovered (the block plus what is available), out of
 // the MED's block first; whatever the block holds beyond it is released. It is visible through both refund routes and the listings; clients
 // cannot create one.
-func (p *Process) refund(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) refund(tx Tx, m *pix.MED, now time.Time) error {
 	if err := tx.DeleteJob(jobID(jobMEDRefund, m.ID)); err != nil {
 		return err
 	}
@@ -358,7 +367,7 @@ func (p *Process) refund(tx storage.Tx, m *pix.MED, now time.Time) error {
 
 // job is the handler of a MED job over store: it runs its step at its
 // deadline, once, while the MED is still in status from.
-func job(store storage.Store, step func(tx storage.Tx, m *pix.MED, now time.Time) error, from pix.MEDStatus) agenda.Handler {
+func job(store storage.Store, step func(tx Tx, m *pix.MED, now time.Time) error, from pix.MEDStatus) agenda.Handler {
 	return func(ctx context.Context, now time.Time, j agenda.Job) error {
 		id, err := strconv.ParseInt(string(j.Payload), 10, 64)
 		if err != nil {
@@ -392,7 +401,7 @@ func (p *Process) Handlers(store storage.Store) map[string]agenda.Handler {
 
 // analyzeAtDeadline closes the analysis at its deadline: approved unless a
 // scenario rejects or cancels (Gap G-48).
-func (p *Process) analyzeAtDeadline(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) analyzeAtDeadline(tx Tx, m *pix.MED, now time.Time) error {
 	sc, _ := scenarios.Lookup(m.Scenario)
 	if sc.Cancel {
 		return p.cancel(tx, m, now)
@@ -405,7 +414,7 @@ func (p *Process) analyzeAtDeadline(tx storage.Tx, m *pix.MED, now time.Time) er
 }
 
 // refundAtDeadline refunds an approved MED not yet refunded at its deadline.
-func (p *Process) refundAtDeadline(tx storage.Tx, m *pix.MED, now time.Time) error {
+func (p *Process) refundAtDeadline(tx Tx, m *pix.MED, now time.Time) error {
 	if m.AnalysisResult != pix.MEDResultApproved || m.RefundID != "" {
 		return nil
 	}

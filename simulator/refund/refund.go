@@ -26,6 +26,20 @@ func jobID(r pix.Refund) string {
 	return "refund-" + strconv.FormatInt(r.OriginalTransactionID, 10) + "-" + r.ID
 }
 
+// Tx is the slice of a store transaction a refund touches: the original PIX
+// and the refund's transactions, the refunds, the refunded total, the hold
+// and its settlement through the ledger, the transaction sequence, the
+// settlement job, the payer's account, and the REFUND webhooks (the outbox).
+type Tx interface {
+	storage.TransactionTx
+	storage.RefundTx
+	storage.CounterTx
+	storage.LedgerTx
+	storage.SequenceTx
+	storage.AccountTx
+	delivery.Outbox
+}
+
 // timeFormat is how messages write an instant.
 const timeFormat = time.RFC3339
 
@@ -37,7 +51,7 @@ type Process struct {
 	// RtrID draws the end-to-end id of a return (rtrId) at now.
 	RtrID func(now time.Time) string
 	// Party is a sandbox account as the other side of a PIX.
-	Party func(tx storage.Tx, id pix.AccountID) (pix.Counterpart, error)
+	Party func(tx storage.AccountTx, id pix.AccountID) (pix.Counterpart, error)
 	// Refundable reports whether a PIX received at receivedAt may still be
 	// refunded at now; RefundableKind whether a transaction is a receipt a
 	// client may refund.
@@ -58,7 +72,7 @@ type Process struct {
 // CodeRefundDeadlineExpired (more than 89 days, KindUnprocessable),
 // CodeRefundExceedsBalance. A refund the account cannot cover is created
 // NAO_REALIZADO at once (Gap G-44), not refused.
-func (p *Process) Create(tx storage.Tx, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario, now time.Time) (pix.Refund, bool, error) {
+func (p *Process) Create(tx Tx, id pix.AccountID, orig pix.RefundOriginal, req pix.RefundRequest, sc scenarios.Scenario, now time.Time) (pix.Refund, bool, error) {
 	o, err := Original(tx, id, orig, p.RefundableKind)
 	if err != nil {
 		return pix.Refund{}, false, err
@@ -89,7 +103,7 @@ func (p *Process) Create(tx storage.Tx, id pix.AccountID, orig pix.RefundOrigina
 
 // Original finds the PIX of account id a refund names, and checks that
 // refundable takes it for a receipt.
-func Original(tx storage.Tx, id pix.AccountID, orig pix.RefundOriginal, refundable func(pix.Transaction) bool) (pix.Transaction, error) {
+func Original(tx storage.TransactionTx, id pix.AccountID, orig pix.RefundOriginal, refundable func(pix.Transaction) bool) (pix.Transaction, error) {
 	var o pix.Transaction
 	var err error
 	switch {
@@ -121,7 +135,7 @@ func Original(tx storage.Tx, id pix.AccountID, orig pix.RefundOriginal, refundab
 
 // New checks the sum rule and builds a refund of o in processing, with its
 // REFUND_IN transaction's id.
-func (p *Process) New(tx storage.Tx, o pix.Transaction, req pix.RefundRequest, now time.Time) (pix.Refund, error) {
+func (p *Process) New(tx Tx, o pix.Transaction, req pix.RefundRequest, now time.Time) (pix.Refund, error) {
 	refunded, err := tx.Counter(refs.RefundedCounter(o.ID))
 	if err != nil {
 		return pix.Refund{}, err
@@ -153,7 +167,7 @@ func (p *Process) New(tx storage.Tx, o pix.Transaction, req pix.RefundRequest, n
 // amount already blocked, e.g. by a MED), writes the refund, its transaction and
 // its settlement job, and counts it against the PIX. If the account cannot
 // cover it, the refund ends NAO_REALIZADO at once and nothing moves.
-func (p *Process) Start(tx storage.Tx, r *pix.Refund, alreadyBlocked *pix.Cents, now time.Time) error {
+func (p *Process) Start(tx Tx, r *pix.Refund, alreadyBlocked *pix.Cents, now time.Time) error {
 	o, err := tx.Transaction(r.OriginalTransactionID)
 	if err != nil {
 		return err
@@ -236,7 +250,7 @@ func (p *Process) settle(ctx context.Context, store storage.Store, now time.Time
 }
 
 // finish moves a refund to DEVOLVIDO, or to NAO_REALIZADO with motivo.
-func (p *Process) finish(tx storage.Tx, r pix.Refund, motivo string, now time.Time) error {
+func (p *Process) finish(tx Tx, r pix.Refund, motivo string, now time.Time) error {
 	o, err := tx.Transaction(r.OriginalTransactionID)
 	if err != nil {
 		return err
@@ -285,7 +299,7 @@ func (p *Process) finish(tx storage.Tx, r pix.Refund, motivo string, now time.Ti
 
 // received records, for a payer that is a sandbox account, the refund it
 // received (REFUND_OUT, a credit) and notifies its refund_out targets.
-func (p *Process) received(tx storage.Tx, payer pix.AccountID, o pix.Transaction, r pix.Refund, now time.Time) error {
+func (p *Process) received(tx Tx, payer pix.AccountID, o pix.Transaction, r pix.Refund, now time.Time) error {
 	id, err := tx.NextID("transaction")
 	if err != nil {
 		return err
@@ -305,7 +319,7 @@ func (p *Process) received(tx storage.Tx, payer pix.AccountID, o pix.Transaction
 
 // emit notifies the refunding account's refund_in targets: a REFUND
 // envelope with every settled refund of the PIX.
-func emit(tx storage.Tx, o pix.Transaction, r pix.Refund, now time.Time) error {
+func emit(tx Tx, o pix.Transaction, r pix.Refund, now time.Time) error {
 	all, err := tx.Refunds(o.ID)
 	if err != nil {
 		return err
