@@ -47,9 +47,20 @@ func Check(ctx context.Context, store storage.Store, now time.Time) (pix.Invaria
 	return rep, err
 }
 
+// snapshot is the slice of the store the checks of one account read: its
+// balance and journal, its transactions, MEDs and refunds, and the refunded
+// totals.
+type snapshot interface {
+	storage.LedgerTx
+	storage.TransactionTx
+	storage.MEDTx
+	storage.RefundTx
+	storage.CounterTx
+}
+
 // checkAccount checks one account: its pockets, its journal's replay, and its
 // history (checkHistory); it adds the account's money to the report's totals.
-func checkAccount(tx storage.Tx, id pix.AccountID, rep *pix.InvariantReport) error {
+func checkAccount(tx snapshot, id pix.AccountID, rep *pix.InvariantReport) error {
 	stored, err := tx.Balance(id)
 	if err != nil {
 		return err

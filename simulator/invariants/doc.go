@@ -7,4 +7,8 @@
 //
 // It reads only what the store holds, tracing each journal entry to its cause
 // through simulator/refs, and shares no code with the core it checks.
+//
+// Its slice of the store, read only: the accounts, and for each its balance
+// and journal (storage.LedgerTx), transactions, MEDs, refunds and refunded
+// totals.
 package invariants

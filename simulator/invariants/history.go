@@ -6,13 +6,12 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
-	"github.com/pixsandbox/pixsandbox/simulator/storage"
 )
 
 // history is one account's transactions, MEDs and journal, read for the
 // checks of checkHistory, and where they report.
 type history struct {
-	tx      storage.Tx
+	tx      snapshot
 	id      pix.AccountID
 	rep     *pix.InvariantReport
 	txs     []pix.Transaction
@@ -61,7 +60,7 @@ func at(m map[int64]*effect, k int64) *effect {
 // check therefore counts the block in force per MED, and checks a refunded MED
 // together with its REFUND_IN transaction (their entries against their summed
 // expected effects).
-func checkHistory(tx storage.Tx, id pix.AccountID, stored pix.Balance, entries []ledger.Entry, rep *pix.InvariantReport) error {
+func checkHistory(tx snapshot, id pix.AccountID, stored pix.Balance, entries []ledger.Entry, rep *pix.InvariantReport) error {
 	h, err := readHistory(tx, id, rep)
 	if err != nil {
 		return err
@@ -81,7 +80,7 @@ func checkHistory(tx storage.Tx, id pix.AccountID, stored pix.Balance, entries [
 }
 
 // readHistory reads the account's transactions and MEDs.
-func readHistory(tx storage.Tx, id pix.AccountID, rep *pix.InvariantReport) (*history, error) {
+func readHistory(tx snapshot, id pix.AccountID, rep *pix.InvariantReport) (*history, error) {
 	txs, _, err := tx.ListTransactions(id, allTime)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,12 @@
 // agenda, accounts, credentials and token signing key. It creates, opens,
 // lists, expires and deletes them, and tells the transport which workspace a
 // client id, a token or an id names (docs/workspaces.md).
+//
+// Each workspace's simulator gets that workspace's whole store. The manager's
+// own reads of a workspace's records, for one not loaded, are its credentials
+// (storage.CredentialTx: which workspace a client id names), its clock in the
+// metadata and its accounts (storage.MetaTx, storage.AccountTx: a listing);
+// a snapshot copies the records as stored (Engine.Records, ImportSpace).
 package workspace
 
 import (
