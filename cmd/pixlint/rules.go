@@ -49,7 +49,7 @@ var dependencyRules = []Rule{
 		Never: []string{"simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"},
 		Note:  "the application core: one method per operation, the clock read once, one store transaction; the agenda's job handlers"},
 
-	// The core's procedures: functions over a storage.Tx, never the core itself.
+	// The core's procedures: functions over slices of a storage.Tx, never the core itself.
 	{Pkg: "simulator/auth", Allow: []string{"simulator/pix", "simulator/clock", "simulator/storage", "simulator/faults", "scenarios", "github.com/golang-jwt/jwt/v5", "github.com/google/uuid"},
 		Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"}, Note: "tokens (issue, check, signing key), client credentials and certificates, their caches, the sandbox test CA"},
 	{Pkg: "simulator/ratelimit", Allow: []string{"simulator/pix"}, Never: []string{"simulator", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi", "github.com/dgraph-io/badger/v4", "github.com/gorilla/mux"},
@@ -186,7 +186,7 @@ var layerTable = []Layer{
 		Note: "the application core: one method per operation, the clock read once, one store transaction"},
 	{Name: "procedures", Pkgs: []string{"simulator/auth", "simulator/ratelimit", "simulator/refs", "simulator/limits", "simulator/delivery",
 		"simulator/refund", "simulator/med", "simulator/seed", "simulator/invariants"},
-		Note: "the core's procedures: functions over a storage.Tx that the core calls, never the core itself"},
+		Note: "the core's procedures: functions over the slices of the store they need (storage's narrow Tx interfaces) that the core calls, never the core itself"},
 	{Name: "infrastructure", Pkgs: []string{"simulator/storage", "simulator/badgerstore/...", "simulator/clock", "simulator/agenda",
 		"simulator/webhook", "simulator/receivercheck", "simulator/qrcode", "simulator/metrics", "simulator/faults", "simulator/selfcheck",
 		"simulator/sandboxclient"},
