@@ -123,7 +123,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if adapt {
 		go newProcGovernor(m.store.WriterStats, runtime.GOMAXPROCS).run(ctx, procsTick)
 	}
-	go releaseWhenIdle(ctx, 15*time.Second, func() int64 { return m.store.WriterStats().Operations })
+	// The store as Run opened it: Close clears m.store while this may still
+	// read it.
+	store := m.store
+	go releaseWhenIdle(ctx, 15*time.Second, func() int64 { return store.WriterStats().Operations })
 	if addr := os.Getenv("PIXSANDBOX_PPROF"); addr != "" {
 		go servePprof(addr, m.Logger)
 	}
