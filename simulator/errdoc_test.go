@@ -38,8 +38,10 @@ func TestErrorsDocumented(t *testing.T) {
 	core := coreMethods(t, ".")
 	checkOperationsMapped(t)
 	lines := map[string]errorsLine{}
+	var embedded []string
 	for _, in := range []struct{ dir, name string }{{"simulator/httpapi", "Services"}, {"simulator/sandboxapi", "Sandbox"}} {
-		methods := interfaceMethods(t, filepath.Join(root, in.dir), in.name)
+		methods, embeds := interfaceMethods(t, filepath.Join(root, in.dir), in.name)
+		embedded = append(embedded, embeds...)
 		if len(methods) < 10 {
 			t.Fatalf("%s.%s has %d methods: the test did not find the interface", in.dir, in.name, len(methods))
 		}
@@ -56,6 +58,30 @@ func TestErrorsDocumented(t *testing.T) {
 				}
 				lines[m.name] = line
 			})
+		}
+	}
+	checkEmbedded(t, root, embedded, lines)
+}
+
+// checkEmbedded holds an interface embedded in Services or Sandbox (a
+// simulator package's, e.g. events.Core) to methods the two interfaces also
+// declare with their Errors lines: an embedded method has no line of its own.
+func checkEmbedded(t *testing.T, root string, embedded []string, lines map[string]errorsLine) {
+	t.Helper()
+	for _, e := range embedded {
+		pkg, name, ok := strings.Cut(e, ".")
+		if !ok {
+			t.Errorf("embedded interface %s: want pkg.Name of a simulator package", e)
+			continue
+		}
+		methods, more := interfaceMethods(t, filepath.Join(root, "simulator", pkg), name)
+		if len(methods) == 0 || len(more) > 0 {
+			t.Errorf("embedded interface %s: %d methods, %d embedded in turn; want methods only", e, len(methods), len(more))
+		}
+		for _, m := range methods {
+			if _, ok := lines[m.name]; !ok && m.returnsError {
+				t.Errorf("%s.%s (embedded) is declared with an Errors line in neither Services nor Sandbox", e, m.name)
+			}
 		}
 	}
 }
@@ -284,10 +310,9 @@ func parseErrorsLine(doc string, consts pixConstants) (line errorsLine, found bo
 }
 
 // interfaceMethods returns the methods of the interface type name declared in
-// the non-test files of dir.
-func interfaceMethods(t *testing.T, dir, name string) []method {
+// the non-test files of dir, and the interfaces it embeds (pkg.Name).
+func interfaceMethods(t *testing.T, dir, name string) (out []method, embeds []string) {
 	t.Helper()
-	var out []method
 	for _, f := range parseDir(t, dir) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
@@ -299,16 +324,22 @@ func interfaceMethods(t *testing.T, dir, name string) []method {
 				return false
 			}
 			for _, fld := range it.Methods.List {
+				if sel, ok := fld.Type.(*ast.SelectorExpr); ok && len(fld.Names) == 0 {
+					if x, ok := sel.X.(*ast.Ident); ok {
+						embeds = append(embeds, x.Name+"."+sel.Sel.Name)
+						continue
+					}
+				}
 				ft, ok := fld.Type.(*ast.FuncType)
 				if !ok || len(fld.Names) != 1 {
-					t.Fatalf("%s.%s embeds an interface: list its methods", dir, name)
+					t.Fatalf("%s.%s embeds %T: list its methods or embed another package's interface", dir, name, fld.Type)
 				}
 				out = append(out, method{name: fld.Names[0].Name, doc: fld.Doc.Text(), returnsError: returnsError(ft)})
 			}
 			return false
 		})
 	}
-	return out
+	return out, embeds
 }
 
 func returnsError(ft *ast.FuncType) bool {

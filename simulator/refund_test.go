@@ -190,6 +190,62 @@ func TestRefund_ToSandboxPayer(t *testing.T) {
 	p.invariants()
 }
 
+// TestRefund_Forced: the control plane's settle and fail end a refund in
+// processing at once, without moving the clock: DEVOLVIDO (the hold leaves),
+// or NAO_REALIZADO with the code on its transaction and the code's message as
+// motivo (the hold returns); each sends its REFUND, and the refund's own
+// settlement later does nothing more.
+func TestRefund_Forced(t *testing.T) {
+	p := newPixOut(t)
+	a := p.account(0)
+	s := newSink(t)
+	p.target(a.Account.ID, webhook.EventRefundIn, s)
+	o := p.received(a, "30")
+	ok, err := p.refund(a, pix.RefundOriginal{EndToEndID: o.EndToEndID}, "ok", "10.00", scenarios.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := p.refund(a, pix.RefundOriginal{EndToEndID: o.EndToEndID}, "bad", "10.00", scenarios.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.env.Sim.SettleTransaction(p.ctx, fmt.Sprint(ok.TransactionID)); err != nil || got.Status != pix.TxStatusConfirmed {
+		t.Fatalf("settle: %+v %v", got, err)
+	}
+	got, err := p.env.Sim.FailTransaction(p.ctx, fmt.Sprint(bad.TransactionID), pix.CodeAccountClosed)
+	if err != nil || got.Status != pix.TxStatusError || got.ErrorCode != pix.CodeAccountClosed {
+		t.Fatalf("fail: %+v %v", got, err)
+	}
+	if r, _ := p.env.Sim.RefundOf(p.ctx, a.Account.ID, o.EndToEndID, "ok"); r.Status != pix.RefundStatusDevolvido {
+		t.Fatalf("settled refund: %+v", r)
+	}
+	if r, _ := p.env.Sim.RefundOf(p.ctx, a.Account.ID, o.EndToEndID, "bad"); r.Status != pix.RefundStatusNaoRealizado || r.Motivo != got.ErrorMessage || r.Motivo == "" {
+		t.Fatalf("failed refund: %+v", r)
+	}
+	if b := p.balance(a.Account.ID); b != (pix.Balance{Available: 20_00}) {
+		t.Fatalf("balance: %+v", b)
+	}
+	if _, err := p.env.Sim.SettleTransaction(p.ctx, fmt.Sprint(ok.TransactionID)); !pix.Match(&pix.Error{Kind: pix.KindConflict, Code: pix.CodeTransactionNotSettleable}, err) {
+		t.Fatalf("settling a DEVOLVIDO refund again: %v", err)
+	}
+	if err := p.env.Sim.WaitWebhooks(p.ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.advance(2 * time.Second) // the refunds' own settlement time: nothing more happens
+	bodies, _ := s.received()
+	statuses := map[any]int{}
+	for _, b := range bodies {
+		statuses[b["data"].(map[string]any)["status"]]++
+	}
+	if len(bodies) != 2 || statuses["REFUNDED"] != 1 || statuses["ERROR"] != 1 {
+		t.Fatalf("refund_in webhooks = %v", bodies)
+	}
+	if b := p.balance(a.Account.ID); b != (pix.Balance{Available: 20_00}) {
+		t.Fatalf("balance after the settlement time: %+v", b)
+	}
+	p.invariants()
+}
+
 // TestMED_Timeline: a MED runs from OPEN to an automatic MED_FRAUDE refund by
 // advancing the clock alone; each webhook delivered; the balance blocked then
 // debited.

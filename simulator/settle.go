@@ -91,13 +91,15 @@ func (s *Simulator) expireJob(ctx context.Context, now time.Time, j agenda.Job) 
 	return s.finish(ctx, id, outcome{failure: &f, forced: true, job: &j}, now)
 }
 
-// SettleTransaction forces a pending transaction to settle now (control plane).
+// SettleTransaction forces a pending transaction to settle now (control
+// plane): a PIX out, or a refund in processing (DEVOLVIDO).
 func (s *Simulator) SettleTransaction(ctx context.Context, ref string) (pix.Transaction, error) {
 	return s.force(ctx, ref, outcome{forced: true})
 }
 
 // FailTransaction forces a pending transaction to fail now with a code of the
-// spec's errorCode table (control plane).
+// spec's errorCode table (control plane): a PIX out, or a refund in processing
+// (NAO_REALIZADO, the code's message as motivo; Gap G-71).
 func (s *Simulator) FailTransaction(ctx context.Context, ref string, code pix.Code) (pix.Transaction, error) {
 	f, ok := pix.LookupFailure(code)
 	if !ok {
@@ -112,11 +114,23 @@ func (s *Simulator) force(ctx context.Context, ref string, o outcome) (pix.Trans
 	if err != nil {
 		return t, err
 	}
-	if t.Status != pix.TxStatusPending || !t.Kind.IsPixOut() {
+	now := s.clock.Now()
+	switch {
+	case t.Status == pix.TxStatusPending && t.Kind == pix.TxRefundIn:
+		err = s.store.Update(ctx, func(tx storage.Tx) error {
+			r, err := tx.Refund(t.RelatedID, t.ExternalID)
+			if err != nil {
+				return err
+			}
+			return s.refunds.Force(tx, r, o.failure, now)
+		})
+	case t.Status == pix.TxStatusPending && t.Kind.IsPixOut():
+		err = s.finish(ctx, t.ID, o, now)
+	default:
 		return t, pix.Errorf(pix.KindConflict, pix.CodeTransactionNotSettleable,
-			"transaction %d is a %s %s; only a pending cash-out, transfer or split can be settled or failed here", t.ID, t.Status, t.Kind)
+			"transaction %d is a %s %s; only a pending cash-out, transfer, split or refund can be settled or failed here", t.ID, t.Status, t.Kind)
 	}
-	if err := s.finish(ctx, t.ID, o, s.clock.Now()); err != nil {
+	if err != nil {
 		return t, err
 	}
 	s.agenda.Wake()

@@ -111,6 +111,21 @@ const (
 	CashOutKeyRandom   CashOutKeyType = "RANDOM"
 )
 
+// CashOutKeyFor is how a cash-out names the DICT key key of type t (spec
+// "POST /api/pix/cash-out", formats of details.key): a CPF or CNPJ as
+// DOCUMENT, a phone without +55, an EVP as RANDOM, an e-mail as it is.
+func CashOutKeyFor(t KeyType, key string) (string, CashOutKeyType) {
+	switch t {
+	case KeyTypeCPF, KeyTypeCNPJ:
+		return key, CashOutKeyDocument
+	case KeyTypePhone:
+		return strings.TrimPrefix(key, "+55"), CashOutKeyPhone
+	case KeyTypeEVP:
+		return key, CashOutKeyRandom
+	}
+	return key, CashOutKeyType(t)
+}
+
 // cashOutKeyTypes lists the valid details.keyType values.
 var cashOutKeyTypes = []CashOutKeyType{CashOutKeyDocument, CashOutKeyEmail, CashOutKeyPhone, CashOutKeyRandom}
 

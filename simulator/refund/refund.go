@@ -241,16 +241,31 @@ func (p *Process) settle(ctx context.Context, store storage.Store, now time.Time
 		if err != nil || r.Status != pix.RefundStatusEmProcessamento {
 			return err
 		}
-		fail := ""
+		var fail *pix.FailureReason
 		if sc, ok := scenarios.Lookup(r.Scenario); ok && sc.Phase == scenarios.AtSettlement && sc.Honours(scenarios.OpRefund) {
-			fail = "Devolução recusada pelo participante recebedor (" + sc.Name + ")"
+			fail = &pix.FailureReason{Code: pix.CodeOrderRejected, Message: "Devolução recusada pelo participante recebedor (" + sc.Name + ")"}
 		}
 		return p.finish(tx, r, fail, now)
 	})
 }
 
-// finish moves a refund to DEVOLVIDO, or to NAO_REALIZADO with motivo.
-func (p *Process) finish(tx Tx, r pix.Refund, motivo string, now time.Time) error {
+// Force ends a refund in processing now, as its settlement job would, and
+// cancels that job (the control plane's settle and fail): DEVOLVIDO, or, with
+// fail, NAO_REALIZADO with fail's message as motivo and its code on the
+// REFUND_IN transaction. A refund no longer in processing is left alone.
+func (p *Process) Force(tx Tx, r pix.Refund, fail *pix.FailureReason, now time.Time) error {
+	if r.Status != pix.RefundStatusEmProcessamento {
+		return nil
+	}
+	if err := tx.DeleteJob(jobID(r)); err != nil {
+		return err
+	}
+	return p.finish(tx, r, fail, now)
+}
+
+// finish moves a refund to DEVOLVIDO, or, with fail, to NAO_REALIZADO with
+// motivo.
+func (p *Process) finish(tx Tx, r pix.Refund, fail *pix.FailureReason, now time.Time) error {
 	o, err := tx.Transaction(r.OriginalTransactionID)
 	if err != nil {
 		return err
@@ -260,9 +275,9 @@ func (p *Process) finish(tx Tx, r pix.Refund, motivo string, now time.Time) erro
 		return err
 	}
 	r.SettledAt, t.ProcessedAt = now, now
-	if motivo != "" {
-		r.Status, r.Motivo = pix.RefundStatusNaoRealizado, motivo
-		t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, pix.CodeOrderRejected, motivo
+	if fail != nil {
+		r.Status, r.Motivo = pix.RefundStatusNaoRealizado, fail.Message
+		t.Status, t.ErrorCode, t.ErrorMessage = pix.TxStatusError, fail.Code, fail.Message
 		if _, err := tx.Move(ledger.Entry{At: now, From: ledger.BlockedOf(r.AccountID), To: ledger.AvailableOf(r.AccountID), Amount: r.Amount, Ref: refs.Ref(t, "release")}); err != nil {
 			return err
 		}

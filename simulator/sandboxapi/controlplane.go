@@ -14,7 +14,7 @@
 //
 // One file per resource: routes.go is the route table on one screen; clock.go,
 // account.go, settings.go, reset.go, job.go, scenario.go, invariants.go,
-// transaction.go, dict.go, bank.go, payment.go, qrcode.go, med.go, webhook.go,
+// transaction.go, dict.go, bank.go, payment.go, qrcode.go, event.go, med.go, webhook.go,
 // listener.go, receivercheck.go, journal.go (the request journal's viewer),
 // console.go and docs.go serve them; params.go reads path, query and body
 // parameters.
@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/events"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
@@ -41,6 +42,10 @@ import (
 // decides the status and the message says why. A test
 // (simulator/errdoc_test.go) keeps the lines in step with the core.
 type Sandbox interface {
+	// Core is the public operations the event recipes drive (event.go); its
+	// methods are the core's own, each with its Errors line where the
+	// interfaces above list them.
+	events.Core
 	// ClockNow reports the simulation clock.
 	ClockNow() pix.ClockReport
 	// AdvanceClock moves the clock forward by d, running the jobs due on the

@@ -45,6 +45,9 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.payments.create", Method: http.MethodPost, Path: "/_sandbox/payments", Success: http.StatusCreated, Handle: cp.handlePayment},
 		{Name: "sandbox.pixin.create", Method: http.MethodPost, Path: "/_sandbox/pix-in", Success: http.StatusCreated, Handle: cp.handlePixIn},
 		{Name: "sandbox.qrcode.create", Method: http.MethodPost, Path: "/_sandbox/qrcode", Success: http.StatusOK, Handle: cp.handleQRCode},
+		// Every webhook on request: the recipes of simulator/events (event.go).
+		{Name: "sandbox.events.list", Method: http.MethodGet, Path: "/_sandbox/events", Success: http.StatusOK, Handle: cp.handleEventList},
+		{Name: "sandbox.events.trigger", Method: http.MethodPost, Path: "/_sandbox/events/{event}", Success: http.StatusCreated, Handle: cp.handleEventTrigger},
 		// MED: the payer's bank opens one; its steps can be forced (med.go).
 		{Name: "sandbox.med.create", Method: http.MethodPost, Path: "/_sandbox/med", Success: http.StatusCreated, Handle: cp.handleMEDCreate},
 		{Name: "sandbox.med.get", Method: http.MethodGet, Path: "/_sandbox/med/{id}", Success: http.StatusOK, Handle: cp.handleMEDGet},
