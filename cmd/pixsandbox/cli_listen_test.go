@@ -7,12 +7,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/events"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -303,4 +306,40 @@ func TestCLI_ListenUsage(t *testing.T) {
 			t.Errorf("listen %v: %d %q", args, r.code, r.stderr)
 		}
 	}
+}
+
+// TestCLI_TriggerEveryEventToListen: trigger --list names every webhook event
+// (and every registration event type), and triggering each one delivers its
+// webhook to a running listen: the local URL gets the webhook-id trigger
+// printed, answered 200, and listen prints a line for it.
+func TestCLI_TriggerEveryEventToListen(t *testing.T) {
+	m := MustRunMain(t, nil)
+	rec := &hookRecorder{}
+	localURL := newLocalServer(t, rec)
+
+	list := cliRun(t, "trigger", "--list").must(t, 0)
+	for _, name := range append(events.Names(), webhook.EventTypes...) {
+		if !strings.Contains(list.stdout, " "+name+" ") {
+			t.Errorf("trigger --list does not name %s:\n%s", name, list.stdout)
+		}
+	}
+
+	l := startListen(t, m, "--forward-to", localURL+"/hook", "--interval", "20ms")
+	idLine := regexp.MustCompile(`--> 200 OK  webhook-id (evt_\S+)`)
+	for _, ev := range events.All() {
+		r := cliRun(t, "trigger", ev.Name, "--url", m.URL()).must(t, 0)
+		got := idLine.FindStringSubmatch(r.stdout)
+		if got == nil || !strings.Contains(r.stdout, ev.EventType+" webhook") {
+			t.Fatalf("trigger %s: no delivery answered 200:\n%s", ev.Name, r.stdout)
+		}
+		delivered := false
+		for _, h := range rec.hooks() {
+			delivered = delivered || h.header.Get("webhook-id") == got[1]
+		}
+		if !delivered {
+			t.Fatalf("trigger %s: webhook %s did not reach the local URL", ev.Name, got[1])
+		}
+		cliWaitFor(t, "listen to print "+ev.Name+"'s delivery", func() bool { return strings.Contains(l.out.String(), got[1]) })
+	}
+	l.stop(t)
 }

@@ -346,7 +346,12 @@ func TestCLI_Trigger(t *testing.T) {
 		if r.stdout != "" {
 			t.Fatalf("stdout: %q", r.stdout)
 		}
-		cliRun(t, "trigger", "--url", u).must(t, 2, "name one SCENARIO")
+		cliRun(t, "trigger", "--url", u).must(t, 2, "name one EVENT or SCENARIO")
+		cliRun(t, "trigger", "--list", "TAX_ID_MISMATCH", "--url", u).must(t, 2, "--list takes no")
+		cliRun(t, "trigger", "cashout.confirmed", "--operation", "cashout.create", "--url", u).must(t, 2, "--operation applies to a SCENARIO")
+		cliRun(t, "trigger", "cashout.failed", "--error-code", "NOPE", "--url", u).must(t, 2, "--error-code")
+		cliRun(t, "trigger", "cashout.nope", "--url", u).must(t, 2, "unknown event", "cashout.confirmed")
+		cliRun(t, "trigger", "TAX_ID_MISMATCH", "--error-code", "ORDER_REJECTED", "--url", u).must(t, 2, "applies to an EVENT")
 		cliRun(t, "trigger", "TAX_ID_MISMATCH", "--operation", "cob.put", "--url", u).must(t, 2, "cashout.create, transfer.create")
 		cliRun(t, "trigger", "TAX_ID_MISMATCH", "--amount", "1.234", "--url", u).must(t, 2, "--amount")
 		cliRun(t, "trigger", "TAX_ID_MISMATCH", "--key", "nobody@nowhere.example", "--url", u).must(t, 1, "not in the simulator's DICT")

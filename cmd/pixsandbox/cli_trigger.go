@@ -10,12 +10,29 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/trigger"
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/events"
 )
 
 const triggerUsage = `Usage:
+  pixsandbox trigger EVENT [--account N] [--amount 10.00] [--key KEY] [--error-code CODE] [--wait 15s]
   pixsandbox trigger SCENARIO [--account N] [--operation OP] [--key KEY] [--amount 10.00]
+  pixsandbox trigger --list
 
-Creates a transaction that runs the X-Sandbox-Scenario SCENARIO (docs/scenarios.md,
+An argument with a dot names an EVENT (cashout.confirmed, med.accepted; --list
+names them all); one without names an X-Sandbox-Scenario (TAX_ID_MISMATCH,
+any case, - for _).
+
+EVENT makes the simulator produce that webhook now (POST /_sandbox/events/EVENT):
+a real transaction of account N (default 1), ended at once through the control
+plane, whose webhook goes to every target of the account registered for its
+event type, the listeners of pixsandbox listen included. The amount defaults to
+10.00, the key to the usual one for the event (--list says which), the failure
+of a *.failed event to ORDER_REJECTED. Events leave the clock alone, except
+cashin.expired, which moves it by the charge's expiration (30 s by default).
+Prints what was done and, waiting up to --wait (wall time) for them, the first
+attempt of each delivery. With --json it prints the server's answer at once.
+
+SCENARIO creates a transaction that runs the X-Sandbox-Scenario SCENARIO (docs/scenarios.md,
 GET /_sandbox/scenarios) for account N (default 1), with one valid request of
 an operation that honours it, the header set:
 
@@ -42,20 +59,25 @@ var cliAmount = regexp.MustCompile(`^([0-9]{1,10})(?:\.([0-9]{1,2}))?$`)
 func cliTrigger(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "trigger", triggerUsage)
 	account := cc.fs.Int64("account", 1, "account the transaction belongs to")
-	op := cc.fs.String("operation", "", "operation to use among those the scenario honours: cashout.create, cashin.create, transfer.create, cob.put, refund.create or auth.token")
-	key := cc.fs.String("key", "", "DICT key paid by a cash-out, transfer or split (default: the first e-mail key of fixtures/dict.json)")
+	op := cc.fs.String("operation", "", "SCENARIO: operation to use among those the scenario honours: cashout.create, cashin.create, transfer.create, cob.put, refund.create or auth.token")
+	key := cc.fs.String("key", "", "DICT key paid by a cash-out, transfer or split (default: the first e-mail key of fixtures/dict.json); for an EVENT, as --list says")
 	amount := cc.fs.String("amount", "10.00", "amount in BRL")
+	errorCode := cc.fs.String("error-code", "", "EVENT *.failed: the errorCode of the failure (default ORDER_REJECTED)")
+	wait := cc.fs.Duration("wait", 15*time.Second, "EVENT: how long to wait for the first attempt of each delivery (wall time; 0: do not wait)")
+	list := cc.fs.Bool("list", false, "list the events and the scenarios, and exit")
 	pos, code, done := cc.parse(args)
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		return cc.usageError("name one SCENARIO; known scenarios: %s", scenarioNames())
+	if *list {
+		if len(pos) > 0 {
+			return cc.usageError("--list takes no EVENT or SCENARIO, got %q", pos)
+		}
+		cc.printf("%s", trigger.List())
+		return cliExitOK
 	}
-	name := strings.ToUpper(strings.ReplaceAll(pos[0], "-", "_"))
-	s, ok := scenarios.Lookup(name)
-	if !ok {
-		return cc.usageError("unknown scenario %q; known scenarios: %s", pos[0], scenarioNames())
+	if len(pos) != 1 {
+		return cc.usageError("name one EVENT or SCENARIO (pixsandbox trigger --list names them)")
 	}
 	m := cliAmount.FindStringSubmatch(*amount)
 	if m == nil {
@@ -66,7 +88,25 @@ func cliTrigger(ctx context.Context, env cliEnv, args []string) int {
 	if *account < 1 {
 		return cc.usageError("--account must be a positive account id, not %d", *account)
 	}
-	t := &trigger.Run{Client: cc.client, Scenario: s, Account: *account, Amount: fmt.Sprintf("%d.%s", whole, cents), Key: *key,
+	brl := fmt.Sprintf("%d.%s", whole, cents)
+	if events.IsEventName(pos[0]) { // Gap G-72: a dot names an event, no dot a scenario
+		if cc.isSet("operation") {
+			return cc.usageError("--operation applies to a SCENARIO, not to the event %s", pos[0])
+		}
+		return cc.triggerEvent(ctx, &trigger.Event{Client: cc.client, Name: pos[0], Account: *account, Amount: brl, Key: *key,
+			ErrorCode: *errorCode, Wait: *wait})
+	}
+	for _, f := range []string{"error-code", "wait"} {
+		if cc.isSet(f) {
+			return cc.usageError("--%s applies to an EVENT (a name with a dot), not to the scenario %s", f, pos[0])
+		}
+	}
+	name := strings.ToUpper(strings.ReplaceAll(pos[0], "-", "_"))
+	s, ok := scenarios.Lookup(name)
+	if !ok {
+		return cc.usageError("unknown scenario %q; known scenarios: %s (events have a dot: pixsandbox trigger --list)", pos[0], scenarioNames())
+	}
+	t := &trigger.Run{Client: cc.client, Scenario: s, Account: *account, Amount: brl, Key: *key,
 		TokenCommand: cc.self(fmt.Sprintf("token --account %d", *account))}
 	if *op != "" {
 		t.Op = scenarios.Operation(*op)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pixsandbox/pixsandbox/simulator/events"
 )
 
 // command is a subcommand as help, completion and the help test see it.
@@ -27,7 +29,7 @@ var commands = []command{
 	{name: "token", summary: "print an access token for an account"},
 	{name: "pay", summary: "pay a charge"},
 	{name: "clock", summary: "read or move the simulation clock", subs: []string{"show", "advance", "set"}},
-	{name: "trigger", summary: "create a transaction that runs a scenario"},
+	{name: "trigger", summary: "make the sandbox send a webhook event, or run a scenario", subs: events.Names()},
 	{name: "webhooks", summary: "print webhook deliveries as they happen", subs: []string{"tail"}},
 	{name: "listen", summary: "forward an account's webhook events to a local URL"},
 	{name: "requests", summary: "print the requests the simulator answered", subs: []string{"clear"}},

@@ -145,7 +145,7 @@ func TestCompletion(t *testing.T) {
 		if code := run([]string{"completion", sh}, &out, &errb); code != 0 || errb.Len() != 0 {
 			t.Fatalf("completion %s: %d %q", sh, code, errb.String())
 		}
-		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests", "workspace", "snapshot", "from-snapshot", "ginkgo.label-filter"} {
+		for _, want := range []string{"serve", "journal-size", "advance", "forward-to", "requests", "workspace", "snapshot", "from-snapshot", "ginkgo.label-filter", "cashout.confirmed", "med.refunded", "error-code"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("completion %s lacks %q", sh, want)
 			}

@@ -1,7 +1,10 @@
-// Package trigger drives a running simulator into a scenario over HTTP, for
-// pixsandbox trigger: one valid request of an operation that honours the
-// scenario, sent with X-Sandbox-Scenario, and what it takes around it (a DICT
-// destination, a token from the control plane, a payment of the charge).
+// Package trigger drives a running simulator over HTTP for pixsandbox
+// trigger. For a scenario (Run): one valid request of an operation that
+// honours it, sent with X-Sandbox-Scenario, and what it takes around it (a
+// DICT destination, a token from the control plane, a payment of the
+// charge). For an event (Event): POST /_sandbox/events/{event}, whose recipe
+// runs on the server, then the first attempts of its webhook's deliveries,
+// and the summary and --list the command prints.
 package trigger
 
 import (
@@ -18,6 +21,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/events"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
@@ -169,30 +173,14 @@ func (t *Run) destination(ctx context.Context) (dictEntry, error) {
 }
 
 // defaultKey is the first e-mail key of the fixture DICT directory that
-// forces no scenario.
-func defaultKey() string {
-	if set, err := fixtures.Embedded(); err == nil {
-		for _, k := range set.DICT() {
-			if k.Type == "EMAIL" && k.Scenario == "" {
-				return k.Key
-			}
-		}
-	}
-	return "dane.powell@example.net"
-}
+// forces no scenario, as the events' recipes take it.
+func defaultKey() string { return events.DefaultKey() }
 
 // cashOutKey is the key and keyType of a cash-out to e (phones without +55,
 // EVPs as RANDOM, CPF and CNPJ as DOCUMENT).
 func (e dictEntry) cashOutKey() (key, keyType string) {
-	switch e.Type {
-	case "CPF", "CNPJ":
-		return e.Key, "DOCUMENT"
-	case "PHONE":
-		return strings.TrimPrefix(e.Key, "+55"), "PHONE"
-	case "EVP":
-		return e.Key, "RANDOM"
-	}
-	return e.Key, e.Type
+	k, t := pix.CashOutKeyFor(pix.KeyType(e.Type), e.Key)
+	return k, string(t)
 }
 
 func (t *Run) transaction(ctx context.Context, ref string) (sandboxclient.Transaction, error) {
