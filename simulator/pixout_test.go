@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -126,6 +127,18 @@ func (p *pixOut) externalKey() (key, document string) {
 	}
 	p.t.Fatal("no external email key in the fixtures")
 	return "", ""
+}
+
+// settledCashOut makes a cash-out of 1.00 of account id to an external key
+// and settles it: the clock moves past the settlement delay and the webhooks
+// due are delivered when it returns.
+func (p *pixOut) settledCashOut(id pix.AccountID) {
+	p.t.Helper()
+	key, doc := p.externalKey()
+	if _, err := p.env.Sim.CreateCashOut(p.ctx, id, cashOut("1.00", key, "EMAIL", doc), scenarios.None); err != nil {
+		p.t.Fatal(err)
+	}
+	p.advance(simulator.DefaultSettlementDelay)
 }
 
 func cashOut(value, key, keyType, document string) pix.CashOutRequest {

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +82,55 @@ func (s *Simulator) DeleteWebhookTarget(ctx context.Context, id int64) error {
 		}
 		return tx.DeleteWebhookTarget(t)
 	})
+}
+
+// RotateWebhookSecrets gives the targets ids a new signing secret (control
+// plane; Gap G-67): secret, or a fresh one when it is empty, the same for
+// all. Until the wall clock passes overlap from now, their deliveries are
+// signed with each one's old secret too (webhook.RotateSecret), retries of
+// earlier deliveries included. The targets that exist are rotated together,
+// in one store transaction and with one overlap's end; those that do not are
+// skipped. It returns the targets rotated, or a *pix.Error: KindInvalid
+// naming secret (not a Standard Webhooks secret, or a target's current one)
+// or overlap (outside 0 to webhook.MaxRotationOverlap), KindNotFound when no
+// target of ids exists.
+func (s *Simulator) RotateWebhookSecrets(ctx context.Context, ids []int64, secret string, overlap time.Duration) ([]webhook.Target, error) {
+	if err := webhook.CheckOverlap(overlap); err != nil {
+		return nil, err
+	}
+	if secret == "" {
+		secret = webhook.NewSecret()
+	} else if !webhook.ValidSecret(secret) {
+		return nil, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "secret",
+			Message: `must be a Standard Webhooks secret: "whsec_" and the standard base64 of 24 to 64 bytes`})
+	}
+	now, wall := s.clock.Now(), s.dispatcher.WallNow()
+	var out []webhook.Target
+	err := s.store.Update(ctx, func(tx storage.Tx) error {
+		out = nil
+		for _, id := range ids {
+			t, err := tx.WebhookTarget(id)
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if t.Secret == secret {
+				return pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "secret", Message: "must differ from the current secret"})
+			}
+			t = webhook.RotateSecret(t, secret, wall, overlap)
+			t.UpdatedAt = now
+			if err := tx.PutWebhookTarget(t); err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		if len(out) == 0 && len(ids) > 0 {
+			return pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "webhook target %d not found", ids[0])
+		}
+		return nil
+	})
+	return out, err
 }
 
 // WebhookDeliveries lists deliveries with their attempts, newest first,

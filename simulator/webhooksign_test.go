@@ -13,8 +13,6 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/pixsandbox/pixsandbox/fixtures"
-	"github.com/pixsandbox/pixsandbox/scenarios"
-	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
@@ -101,17 +99,9 @@ func TestWebhookSignature_VerifiesWithStandardWebhooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := &pixOut{t: t, env: env, ctx: ctx}
-			key, doc := p.externalKey()
-			cashOutAndSettle := func() {
-				t.Helper()
-				if _, err := env.Sim.CreateCashOut(ctx, a.Account.ID, cashOut("1.00", key, "EMAIL", doc), scenarios.None); err != nil {
-					t.Fatal(err)
-				}
-				p.advance(simulator.DefaultSettlementDelay)
-			}
-			cashOutAndSettle()
+			p.settledCashOut(a.Account.ID)
 			p.advance(time.Hour)
-			cashOutAndSettle()
+			p.settledCashOut(a.Account.ID)
 			got := v.await(t, 2)
 			for i, r := range got {
 				if r.err != nil {

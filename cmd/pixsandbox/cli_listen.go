@@ -25,7 +25,8 @@ account (default 1, the first fixture account) or, with --all, of every
 account, those created while it runs too (each renewal of its lease adds
 them); the simulator then delivers each event there with its headers and a
 Standard Webhooks signature, using the signing secret it prints at start
-(--secret to choose one). One line per delivery attempt as it
+(--secret to choose one; pixsandbox webhooks rotate-secret with the listener's
+id rotates it, and listen prints the new one). One line per delivery attempt as it
 happens: simulation time, event type, webhook-id, transaction, and the status
 the local URL answered (or the error). --print-json also prints each payload.
 
@@ -93,8 +94,8 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	if cc.workspace != "" {
 		who += " of workspace " + cc.workspace
 	}
-	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s\nCtrl-C to stop; the targets are then removed.\n",
-		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret)
+	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s (rotate: %s)\nCtrl-C to stop; the targets are then removed.\n",
+		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret, cc.self("webhooks rotate-secret "+l.ID))
 	defer cc.removeListener(l.ID, *ttl)
 
 	return cc.forward(ctx, &l, mine, &attemptCursor{newest: cursor}, *account, *all, *printJSON, *interval)
@@ -182,6 +183,14 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 	renewed, err := cc.client.RenewListener(ctx, l.ID)
 	if err != nil {
 		return err
+	}
+	if renewed.Secret != "" && renewed.Secret != l.Secret { // pixsandbox webhooks rotate-secret lst_...
+		l.Secret = renewed.Secret
+		previous := "the previous one no longer signs"
+		if renewed.PreviousSecretExpiresAt != "" {
+			previous = "the previous one also signs until " + cliTime(renewed.PreviousSecretExpiresAt) + " (wall time)"
+		}
+		fmt.Fprintf(cc.env.stderr, "Signing secret rotated: %s (%s).\n", l.Secret, previous)
 	}
 	for _, t := range renewed.Targets {
 		if !mine[t.ID] {

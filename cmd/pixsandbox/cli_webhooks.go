@@ -16,6 +16,7 @@ import (
 
 const webhooksUsage = `Usage:
   pixsandbox webhooks tail [--account N] [--interval 1s] [--since TIME|DURATION|all]
+  pixsandbox webhooks rotate-secret ID [--overlap 24h] [--secret whsec_...]
 
 Prints webhook delivery attempts as they happen, one line each: simulation
 time, event type, target URL, the receiver's status code (0 when none
@@ -28,6 +29,13 @@ starts are printed; --since also prints earlier ones: those at or after TIME
 
 Attempts happen when the job runner delivers them: right away in the default
 real-time clock mode, or when the clock moves (pixsandbox clock advance 5s).
+
+rotate-secret gives a webhook target (ID a number) or every target of a
+listener of pixsandbox listen (ID lst_...) a new signing secret, --secret or
+a fresh one, and prints it. For --overlap of wall time (default 24h, at most
+7d; 0 ends the old secret at once) every delivery, retries of earlier ones
+included, carries two Standard Webhooks signatures, the new secret's first,
+so the receiver verifies with either secret while it changes over.
 `
 
 // cursorMargin is how many attempt ids below the newest one read each poll of
@@ -47,15 +55,15 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 	account := cc.fs.Int64("account", 0, "only this account's deliveries (default: every account)")
 	interval := cc.fs.Duration("interval", time.Second, "how often to poll (wall time)")
 	since := cc.fs.String("since", "", "also print earlier attempts: at or after an RFC 3339 TIME, within the last DURATION of simulation time, or all")
+	rot := addRotateFlags(cc)
 	pos, code, done := cc.parse(args)
 	if done {
 		return code
 	}
+	if code, done := cc.webhooksSubcommand(ctx, rot, pos, args); done {
+		return code
+	}
 	switch {
-	case len(pos) == 0:
-		return cc.usageError("say tail")
-	case pos[0] != "tail":
-		return cc.usageError("unknown webhooks subcommand %q: say tail", pos[0])
 	case len(pos) > 1:
 		return cc.usageError("unexpected arguments %q", pos[1:])
 	case *account < 0:

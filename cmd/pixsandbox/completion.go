@@ -30,7 +30,7 @@ var commands = []command{
 	{name: "pay", summary: "pay a charge"},
 	{name: "clock", summary: "read or move the simulation clock", subs: []string{"show", "advance", "set"}},
 	{name: "trigger", summary: "make the sandbox send a webhook event, or run a scenario", subs: events.Names()},
-	{name: "webhooks", summary: "print webhook deliveries as they happen", subs: []string{"tail"}},
+	{name: "webhooks", summary: "print webhook deliveries as they happen; rotate a signing secret", subs: []string{"tail", "rotate-secret"}},
 	{name: "listen", summary: "forward an account's webhook events to a local URL"},
 	{name: "requests", summary: "print the requests the simulator answered", subs: []string{"clear"}},
 	{name: "reset", summary: "drop all state and reseed the fixture accounts"},

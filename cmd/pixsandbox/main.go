@@ -82,6 +82,8 @@ Usage:
   pixsandbox clock show|advance|set  read or move the simulation clock
   pixsandbox trigger SCENARIO        create a transaction that runs a named scenario
   pixsandbox webhooks tail           print webhook deliveries as they happen
+  pixsandbox webhooks rotate-secret ID
+                                     give a webhook target or a listener a new signing secret
   pixsandbox reset                   drop all state and reseed the fixture accounts
   pixsandbox requests [--follow]     print the requests the simulator answered (secrets masked)
   pixsandbox listen --forward-to U   forward an account's webhook events to a local URL while it runs

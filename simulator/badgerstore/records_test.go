@@ -156,3 +156,55 @@ func storedValue(tx storage.Tx, key []byte) ([]byte, error) {
 	}
 	return item.ValueCopy(nil)
 }
+
+// TestTargetRecord checks that a target rotated with an overlap reads back
+// with its previous secret and the overlap's end; that a target never
+// rotated is stored without those fields; and that a record written before
+// rotation existed (a literal of that form) still reads, with neither.
+func TestTargetRecord(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, "")
+	defer s.Close()
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	plain := webhook.Target{ID: 1, AccountID: 7, URL: "http://127.0.0.1:9/h", EventType: webhook.EventCashOut,
+		Headers: []webhook.Header{{Key: "X-A", Value: "b"}}, Secret: webhook.NewSecret(), Active: true, CreatedAt: at, UpdatedAt: at}
+	rotated := webhook.RotateSecret(plain, webhook.NewSecret(), at.Add(400*24*time.Hour), 24*time.Hour)
+	rotated.ID = 2
+	const legacy = `{"ID":3,"AccountID":7,"URL":"http://127.0.0.1:9/h","EventType":"cash_in","Headers":null,` +
+		`"Secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw","Active":true,` +
+		`"CreatedAt":"2026-03-02T12:00:00Z","UpdatedAt":"2026-03-02T12:00:00Z"}`
+	if err := s.Update(ctx, func(tx storage.Tx) error {
+		if err := tx.PutWebhookTarget(plain); err != nil {
+			return err
+		}
+		if err := tx.PutWebhookTarget(rotated); err != nil {
+			return err
+		}
+		return tx.(*Tx).set(targetKey(3), []byte(legacy))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want3 := webhook.Target{ID: 3, AccountID: 7, URL: "http://127.0.0.1:9/h", EventType: webhook.EventCashIn,
+		Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", Active: true, CreatedAt: at, UpdatedAt: at}
+	if err := s.View(ctx, func(tx storage.Tx) error {
+		for _, want := range []webhook.Target{plain, rotated, want3} {
+			got, err := tx.WebhookTarget(want.ID)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("target %d reads back as\n%+v\nwant\n%+v", want.ID, got, want)
+			}
+		}
+		stored, err := storedValue(tx, targetKey(plain.ID))
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(stored), "Previous") {
+			t.Errorf("a target never rotated stores the rotation's fields: %s", stored)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -50,6 +50,9 @@ func (r *Runner) Deliver(ctx context.Context, now time.Time, j agenda.Job) error
 		if ev, err = tx.WebhookEvent(d.EventID); err != nil {
 			return err
 		}
+		if d, err = withTargetSecrets(tx, d); err != nil {
+			return err
+		}
 		if d.InFlight, err = tx.NextID("webhook-attempt"); err != nil {
 			return err
 		}
@@ -60,6 +63,24 @@ func (r *Runner) Deliver(ctx context.Context, now time.Time, j agenda.Job) error
 	}
 	r.Pool.Submit(d.AccountID, d.URL, func(actx context.Context) { r.attempt(actx, d, ev, now) })
 	return nil
+}
+
+// withTargetSecrets returns d to be signed with the secrets its target has
+// now, a rotation's included (Gap G-67): a retry of a delivery first made
+// before a rotation is signed afresh. A delivery whose target is gone, or
+// that has none (a one-off), keeps the secrets it was planned with.
+func withTargetSecrets(tx storage.Tx, d webhook.Delivery) (webhook.Delivery, error) {
+	if d.TargetID == 0 {
+		return d, nil
+	}
+	t, err := tx.WebhookTarget(d.TargetID)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return d, nil
+	case err != nil:
+		return d, err
+	}
+	return d.WithSecretsOf(t), nil
 }
 
 // attempt makes the attempt of d marked in flight and records its result. An

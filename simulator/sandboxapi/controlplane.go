@@ -152,6 +152,13 @@ type Sandbox interface {
 	//
 	// Errors: KindNotFound: CodeNotFound.
 	DeleteWebhookTarget(ctx context.Context, id int64) error
+	// RotateWebhookSecrets gives targets a new secret ("" for a fresh one),
+	// each one's old secret signing too for overlap (wall time; Gap G-67).
+	//
+	// Errors: KindInvalid: CodeInvalidRequest (secret not a Standard Webhooks
+	// secret or the current one; overlap out of range); KindNotFound:
+	// CodeNotFound (no target of ids).
+	RotateWebhookSecrets(ctx context.Context, ids []int64, secret string, overlap time.Duration) ([]webhook.Target, error)
 	// WebhookDeliveries lists deliveries with their attempts, newest first.
 	//
 	// Errors: KindInternal only.

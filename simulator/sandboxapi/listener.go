@@ -55,6 +55,9 @@ type listener struct {
 	timer     *time.Timer      // wall time: the lease
 	expiresAt time.Time        // wall time
 	grow      sync.Mutex       // serializes the additions of accounts (renewals)
+	// previousSecretExpiresAt is when the secret its last rotation replaced
+	// stops signing (wall time, wire form); "" when never rotated with an overlap.
+	previousSecretExpiresAt string
 }
 
 // listenerSet holds the live listeners of a Server.
@@ -72,11 +75,14 @@ type listenerDTO struct {
 	TTLSeconds       int         `json:"ttlSeconds"`
 	ExpiresInSeconds float64     `json:"expiresInSeconds"`
 	Targets          []targetDTO `json:"targets"`
+	// PreviousSecretExpiresAt: see targetDTO (rotation.go).
+	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt,omitempty"`
 }
 
 func (l *listener) dto() listenerDTO {
 	d := listenerDTO{ID: l.id, URL: l.url, Secret: l.secret, AccountIDs: l.accounts, Events: l.events,
-		TTLSeconds: int(l.ttl / time.Second), ExpiresInSeconds: time.Until(l.expiresAt).Round(time.Millisecond).Seconds(), Targets: []targetDTO{}}
+		TTLSeconds: int(l.ttl / time.Second), ExpiresInSeconds: time.Until(l.expiresAt).Round(time.Millisecond).Seconds(), Targets: []targetDTO{},
+		PreviousSecretExpiresAt: l.previousSecretExpiresAt}
 	for _, t := range l.targets {
 		d.Targets = append(d.Targets, newTargetDTO(t))
 	}

@@ -59,6 +59,7 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.webhooktargets.create", Method: http.MethodPost, Path: "/_sandbox/webhook-targets", Success: http.StatusCreated, Handle: cp.handleTargetCreate},
 		{Name: "sandbox.webhooktargets.list", Method: http.MethodGet, Path: "/_sandbox/webhook-targets", Success: http.StatusOK, Handle: cp.handleTargetList},
 		{Name: "sandbox.webhooktargets.delete", Method: http.MethodDelete, Path: "/_sandbox/webhook-targets/{id}", Success: http.StatusOK, Handle: cp.handleTargetDelete},
+		{Name: "sandbox.webhooktargets.rotate", Method: http.MethodPost, Path: "/_sandbox/webhook-targets/{id}/rotate-secret", Success: http.StatusOK, Handle: cp.handleTargetRotate},
 		{Name: "sandbox.webhookdeliveries.list", Method: http.MethodGet, Path: "/_sandbox/webhook-deliveries", Success: http.StatusOK, Handle: cp.handleDeliveries},
 		{Name: "sandbox.registration.get", Method: http.MethodGet, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: cp.handleRegistration},
 		{Name: "sandbox.registration.put", Method: http.MethodPut, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: cp.handleRegistration},
@@ -67,6 +68,7 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.listeners.list", Method: http.MethodGet, Path: "/_sandbox/listeners", Success: http.StatusOK, Handle: cp.handleListenerList},
 		{Name: "sandbox.listeners.renew", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/renew", Success: http.StatusOK, Handle: cp.handleListenerRenew, NoJournal: true},
 		{Name: "sandbox.listeners.delete", Method: http.MethodDelete, Path: "/_sandbox/listeners/{id}", Success: http.StatusOK, Handle: cp.handleListenerDelete},
+		{Name: "sandbox.listeners.rotate", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/rotate-secret", Success: http.StatusOK, Handle: cp.handleListenerRotate},
 		// The webhook receiver check of a partner (receivercheck.go; docs/receiver-check.md).
 		{Name: "sandbox.checkreceiver.run", Method: http.MethodPost, Path: "/_sandbox/check-receiver", Success: http.StatusOK, Handle: cp.handleCheckReceiver},
 		// The request journal (journal.go): left out of the journal themselves, so

@@ -27,6 +27,10 @@ type targetDTO struct {
 	Signed    bool        `json:"signed"`
 	IsActive  bool        `json:"isActive"`
 	CreatedAt string      `json:"createdAt"`
+	// PreviousSecretExpiresAt is the wall-clock end of the overlap of the
+	// target's last rotation, while it keeps the secret that rotation
+	// replaced (rotation.go).
+	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt,omitempty"`
 }
 
 func newTargetDTO(t webhook.Target) targetDTO {
@@ -35,7 +39,7 @@ func newTargetDTO(t webhook.Target) targetDTO {
 		hs[i] = headerDTO{Key: h.Key, Value: h.Value}
 	}
 	return targetDTO{ID: t.ID, AccountID: t.AccountID, URL: t.URL, EventType: t.EventType, Headers: hs,
-		Signed: t.Secret != "", IsActive: t.Active, CreatedAt: wire.Time(t.CreatedAt)}
+		Signed: t.Secret != "", IsActive: t.Active, CreatedAt: wire.Time(t.CreatedAt), PreviousSecretExpiresAt: previousSecretExpiresAt(t)}
 }
 
 // handleTargetCreate registers a webhook target in the intended shape of

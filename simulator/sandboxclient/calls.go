@@ -255,6 +255,9 @@ type Listener struct {
 		AccountID int64  `json:"accountId"`
 		EventType string `json:"eventType"`
 	} `json:"targets"`
+	// PreviousSecretExpiresAt is when the secret of the listener's last
+	// rotation stops signing (wall time); "" when none does.
+	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt"`
 }
 
 // CreateListener makes a listener (POST /_sandbox/listeners).

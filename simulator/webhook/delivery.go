@@ -39,7 +39,9 @@ type Delivery struct {
 	EventType     string
 	TargetID      int64 // 0 for a one-off target (resend with a body url)
 	// URL, Headers and Secret are copied from the target when the delivery is
-	// planned, so later changes to the target do not affect it.
+	// planned, so later changes to the target do not affect it; but for as
+	// long as the target exists, an attempt is signed with the secrets the
+	// target has when the attempt is made (WithSecretsOf, Gap G-67).
 	URL           string
 	Headers       []Header
 	Secret        string
@@ -51,6 +53,12 @@ type Delivery struct {
 	// yet recorded; 0 when none. A delivery left in flight by a stop is
 	// attempted again on the next start.
 	InFlight int64 `json:",omitempty"`
+
+	// PreviousSecret and PreviousSecretUntil are the target's previous
+	// secret and the wall-clock end of its rotation's overlap: until then an
+	// attempt is signed with both secrets (Target.PreviousSecret).
+	PreviousSecret      string    `json:",omitzero"`
+	PreviousSecretUntil time.Time `json:",omitzero"`
 }
 
 // Attempt is one HTTP request of a delivery and its outcome. It backs the
@@ -85,8 +93,7 @@ func Plan(ev Event, targets []Target, now time.Time) []Delivery {
 		d := OneOff(ev, t.URL, now)
 		d.TargetID = t.ID
 		d.Headers = slices.Clone(t.Headers)
-		d.Secret = t.Secret
-		out = append(out, d)
+		out = append(out, d.WithSecretsOf(t))
 	}
 	return out
 }

@@ -80,9 +80,10 @@ var attemptEventID = func(eventID string, number int) string { return eventID }
 // since a receiver checks it against its own clock.
 const SimulationTimeHeader = "X-Pixsandbox-Simulation-Time"
 
-// wallNow is the wall-clock time of an attempt: what webhook-timestamp
-// carries and the signature covers.
-func (dp *Dispatcher) wallNow() time.Time {
+// WallNow is the wall-clock time of an attempt: what webhook-timestamp
+// carries and the signature covers, and what ends a secret rotation's
+// overlap (Gap G-67).
+func (dp *Dispatcher) WallNow() time.Time {
 	if dp.Wall != nil {
 		return dp.Wall()
 	}
@@ -95,8 +96,10 @@ func (dp *Dispatcher) wallNow() time.Time {
 // webhook-timestamp (the Unix seconds of the wall clock, dp.Wall, in every
 // clock mode: Standard Webhooks receivers refuse a timestamp more than five
 // minutes away from their own clock) and, when d.Secret is set,
-// webhook-signature over the exact body bytes with that timestamp, and
-// X-Pixsandbox-Simulation-Time (now, the simulation time of the attempt).
+// webhook-signature over the exact body bytes with that timestamp (one v1
+// signature, or two during a rotation's overlap: d.Secret's, then
+// d.PreviousSecret's, space-separated), and X-Pixsandbox-Simulation-Time
+// (now, the simulation time of the attempt).
 // Those headers always win over custom headers of the same name.
 //
 // It never follows redirects, keeps at most 1 KiB of the response body (then
@@ -127,12 +130,12 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", ua)
 	h.Set(standardwebhooks.HeaderWebhookID, eventID)
-	signedAt := dp.wallNow()
+	signedAt := dp.WallNow()
 	h.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(signedAt.Unix(), 10))
 	h.Set(SimulationTimeHeader, now.UTC().Format(pix.TimeLayout))
 	h.Del(standardwebhooks.HeaderWebhookSignature)
-	if d.Secret != "" {
-		sig, err := sign(d.Secret, eventID, signedAt, body)
+	if secrets := d.signingSecrets(signedAt); len(secrets) > 0 {
+		sig, err := signAll(secrets, eventID, signedAt, body)
 		if err != nil {
 			a.RequestHeaders = sortedHeaders(h)
 			a.Error = err.Error()
@@ -200,7 +203,22 @@ func (dp *Dispatcher) client(timeout time.Duration) *http.Client {
 	return &c
 }
 
-// sign returns the webhook-signature value for one message, using the
+// signAll returns the webhook-signature value for one message signed with
+// each of secrets, in order, space-separated (Standard Webhooks: a receiver
+// accepts the header when any of its v1 signatures verifies).
+func signAll(secrets []string, id string, ts time.Time, body []byte) (string, error) {
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		sig, err := sign(secret, id, ts, body)
+		if err != nil {
+			return "", err
+		}
+		sigs[i] = sig
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+// sign returns the v1 signature of one message with one secret, using the
 // Standard Webhooks library (HMAC-SHA256 over "{id}.{timestamp}.{body}").
 func sign(secret, id string, ts time.Time, body []byte) (string, error) {
 	if !ValidSecret(secret) {

@@ -71,6 +71,15 @@ type Target struct {
 	Active    bool
 	CreatedAt time.Time // simulation time
 	UpdatedAt time.Time // simulation time
+
+	// PreviousSecret is the secret a rotation replaced (RotateSecret): it
+	// signs deliveries too, after Secret, until PreviousSecretUntil, the end
+	// of the rotation's overlap in wall time (Gap G-67). Empty, with a zero
+	// PreviousSecretUntil, on a target never rotated with an overlap; both
+	// are left out of the stored record then, which reads as the records
+	// written before rotation existed.
+	PreviousSecret      string    `json:",omitzero"`
+	PreviousSecretUntil time.Time `json:",omitzero"`
 }
 
 // ValidateTarget checks a registration against the intended shape of spec
@@ -219,8 +228,8 @@ func ValidSecret(s string) bool {
 //
 // Re-registering a URL already registered for t's event type (the same URL
 // string) updates that target: its headers are replaced, its secret too when t
-// has one (the contract route sets none, and keeps a control-plane secret), it
-// is made active, UpdatedAt is now, and the other targets are left unchanged.
+// has another (the contract route sets none, and keeps a control-plane
+// secret; a secret set so ends the overlap of a rotation), it is made active, UpdatedAt is now, and the other targets are left unchanged.
 // Otherwise a new active target is returned (ID 0, CreatedAt and UpdatedAt
 // now), unless the account already has MaxActivePerType active targets of that
 // type: then a *pix.Error of KindInvalid with a "url" violation. Reactivating
@@ -252,8 +261,10 @@ func Register(existing []Target, t Target, now time.Time) (result Target, isNew 
 			return Target{}, false, full
 		}
 		r.Headers = slices.Clone(t.Headers)
-		if t.Secret != "" { // the contract route carries no secret: keep the one set
-			r.Secret = t.Secret
+		if t.Secret != "" && t.Secret != r.Secret { // the contract route carries no secret: keep the one set
+			// Setting a secret replaces every secret at once; only a rotation
+			// keeps the old one for an overlap (RotateSecret).
+			r.Secret, r.PreviousSecret, r.PreviousSecretUntil = t.Secret, "", time.Time{}
 		}
 		r.Active = true
 		r.UpdatedAt = now
