@@ -26,7 +26,8 @@ Webhooks headers, and prints one line per case and a score per group.
 Acceptance: the spec's payloads (V2 TRANSFER, RECEIVE, REFUND; CashOut
 CONFIRMED and ERROR; CashIn; refund_out; med_created, med_accepted,
 med_rejected) and the hard cases (duplicate, out_of_order, unknown_fields,
-slow, custom_headers), each to be answered 2xx. Rejection: deliveries to be
+slow, custom_headers, rotation: two v1 signatures, the receiver's second),
+each to be answered 2xx. Rejection: deliveries to be
 refused with a 4xx (forged_signature, tampered_body, missing_signature,
 unsupported_version, stale_timestamp, future_timestamp) and a replay of one
 webhook-id with a fresh timestamp, to be applied once (replay); all but

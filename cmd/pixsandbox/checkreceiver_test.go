@@ -142,7 +142,7 @@ func TestCheckReceiverCLI_Pass(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "report.json")
 	res := crRun(t, nil, "--url", r.url(), "--callback-url", r.callback(), "--header", "X-Api-Key: k1", "--secret", secret,
 		"--timeout", "3s", "--slow", "10ms", "--json-report", file).must(t, 0,
-		"acceptance  15 passed, 0 failed, 0 not checked\nrejection   7 passed, 0 failed, 0 not checked\n22 passed, 0 failed, 0 not checked",
+		"acceptance  16 passed, 0 failed, 0 not checked\nrejection   7 passed, 0 failed, 0 not checked\n23 passed, 0 failed, 0 not checked",
 		"X-Api-Key sent with every delivery")
 	lines := crCaseLine.FindAllStringSubmatch(res.out, -1)
 	if len(lines) != len(receivercheck.Cases) {

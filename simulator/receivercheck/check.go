@@ -241,8 +241,12 @@ type outgoing struct {
 	body      any    // marshalled as the simulator's emit does; or []byte as is
 	attempt   string
 	signedAt  time.Time // the webhook-timestamp; zero = when sent
-	expected  string    // the answer it needs (expect2xx, …); "" = expect2xx
-	tamper    tamper    // what a rejection case makes wrong in it
+	// rotatedTo, when set, signs the delivery too, before the check's
+	// secret: webhook-signature is "v1,<rotatedTo's> v1,<the check's>", as
+	// during the overlap of a secret rotation the receiver has not taken up.
+	rotatedTo string
+	expected  string // the answer it needs (expect2xx, …); "" = expect2xx
+	tamper    tamper // what a rejection case makes wrong in it
 }
 
 // send makes one delivery and reports it: with the dispatcher, or, for a
@@ -307,6 +311,10 @@ func (c *checker) sendDispatched(ctx context.Context, o outgoing, body []byte) w
 		d.Secret = ""
 	case o.tamper.secret != "":
 		d.Secret = o.tamper.secret
+	case o.rotatedTo != "":
+		// The dispatcher's own rotation: the new secret signs first, the
+		// previous one (the receiver's) after it while the overlap runs.
+		d.Secret, d.PreviousSecret, d.PreviousSecretUntil = o.rotatedTo, c.cfg.Secret, o.signedAt.Add(time.Hour)
 	}
 	dp := *c.dp
 	dp.Wall = func() time.Time { return o.signedAt } // the webhook-timestamp: when signed, wall time
@@ -369,6 +377,8 @@ type caseRun struct {
 	// needsBaseline makes a refusal count only when the receiver accepted a
 	// correctly signed delivery in the same check (rejection cases).
 	needsBaseline bool
+	// hint is added to the reason of a FAIL: how to mend the receiver.
+	hint string
 	// readBack judges the case through the callback; nil for none. It may
 	// return nil: the callback has nothing to add.
 	readBack func(cb *Callback) *ReadBack
@@ -390,6 +400,9 @@ func (r *caseRun) judge(timeout time.Duration, cb *Callback, baseline bool) Case
 	switch {
 	case failed >= 0:
 		cr.Result, cr.Reason = Fail, r.failure(r.deliveries[failed], timeout)
+		if r.hint != "" {
+			cr.Reason += "; " + r.hint
+		}
 	case r.problem != "":
 		cr.Result, cr.Reason = Fail, r.problem
 	case r.needsBaseline && !baseline:
@@ -567,6 +580,8 @@ func (c *checker) run(ctx context.Context, name string) *caseRun {
 		return c.slow(ctx)
 	case CaseCustomHeaders:
 		return c.customHeaders(ctx)
+	case CaseRotation:
+		return c.rotation(ctx)
 	}
 	if GroupOf(name) == GroupRejection {
 		// wall time: the webhook-timestamps of the stale, future and replay
@@ -669,6 +684,23 @@ func (c *checker) slow(ctx context.Context) *caseRun {
 	}
 	run.deliveries = []Delivery{c.send(ctx, o)}
 	run.passNote = fmt.Sprintf("accepted a webhook-timestamp %s old", c.cfg.Slow)
+	return run
+}
+
+// rotation sends one RECEIVE signed as the simulator signs during the
+// overlap of a secret rotation (Gap G-67) that the receiver has not taken up
+// yet: webhook-signature holds two v1 signatures, the first with a fresh
+// secret the receiver cannot know, the second with the receiver's. A
+// Standard Webhooks receiver accepts it, since one v1 signature verifies; one
+// that checks only the first signature, or takes the header for a single
+// signature, refuses it.
+func (c *checker) rotation(ctx context.Context) *caseRun {
+	run := &caseRun{name: CaseRotation,
+		sends:    `V2 RECEIVE (cash_in) signed as during a secret rotation: webhook-signature "v1,<a new secret's> v1,<the receiver's>"`,
+		passNote: "accepted two v1 signatures, its own second",
+		hint:     "during a secret rotation webhook-signature holds several space-separated v1 signatures: accept the delivery when any one verifies"}
+	run.deliveries = []Delivery{c.send(ctx, outgoing{eventType: webhook.EventCashIn, payload: "RECEIVE",
+		body: webhook.ReceivePayload(c.w.received()), attempt: "first", rotatedTo: webhook.NewSecret()})}
 	return run
 }
 

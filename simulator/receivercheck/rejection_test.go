@@ -34,6 +34,9 @@ type partnerOpts struct {
 	// applyFirst applies a delivery before verifying it: a receiver that
 	// refuses too late.
 	applyFirst bool
+	// firstSignatureOnly verifies only the first entry of webhook-signature:
+	// a receiver that breaks during a secret rotation.
+	firstSignatureOnly bool
 }
 
 // partnerReceiver is a partner's receiver: POST /hook takes webhooks and
@@ -84,7 +87,12 @@ func (r *partnerReceiver) hook(w http.ResponseWriter, req *http.Request) {
 		r.applied[id]++
 	}
 	if r.wh != nil {
-		if err := r.wh.Verify(body, req.Header); err != nil {
+		h := req.Header
+		if r.opts.firstSignatureOnly {
+			h = h.Clone()
+			h.Set("webhook-signature", strings.Split(h.Get("webhook-signature"), " ")[0])
+		}
+		if err := r.wh.Verify(body, h); err != nil {
 			status := r.opts.refuseStatus
 			if status == 0 {
 				status = http.StatusUnauthorized
@@ -184,7 +192,7 @@ func TestCheckReceiver_OfficialLibraryPassesEveryCase(t *testing.T) {
 	rep := mustCheck(t, receivercheck.Config{URL: r.url(), CallbackURL: r.callback(), Secret: secret, Slow: time.Millisecond,
 		Headers: []receivercheck.Header{{Key: "X-Api-Key", Value: "k"}}})
 	if !rep.OK || rep.Passed != len(receivercheck.Cases) ||
-		rep.Acceptance != (receivercheck.GroupScore{Cases: 15, Passed: 15}) || rep.Rejection != (receivercheck.GroupScore{Cases: 7, Passed: 7}) {
+		rep.Acceptance != (receivercheck.GroupScore{Cases: 16, Passed: 16}) || rep.Rejection != (receivercheck.GroupScore{Cases: 7, Passed: 7}) {
 		t.Fatalf("want every case PASS:\n%s", rep.Text())
 	}
 	libraryError := map[string]string{
@@ -215,6 +223,8 @@ func TestCheckReceiver_OfficialLibraryPassesEveryCase(t *testing.T) {
 		checkOnlyWrongIn(t, wh, name, q, d)
 	}
 
+	checkRotationSignatures(t, r, caseOf(t, rep, receivercheck.CaseRotation), wh)
+
 	c := caseOf(t, rep, receivercheck.CaseReplay)
 	first, again := c.Deliveries[0], c.Deliveries[1]
 	if len(c.Deliveries) != 2 || first.WebhookID != again.WebhookID || again.Attempt != "replay" || again.StatusCode != http.StatusOK ||
@@ -224,8 +234,50 @@ func TestCheckReceiver_OfficialLibraryPassesEveryCase(t *testing.T) {
 	if c.ReadBack == nil || c.ReadBack.Applied[0].Count != 1 || !strings.Contains(c.Reason, "acknowledged the replay") {
 		t.Fatalf("replay = %+v", c)
 	}
-	if !strings.Contains(rep.Text(), "\nacceptance  15 passed, 0 failed, 0 not checked\nrejection   7 passed, 0 failed, 0 not checked\n22 passed") {
+	if !strings.Contains(rep.Text(), "\nacceptance  16 passed, 0 failed, 0 not checked\nrejection   7 passed, 0 failed, 0 not checked\n23 passed") {
 		t.Fatalf("text report:\n%s", rep.Text())
+	}
+}
+
+// checkRotationSignatures checks the delivery of the rotation case as the
+// receiver got it: two v1 signatures, the first of another secret (it does
+// not verify alone with the receiver's), the second of the receiver's (it
+// does).
+func checkRotationSignatures(t *testing.T, r *partnerReceiver, c receivercheck.CaseReport, wh *standardwebhooks.Webhook) {
+	t.Helper()
+	if c.Result != receivercheck.Pass || len(c.Deliveries) != 1 || !strings.Contains(c.Reason, "accepted two v1 signatures, its own second") {
+		t.Fatalf("rotation = %+v", c)
+	}
+	q := r.requestOf(t, c.Deliveries[0].WebhookID)
+	sigs := strings.Split(q.header.Get("webhook-signature"), " ")
+	if len(sigs) != 2 || !strings.HasPrefix(sigs[0], "v1,") || !strings.HasPrefix(sigs[1], "v1,") || sigs[0] == sigs[1] {
+		t.Fatalf("rotation webhook-signature %q: want two different v1 signatures", q.header.Get("webhook-signature"))
+	}
+	for i, want := range []bool{false, true} {
+		h := q.header.Clone()
+		h.Set("webhook-signature", sigs[i])
+		if err := wh.Verify(q.body, h); (err == nil) != want {
+			t.Errorf("signature %d alone verifies with the receiver's secret: %v, want %v", i+1, err == nil, want)
+		}
+	}
+}
+
+// TestCheckReceiver_RotationFailsFirstSignatureOnly: a receiver that verifies
+// only the first signature of webhook-signature passes every other
+// acceptance case and fails the rotation case, with the reason and the fix.
+func TestCheckReceiver_RotationFailsFirstSignatureOnly(t *testing.T) {
+	t.Parallel()
+	secret := webhook.NewSecret()
+	r := newPartnerReceiver(t, partnerOpts{secret: secret, dedupe: true, firstSignatureOnly: true})
+	rep := mustCheck(t, receivercheck.Config{URL: r.url(), Secret: secret, Slow: time.Millisecond,
+		Cases: []string{receivercheck.CaseReceive, receivercheck.CaseRotation}})
+	if rep.Acceptance != (receivercheck.GroupScore{Cases: 2, Passed: 1, Failed: 1}) {
+		t.Fatalf("acceptance %+v\n%s", rep.Acceptance, rep.Text())
+	}
+	c := caseOf(t, rep, receivercheck.CaseRotation)
+	if c.Result != receivercheck.Fail || c.StatusCode != http.StatusUnauthorized ||
+		!strings.Contains(c.Reason, "RECEIVE (cash_in): answered 401") || !strings.Contains(c.Reason, "accept the delivery when any one verifies") {
+		t.Fatalf("rotation = %s %d %q", c.Result, c.StatusCode, c.Reason)
 	}
 }
 

@@ -46,6 +46,7 @@ const (
 	CaseUnknownFields    = "unknown_fields"    // a CashOut with fields the spec does not list
 	CaseSlow             = "slow"              // a delivery sent Slow after it was signed
 	CaseCustomHeaders    = "custom_headers"    // the configured headers, and nothing else to prove
+	CaseRotation         = "rotation"          // a RECEIVE signed with another secret and the receiver's, as during a secret rotation
 
 	CaseForgedSignature    = "forged_signature"    // a RECEIVE signed with another secret
 	CaseTamperedBody       = "tampered_body"       // a RECEIVE whose amount changed after it was signed
@@ -70,7 +71,7 @@ var AcceptanceCases = []string{
 	CaseTransfer, CaseReceive, CaseRefund,
 	CaseCashOutConfirmed, CaseCashOutError, CaseCashIn, CaseRefundOut,
 	CaseMEDCreated, CaseMEDAccepted, CaseMEDRejected,
-	CaseDuplicate, CaseOutOfOrder, CaseUnknownFields, CaseSlow, CaseCustomHeaders,
+	CaseDuplicate, CaseOutOfOrder, CaseUnknownFields, CaseSlow, CaseCustomHeaders, CaseRotation,
 }
 
 // RejectionCases lists the rejection group in the order a check runs it,
