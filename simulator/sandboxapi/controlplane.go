@@ -14,8 +14,9 @@
 //
 // One file per resource: routes.go is the route table on one screen; clock.go,
 // account.go, settings.go, reset.go, job.go, scenario.go, invariants.go,
-// transaction.go, dict.go, bank.go, payment.go, qrcode.go, event.go, med.go, webhook.go,
-// listener.go, receivercheck.go, journal.go (the request journal's viewer),
+// transaction.go, dict.go, bank.go, payment.go, qrcode.go, event.go, med.go,
+// webhook.go, listener.go, rotation.go (the secret rotation of both),
+// receivercheck.go, journal.go (the request journal's viewer),
 // console.go and docs.go serve them; params.go reads path, query and body
 // parameters.
 package sandboxapi

@@ -2,6 +2,7 @@ package sandboxapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,40 +42,42 @@ func decodeRotation(r *http.Request) (rotation, error) {
 		}
 	}
 	rot := rotation{secret: text(req.Secret), overlap: webhook.DefaultRotationOverlap}
+	var vs []pix.Violation
 	if req.Overlap != nil {
-		d, err := parseOverlap(req.Overlap)
-		if err != nil {
-			return rotation{}, err
+		d, v := parseOverlap(req.Overlap)
+		if v != nil {
+			vs = append(vs, *v)
 		}
 		rot.overlap = d
 	}
 	if rot.secret != "" && !webhook.ValidSecret(rot.secret) {
-		return rotation{}, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "secret",
+		vs = append(vs, pix.Violation{Field: "secret",
 			Message: `must be a Standard Webhooks secret: "whsec_" and the standard base64 of 24 to 64 bytes`})
+	}
+	if len(vs) > 0 {
+		return rotation{}, pix.Invalid(pix.CodeInvalidRequest, vs...)
 	}
 	return rot, nil
 }
 
 // parseOverlap reads "overlap": a Go duration as a string ("24h", "90m",
-// "0s") or a number of seconds, from 0 to webhook.MaxRotationOverlap.
-func parseOverlap(v any) (time.Duration, error) {
-	bad := pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: "overlap",
-		Message: `must be a duration such as "24h", "90m" or "0s", or a number of seconds, from 0 to 7 days (168h)`})
+// "0s") or a number of seconds, from 0 to webhook.MaxRotationOverlap; or
+// says what is wrong with it.
+func parseOverlap(v any) (time.Duration, *pix.Violation) {
 	var d time.Duration
-	var err error
+	err := errors.New("not a duration")
 	switch v := v.(type) {
 	case json.Number:
 		d, err = time.ParseDuration(v.String() + "s")
 	case string:
 		d, err = time.ParseDuration(strings.TrimSpace(v))
-	default:
-		return 0, bad
 	}
 	if err != nil {
-		return 0, bad
+		return 0, &pix.Violation{Field: "overlap",
+			Message: `must be a duration such as "24h", "90m" or "0s", or a number of seconds, from 0 to 7 days (168h)`}
 	}
-	if err := webhook.CheckOverlap(d); err != nil {
-		return 0, err
+	if pe, ok := errors.AsType[*pix.Error](webhook.CheckOverlap(d)); ok {
+		return 0, &pe.Violations[0]
 	}
 	return d, nil
 }

@@ -59,6 +59,10 @@ func TestRotateSecret_Target(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 naming %s", body, r.Status, r.Raw, field)
 		}
 	}
+	both := apitest.Do(t, http.MethodPost, path, strings.NewReader(`{"overlap":"soon","secret":"whsec_x"}`), nil)
+	if both.Status != http.StatusBadRequest || !strings.Contains(string(both.Raw), "overlap must be") || !strings.Contains(string(both.Raw), "secret must be") {
+		t.Errorf("two bad fields: %d %s, want 400 naming both", both.Status, both.Raw)
+	}
 	if r := apitest.Do(t, http.MethodPost, env.URL+"/_sandbox/webhook-targets/999999/rotate-secret", nil, nil); r.Status != http.StatusNotFound {
 		t.Fatalf("unknown target: %d %s", r.Status, r.Raw)
 	}

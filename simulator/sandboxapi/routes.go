@@ -55,7 +55,7 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.med.analyze", Method: http.MethodPost, Path: "/_sandbox/med/{id}/analyze", Success: http.StatusOK, Handle: cp.handleMEDAnalyze},
 		{Name: "sandbox.med.cancel", Method: http.MethodPost, Path: "/_sandbox/med/{id}/cancel", Success: http.StatusOK, Handle: cp.medAction(Sandbox.CancelMED)},
 		{Name: "sandbox.med.refund", Method: http.MethodPost, Path: "/_sandbox/med/{id}/refund", Success: http.StatusOK, Handle: cp.medAction(Sandbox.RefundMED)},
-		// Webhook targets, deliveries and whether the public registration routes act (webhook.go).
+		// Webhook targets, deliveries and whether the public registration routes act (webhook.go; rotate-secret: rotation.go).
 		{Name: "sandbox.webhooktargets.create", Method: http.MethodPost, Path: "/_sandbox/webhook-targets", Success: http.StatusCreated, Handle: cp.handleTargetCreate},
 		{Name: "sandbox.webhooktargets.list", Method: http.MethodGet, Path: "/_sandbox/webhook-targets", Success: http.StatusOK, Handle: cp.handleTargetList},
 		{Name: "sandbox.webhooktargets.delete", Method: http.MethodDelete, Path: "/_sandbox/webhook-targets/{id}", Success: http.StatusOK, Handle: cp.handleTargetDelete},
@@ -63,7 +63,7 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.webhookdeliveries.list", Method: http.MethodGet, Path: "/_sandbox/webhook-deliveries", Success: http.StatusOK, Handle: cp.handleDeliveries},
 		{Name: "sandbox.registration.get", Method: http.MethodGet, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: cp.handleRegistration},
 		{Name: "sandbox.registration.put", Method: http.MethodPut, Path: "/_sandbox/webhook-registration", Success: http.StatusOK, Handle: cp.handleRegistration},
-		// Listeners of pixsandbox listen: leased webhook targets (listener.go).
+		// Listeners of pixsandbox listen: leased webhook targets (listener.go; rotate-secret: rotation.go).
 		{Name: "sandbox.listeners.create", Method: http.MethodPost, Path: "/_sandbox/listeners", Success: http.StatusCreated, Handle: cp.handleListenerCreate},
 		{Name: "sandbox.listeners.list", Method: http.MethodGet, Path: "/_sandbox/listeners", Success: http.StatusOK, Handle: cp.handleListenerList},
 		{Name: "sandbox.listeners.renew", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/renew", Success: http.StatusOK, Handle: cp.handleListenerRenew, NoJournal: true},
