@@ -229,7 +229,8 @@ func ValidSecret(s string) bool {
 // Re-registering a URL already registered for t's event type (the same URL
 // string) updates that target: its headers are replaced, its secret too when t
 // has another (the contract route sets none, and keeps a control-plane
-// secret; a secret set so ends the overlap of a rotation), it is made active, UpdatedAt is now, and the other targets are left unchanged.
+// secret; a secret set so ends the overlap of a rotation), it is made
+// active, UpdatedAt is now, and the other targets are left unchanged.
 // Otherwise a new active target is returned (ID 0, CreatedAt and UpdatedAt
 // now), unless the account already has MaxActivePerType active targets of that
 // type: then a *pix.Error of KindInvalid with a "url" violation. Reactivating
