@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"net"
 	"os"
 	"strings"
@@ -39,9 +40,9 @@ type Config struct {
 	JournalSize int
 	// JournalBytes bounds the journal's entries' text together.
 	JournalBytes int
-	// MemoryLimit is the memory budget (memory.go): Go's soft memory limit
+	// MemoryLimit is the memory budget (internal/process/memory.go): Go's soft memory limit
 	// and the store's memtables and caches are sized from it.
-	MemoryLimit byteSize
+	MemoryLimit process.ByteSize
 	// MaxWorkspaces and MaxAccounts bound the workspaces of the server and
 	// the accounts a workspace is created with (docs/workspaces.md).
 	MaxWorkspaces, MaxAccounts int
@@ -61,8 +62,8 @@ type Config struct {
 	// webhook attempts made at once: in the slots the server's accounts
 	// share, for one target URL and for one account (Gap G-62).
 	WebhookWorkers, WebhookPerTarget, WebhookPerAccount int
-	// Sync is when acknowledged writes reach the disk (durability.go).
-	Sync SyncMode
+	// Sync is when acknowledged writes reach the disk (internal/process/durability.go).
+	Sync process.SyncMode
 	// CashInWebhook is the default shape of a cash-in charge's webhook:
 	// RECEIVE (V2, the spec's) or CashIn (flat; Gap G-38).
 	CashInWebhook string
@@ -89,11 +90,11 @@ func DefaultConfig() Config {
 		WebhookWorkers:       webhook.DefaultWorkers,
 		WebhookPerTarget:     webhook.DefaultPerTarget,
 		WebhookPerAccount:    webhook.DefaultPerOwner,
-		Sync:                 DefaultSync,
+		Sync:                 process.DefaultSync,
 		CashInWebhook:        "RECEIVE",
 		JournalSize:          1000,
 		JournalBytes:         httpapi.DefaultJournalBytes,
-		MemoryLimit:          DefaultMemoryLimit,
+		MemoryLimit:          process.DefaultMemoryLimit,
 		MaxWorkspaces:        10000,
 		MaxAccounts:          1000,
 		MaxSnapshotBytes:     64 << 20,
@@ -137,7 +138,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", c.WebhookWorkers, "webhook attempts made at once in the slots all workspaces' accounts share, freed slots going to the waiting accounts in turn; an account with none under way always starts one in a slot of its own")
 	fs.IntVar(&c.WebhookPerTarget, "webhook-per-target", c.WebhookPerTarget, "webhook attempts made at once to one target URL of a workspace (a receiver that hangs holds only these)")
 	fs.IntVar(&c.WebhookPerAccount, "webhook-per-account", c.WebhookPerAccount, "webhook attempts made at once for one account of a workspace, over all its URLs (an account whose receivers all hang holds only these)")
-	fs.Var(&c.Sync, "sync", syncUsage)
+	fs.Var(&c.Sync, "sync", process.SyncUsage)
 	fs.IntVar(&c.MaxWorkspaces, "max-workspaces", c.MaxWorkspaces, "how many workspaces the server holds besides the default (POST /_sandbox/workspaces; docs/workspaces.md)")
 	fs.IntVar(&c.MaxAccounts, "max-accounts", c.MaxAccounts, "how many accounts a workspace may be created with (or hold in a snapshot it is created from)")
 	fs.BoolVar(&c.MetricsPublic, "metrics-public", c.MetricsPublic, "serve /metrics without X-Sandbox-Admin-Token even when --admin-token is set (by default the token guards it)")
@@ -213,7 +214,7 @@ func (c Config) validateSizes() []error {
 	if c.MaxWorkspaces < 0 || c.MaxAccounts < 1 || c.MaxSnapshotBytes < 1<<20 {
 		errs = append(errs, fmt.Errorf("--max-workspaces must be 0 or more, --max-accounts 1 or more and --max-snapshot-bytes 1048576 or more"))
 	}
-	if c.MemoryLimit < minMemoryLimit {
+	if c.MemoryLimit < process.MinMemoryLimit {
 		errs = append(errs, fmt.Errorf("--memory-limit must be at least 128MiB, not %s", c.MemoryLimit.String()))
 	}
 	if c.JournalBytes < 1<<20 || c.JournalBytes > 4<<30 {

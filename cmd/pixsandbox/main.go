@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"io"
 	"os"
 	"os/signal"
@@ -100,7 +101,7 @@ running simulator act in the workspace of --workspace ID (PIXSANDBOX_WORKSPACE).
 func serve(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	adapt := serveProcs(runtime.NumCPU(), os.Getenv("GOMAXPROCS")) > 0
+	adapt := process.ServeProcs(runtime.NumCPU(), os.Getenv("GOMAXPROCS")) > 0
 	if adapt {
 		runtime.GOMAXPROCS(2) // while the start writes; the governor below takes over
 	}
@@ -115,7 +116,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// The process's own budget (a test that runs many servers in one process
 	// does not set it).
-	applyMemoryLimit(int64(m.Config.MemoryLimit))
+	process.ApplyMemoryLimit(int64(m.Config.MemoryLimit))
 	if err := m.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox serve: %v\n", err)
 		_ = m.Close()
@@ -123,14 +124,14 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	m.PrintBanner()
 	if adapt {
-		go newProcGovernor(m.store.WriterStats, runtime.GOMAXPROCS).run(ctx, procsTick)
+		go process.NewProcGovernor(m.store.WriterStats, runtime.GOMAXPROCS).Run(ctx, process.ProcsTick)
 	}
 	// The store as Run opened it: Close clears m.store while this may still
 	// read it.
 	store := m.store
-	go releaseWhenIdle(ctx, 15*time.Second, func() int64 { return store.WriterStats().Operations })
+	go process.ReleaseWhenIdle(ctx, 15*time.Second, func() int64 { return store.WriterStats().Operations })
 	if addr := os.Getenv("PIXSANDBOX_PPROF"); addr != "" {
-		go servePprof(addr, m.Logger)
+		go process.ServePprof(addr, m.Logger)
 	}
 	<-ctx.Done()
 	m.Logger.Info("shutting down")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"io"
 	"net/http"
 	"strings"
@@ -198,21 +199,21 @@ func TestConfig(t *testing.T) {
 	}
 	for _, c := range []struct {
 		args []string
-		want SyncMode
+		want process.SyncMode
 	}{
-		{[]string{"--sync=false"}, SyncMode{Off: true}},
-		{[]string{"--sync=off"}, SyncMode{Off: true}},
-		{[]string{"--sync"}, SyncMode{}},
-		{[]string{"--sync=true"}, SyncMode{}},
-		{[]string{"--sync=batch"}, SyncMode{}},
-		{[]string{"--sync=100ms"}, SyncMode{Every: 100 * time.Millisecond}},
-		{[]string{"--sync", "--sync=1s"}, SyncMode{Every: time.Second}},
+		{[]string{"--sync=false"}, process.SyncMode{Off: true}},
+		{[]string{"--sync=off"}, process.SyncMode{Off: true}},
+		{[]string{"--sync"}, process.SyncMode{}},
+		{[]string{"--sync=true"}, process.SyncMode{}},
+		{[]string{"--sync=batch"}, process.SyncMode{}},
+		{[]string{"--sync=100ms"}, process.SyncMode{Every: 100 * time.Millisecond}},
+		{[]string{"--sync", "--sync=1s"}, process.SyncMode{Every: time.Second}},
 	} {
-		cfg := Config{Sync: SyncMode{Every: time.Hour}}
+		cfg := Config{Sync: process.SyncMode{Every: time.Hour}}
 		if err := newFlagSet(&cfg).Parse(c.args); err != nil || cfg.Sync != c.want {
 			t.Errorf("%v: Sync = %+v, %v; want %+v", c.args, cfg.Sync, err, c.want)
 		}
-		if back := (&SyncMode{}); back.Set(c.want.String()) != nil || *back != c.want {
+		if back := (&process.SyncMode{}); back.Set(c.want.String()) != nil || *back != c.want {
 			t.Errorf("%+v does not read back from %q: %+v", c.want, c.want.String(), *back)
 		}
 	}

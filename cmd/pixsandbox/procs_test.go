@@ -8,32 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 )
-
-func TestServeProcs(t *testing.T) {
-	for _, tc := range []struct {
-		cpus int
-		env  string
-		want int
-	}{
-		{1, "", 2},  // confined to one CPU: a second processor
-		{1, "1", 0}, // GOMAXPROCS set: left alone
-		{1, "3", 0},
-		{2, "", 0}, // several CPUs (a quota may still limit Go's default): left alone
-		{8, "", 0},
-	} {
-		if got := serveProcs(tc.cpus, tc.env); got != tc.want {
-			t.Errorf("serveProcs(%d, %q) = %d, want %d", tc.cpus, tc.env, got, tc.want)
-		}
-	}
-}
 
 // TestServe_ProcessorsOnOneCPU starts the server confined to one CPU and reads
 // the processors it runs Go code on from its metrics: one while its store is
 // idle, two while something writes, one again after; or what GOMAXPROCS says
-// when it is set. (Right after the start it runs on two for procsIdleTicks
+// when it is set. (Right after the start it runs on two for process.ProcsIdleTicks
 // looks, too short a window to check from here on a loaded machine.)
 func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
@@ -89,42 +69,6 @@ func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 		<-done
 		waitProcs(c, "1", "idle after the writes")
 		c.kill(t)
-	}
-}
-
-// TestProcGovernor: two processors from the start and while operations are
-// committed, one after procsIdleTicks looks without one, two again at the
-// next operation; the runtime is told only of changes.
-func TestProcGovernor(t *testing.T) {
-	var ops int64 = 7
-	var sets []int
-	g := newProcGovernor(func() badgerstore.WriterStats { return badgerstore.WriterStats{Operations: ops} },
-		func(n int) int { sets = append(sets, n); return 0 })
-	look := func(n int) {
-		for range n {
-			g.step()
-		}
-	}
-	look(procsIdleTicks - 1)
-	if len(sets) != 0 {
-		t.Fatalf("after %d idle looks: set %v, want nothing (still two)", procsIdleTicks-1, sets)
-	}
-	ops++
-	look(1) // sees the write: the count starts again
-	look(procsIdleTicks - 1)
-	if len(sets) != 0 {
-		t.Fatalf("idle looks after a write: set %v, want nothing", sets)
-	}
-	look(1)
-	if !slices.Equal(sets, []int{1}) {
-		t.Fatalf("after %d idle looks: set %v, want [1]", procsIdleTicks, sets)
-	}
-	look(5)
-	ops += 3
-	look(1)
-	look(2)
-	if !slices.Equal(sets, []int{1, 2}) {
-		t.Fatalf("a write after idling: set %v, want [1 2]", sets)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
 )
 
-// serveProcs is the number of processors the server runs Go code on when it
+// ServeProcs is the number of processors the server runs Go code on when it
 // differs from Go's default, or 0 to keep the default. A process confined to
-// one CPU (taskset, a cpuset) adapts between one and two (procGovernor).
+// one CPU (taskset, a cpuset) adapts between one and two (ProcGovernor).
 // GOMAXPROCS in the environment is left alone, and so is a limit that comes
 // from a CPU quota on a machine of several CPUs: two threads there could use
 // the quota up early in its period and be throttled for the rest of it.
-func serveProcs(numCPU int, env string) int {
+func ServeProcs(numCPU int, env string) int {
 	if env != "" || numCPU != 1 {
 		return 0
 	}
@@ -24,11 +24,11 @@ func serveProcs(numCPU int, env string) int {
 // write it takes to go back to one processor: 300 ms. Writes closer together
 // keep two; with none, no commit can wait behind Badger's background work.
 const (
-	procsTick      = 100 * time.Millisecond
-	procsIdleTicks = 3
+	ProcsTick      = 100 * time.Millisecond
+	ProcsIdleTicks = 3
 )
 
-// A procGovernor runs the server's Go code on two processors while the store
+// A ProcGovernor runs the server's Go code on two processors while the store
 // writes and on one once it has stopped, when the server is confined to one
 // CPU (docs/performance.md, "Knobs"; the measurements: docs/performance-log.md,
 // "One processor when the store is idle").
@@ -42,7 +42,7 @@ const (
 // between them. They hurt reads: a request whose goroutine sits on the
 // thread the kernel has set aside waits for that thread's turn, and balance
 // reads had a p99 of 14–18 ms on two processors against 5–6 ms on one.
-type procGovernor struct {
+type ProcGovernor struct {
 	stats func() badgerstore.WriterStats
 	set   func(int) int // runtime.GOMAXPROCS
 	idle  int           // looks without a write before one processor
@@ -52,14 +52,14 @@ type procGovernor struct {
 	cur   int   // processors set
 }
 
-// newProcGovernor starts from two processors (what serve sets before the
+// NewProcGovernor starts from two processors (what serve sets before the
 // start writes) and the operations committed so far.
-func newProcGovernor(stats func() badgerstore.WriterStats, set func(int) int) *procGovernor {
-	return &procGovernor{stats: stats, set: set, idle: procsIdleTicks, last: stats().Operations, cur: 2}
+func NewProcGovernor(stats func() badgerstore.WriterStats, set func(int) int) *ProcGovernor {
+	return &ProcGovernor{stats: stats, set: set, idle: ProcsIdleTicks, last: stats().Operations, cur: 2}
 }
 
 // run looks every tick until ctx ends.
-func (g *procGovernor) run(ctx context.Context, tick time.Duration) {
+func (g *ProcGovernor) Run(ctx context.Context, tick time.Duration) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -74,7 +74,7 @@ func (g *procGovernor) run(ctx context.Context, tick time.Duration) {
 
 // step is one look: two processors when the store committed an operation
 // since the last look, one after idle looks without.
-func (g *procGovernor) step() {
+func (g *ProcGovernor) step() {
 	n := g.stats().Operations
 	if n != g.last {
 		g.last, g.quiet = n, 0

@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ const (
 	maxSyncEvery = time.Minute
 )
 
-const syncUsage = "when acknowledged writes reach the disk: batch (each batch of writes is synced before its requests are answered), a duration such as 100ms or 1s (answered once the kernel holds them, synced in the background at that interval: a power loss may lose that much) or false (never synced by the server: for throwaway runs); a killed process loses no acknowledged write in any mode; --sync alone is batch"
+const SyncUsage = "when acknowledged writes reach the disk: batch (each batch of writes is synced before its requests are answered), a duration such as 100ms or 1s (answered once the kernel holds them, synced in the background at that interval: a power loss may lose that much) or false (never synced by the server: for throwaway runs); a killed process loses no acknowledged write in any mode; --sync alone is batch"
 
 // IsBoolFlag lets --sync stand alone (batch), and keeps --sync=true and
 // --sync=false meaning what they meant when the flag was a switch.

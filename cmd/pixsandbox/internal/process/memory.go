@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // limit (the heap's share: the budget less what the store maps from its files
 // and the runtime's own) and sizes the store's memtables and caches
 // (badgerstore.Options.Memory); after a load stops, the heap is collected
-// and given back to the system (releaseWhenIdle).
+// and given back to the system (ReleaseWhenIdle).
 
 // DefaultMemoryLimit is the default budget: with the store's tables
 // uncompressed and small (badgerstore.memoryOptions), the heap in use stays
@@ -26,30 +26,30 @@ import (
 // request they cost under 1 GiB (docs/performance.md, "Memory budget").
 const DefaultMemoryLimit = 256 << 20
 
-// minMemoryLimit is the smallest budget a server runs in.
-const minMemoryLimit = 128 << 20
+// MinMemoryLimit is the smallest budget a server runs in.
+const MinMemoryLimit = 128 << 20
 
-// mappedReserve is the part of the budget left outside Go's heap: the pages
+// MappedReserve is the part of the budget left outside Go's heap: the pages
 // of the store's files mapped into the process (memtable logs, tables) and
 // the runtime's stacks and metadata.
-func mappedReserve(limit int64) int64 { return max(limit/4, 48<<20) }
+func MappedReserve(limit int64) int64 { return max(limit/4, 48<<20) }
 
-// byteSize is a flag value in bytes, written as 268435456, 256MiB, 1GiB,
+// ByteSize is a flag value in bytes, written as 268435456, 256MiB, 1GiB,
 // 512MB or 64k (binary multiples either way).
-type byteSize int64
+type ByteSize int64
 
-func (b *byteSize) String() string { return formatBytes(int64(*b)) }
+func (b *ByteSize) String() string { return FormatBytes(int64(*b)) }
 
-func (b *byteSize) Set(s string) error {
-	n, err := parseBytes(s)
+func (b *ByteSize) Set(s string) error {
+	n, err := ParseBytes(s)
 	if err != nil {
 		return err
 	}
-	*b = byteSize(n)
+	*b = ByteSize(n)
 	return nil
 }
 
-func parseBytes(s string) (int64, error) {
+func ParseBytes(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	mult := int64(1)
 	for _, u := range []struct {
@@ -68,7 +68,7 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func formatBytes(n int64) string {
+func FormatBytes(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return strconv.FormatInt(n>>30, 10) + "GiB"
@@ -78,30 +78,30 @@ func formatBytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// applyMemoryLimit sets Go's soft memory limit from the budget, unless
+// ApplyMemoryLimit sets Go's soft memory limit from the budget, unless
 // GOMEMLIMIT says otherwise; it returns the limit in force.
-func applyMemoryLimit(limit int64) int64 {
+func ApplyMemoryLimit(limit int64) int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return debug.SetMemoryLimit(-1)
 	}
-	goLimit := limit - mappedReserve(limit)
+	goLimit := limit - MappedReserve(limit)
 	debug.SetMemoryLimit(goLimit)
 	return goLimit
 }
 
-// releaseWhenIdle gives the heap back to the system once writes stop: every
+// ReleaseWhenIdle gives the heap back to the system once writes stop: every
 // period it reads the store's write count (writes), and when a period with
 // writes is followed by one without, it collects the heap and returns the
 // freed pages (debug.FreeOSMemory), so the resident memory falls toward its
 // idle figure within about two periods of a load ending rather than
 // whenever the runtime's background scavenger gets to it.
-func releaseWhenIdle(ctx context.Context, period time.Duration, writes func() int64) {
+func ReleaseWhenIdle(ctx context.Context, period time.Duration, writes func() int64) {
 	t := time.NewTicker(period) // wall time: the process's memory, not the simulation
 	defer t.Stop()
 	releaseIdle(ctx, t.C, writes, debug.FreeOSMemory)
 }
 
-// releaseIdle is releaseWhenIdle on the periods ticks marks.
+// releaseIdle is ReleaseWhenIdle on the periods ticks marks.
 func releaseIdle(ctx context.Context, ticks <-chan time.Time, writes func() int64, release func()) {
 	last, busy := writes(), false
 	for {
@@ -122,11 +122,11 @@ func releaseIdle(ctx context.Context, ticks <-chan time.Time, writes func() int6
 	}
 }
 
-// servePprof serves Go's profiles (net/http/pprof) on addr, a listener of
+// ServePprof serves Go's profiles (net/http/pprof) on addr, a listener of
 // its own, when PIXSANDBOX_PPROF names one (e.g. 127.0.0.1:6060): for
 // profiling the server under load (docs/performance.md). Nothing guards it;
 // bind it to loopback.
-func servePprof(addr string, log *slog.Logger) {
+func ServePprof(addr string, log *slog.Logger) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
