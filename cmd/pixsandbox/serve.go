@@ -23,6 +23,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
+	"github.com/pixsandbox/pixsandbox/simulator/netfault"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -136,9 +137,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	// Other workspaces start from the same configuration; a virtual clock
 	// starts where the default's is unless the creation says otherwise.
 	base.ClockStart = time.Time{}
+	faults := netfault.NewRules() // a deleted workspace's fault rules go with it
 	m.spaces, err = workspace.Open(ctx, workspace.Config{Engine: wiring.SpaceEngine{Store: m.store}, Default: m.sim, Base: base,
 		Fixtures: m.fixtures, Limits: workspace.Limits{Workspaces: m.Config.MaxWorkspaces, Accounts: m.Config.MaxAccounts},
-		Wall: time.Now, UnloadAfter: m.Config.WorkspaceUnloadAfter, Logger: m.Logger})
+		Wall: time.Now, UnloadAfter: m.Config.WorkspaceUnloadAfter, Logger: m.Logger, OnDelete: faults.Forget})
 	if err != nil {
 		return err
 	}
@@ -147,7 +149,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	spaces := wiring.Workspaces{M: m.spaces}
 	hcfg := httpapi.Config{Services: m.sim, Clock: m.sim.Clock(), Logger: m.Logger, Registry: reg, AdminToken: m.Config.AdminToken,
 		JournalSize: m.Config.JournalSize, JournalBytes: m.Config.JournalBytes, Workspaces: spaces, MetricsPublic: m.Config.MetricsPublic,
-		Version: buildVersion(debug.ReadBuildInfo).String()}
+		Version: buildVersion(debug.ReadBuildInfo).String(), Faults: faults}
 	if m.Config.ControlPlane {
 		cp := sandboxapi.WithWorkspaces(m.sim, spaces)
 		cp.SnapshotLimit = m.Config.MaxSnapshotBytes
@@ -175,6 +177,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 	}
+	m.http.RegisterOnShutdown(srv.Close) // requests a network fault holds end at once
 	m.serveErr = make(chan error, 1)
 	go func() { m.serveErr <- m.http.Serve(m.ln) }()
 	m.sim.Start(context.WithoutCancel(ctx))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/pixsandbox/pixsandbox/simulator/netfault"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -70,6 +71,12 @@ type JournalEntry struct {
 	// closest to and what differs (nearmiss.go); recorded whatever the
 	// answer (a 401 before the 404 included).
 	NearMiss []NearMiss
+	// Fault is the network fault applied to the request (netfault's form,
+	// "reset-after"), "" for none; FaultRule the rule's id, 0 when the
+	// X-Sandbox-Fault header asked for it. With reset-after, Status and
+	// ResponseBody are the answer the route made and the client never got.
+	Fault     string
+	FaultRule int64
 
 	// What the request left: headers, path and query are copied, bounded
 	// and masked when the request is recorded; the bodies are masked then
@@ -223,6 +230,7 @@ type journalFilter struct {
 	All        bool     // every workspace's entries (workspace=all, from the default)
 	Refs       []string // entries naming any of them
 	Matched    int8     // 1: requests a route matched only; -1: unmatched ones only
+	Faulted    int8     // 1: requests a network fault was applied to only; -1: the others
 	Limit      int
 }
 
@@ -235,7 +243,8 @@ func (f journalFilter) match(e *JournalEntry) bool {
 		f.Status > 0 && f.Status < 10 && e.Status/100 != f.Status,
 		!f.Since.IsZero() && e.At.Before(f.Since),
 		e.ID <= f.After,
-		f.Matched != 0 && (e.Route == unmatchedRoute) == (f.Matched > 0):
+		f.Matched != 0 && (e.Route == unmatchedRoute) == (f.Matched > 0),
+		f.Faulted != 0 && (e.Fault != "") != (f.Faulted > 0):
 		return false
 	}
 	if len(f.Refs) > 0 {
@@ -313,7 +322,7 @@ func (s *Server) startJournal(rt *Route, r *http.Request, rec *statusRecorder, s
 // finishJournal adds the recorded request to the journal: a bounded copy of
 // its headers, path and query, and its bodies as far as journalBodyLimit,
 // secrets masked.
-func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request, rec *statusRecorder, d time.Duration) {
+func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request, rec *statusRecorder, d time.Duration, fault *netfault.Applied) {
 	if jr == nil {
 		return
 	}
@@ -325,6 +334,9 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	}
 	if rt.Path == unmatchedRoute {
 		e.NearMiss = s.nearMissesOf(r)
+	}
+	if fault != nil {
+		e.Fault, e.FaultRule = fault.Fault.String(), fault.Rule
 	}
 	var headerBytes int
 	e.RequestHeaders, headerBytes = recordHeaders(r.Header)
@@ -340,7 +352,7 @@ func (s *Server) finishJournal(jr *journalRecording, rt *Route, r *http.Request,
 	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded") {
 		e.rawReq = maskForm(e.rawReq)
 	}
-	e.size = journalEntryOverhead + headerBytes + len(e.Path) + len(e.Query) + cap(e.rawReq) + cap(e.rawRes) + len(e.RequestID) + len(e.ResponseContentType) + nearMissSize(e.NearMiss)
+	e.size = journalEntryOverhead + headerBytes + len(e.Path) + len(e.Query) + cap(e.rawReq) + cap(e.rawRes) + len(e.RequestID) + len(e.ResponseContentType) + nearMissSize(e.NearMiss) + len(e.Fault)
 	s.journal.add(e)
 }
 
@@ -384,7 +396,7 @@ func collectRefs(v any, refs map[string]bool) {
 }
 
 // Query returns the entries that the query of r selects (GET
-// /_sandbox/requests: account, path, status, since, after, ref, matched, limit), newest
+// /_sandbox/requests: account, path, status, since, after, ref, matched, fault, limit), newest
 // first; a journal that is off checks the query and returns none.
 func (j *Journal) Query(r *http.Request) ([]JournalEntry, error) {
 	capacity := maxJournalSize
@@ -437,7 +449,8 @@ func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 		}
 		f.Since = t
 	}
-	f.Matched = queryMatched(&p)
+	f.Matched = queryBool(&p, "matched")
+	f.Faulted = queryBool(&p, "fault")
 	if f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/") {
 		p.vs = append(p.vs, pix.Violation{Field: "path", Message: `must be a path prefix starting with "/", e.g. /api/pix`})
 	}
@@ -447,10 +460,12 @@ func journalQuery(r *http.Request, capacity int) (journalFilter, error) {
 	return f, nil
 }
 
-// queryMatched reads matched: true keeps the requests a route matched, false
-// the unmatched ones (route "(unmatched)"), absent both.
-func queryMatched(p *queryParams) int8 {
-	switch p.q.Get("matched") {
+// queryBool reads a filter of true or false: matched (true keeps the
+// requests a route matched, false the unmatched ones, route "(unmatched)")
+// or fault (true keeps the requests a network fault was applied to, false
+// the others); 1 for true, -1 for false, 0 when absent.
+func queryBool(p *queryParams, name string) int8 {
+	switch p.q.Get(name) {
 	case "":
 		return 0
 	case "true":
@@ -458,6 +473,6 @@ func queryMatched(p *queryParams) int8 {
 	case "false":
 		return -1
 	}
-	p.vs = append(p.vs, pix.Violation{Field: "matched", Message: "must be true or false"})
+	p.vs = append(p.vs, pix.Violation{Field: name, Message: "must be true or false"})
 	return 0
 }

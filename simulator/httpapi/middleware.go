@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/pixsandbox/pixsandbox/simulator/netfault"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -55,10 +56,15 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap is the writer under the recorder (http.ResponseController finds
+// the connection's deadlines through it).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 // wrap runs a route with, in order: a request id (also the errorId of error
 // bodies), panic recovery, metrics and an access log, the admin token on
-// /_sandbox, the bearer token on protected routes, then the handler; it writes
-// the success body with the route's status or the error in the route's shape.
+// /_sandbox, the bearer token on protected routes, the network fault the
+// request gets (netfault.go), then the handler; it writes the success body
+// with the route's status or the error in the route's shape.
 func (s *Server) wrap(rt *Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now() // wall time: request latency metric only
@@ -74,8 +80,10 @@ func (s *Server) wrap(rt *Route) http.Handler {
 		r.Body = http.MaxBytesReader(rec, r.Body, max(rt.BodyLimit, maxBody)+1)
 		jr := s.startJournal(rt, r, rec, start)
 
+		var fault *netfault.Applied
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler {
 				if rec.status == 0 {
 					s.writeError(rec, r, rt, &pix.Error{Kind: pix.KindInternal, Code: pix.CodeInternal, Err: fmt.Errorf("panic: %v", p)})
 				} else {
@@ -86,7 +94,10 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.metrics.Observe(rt.Path, r.Method, rec.status, d)
 			s.log.Info("request", "request_id", reqID, "method", r.Method, "route", rt.Path,
 				"status", rec.status, "duration_ms", float64(d.Microseconds())/1000, "account", int64(accountOf(r)))
-			s.finishJournal(jr, rt, r, rec, d)
+			s.finishJournal(jr, rt, r, rec, d, fault)
+			if p == http.ErrAbortHandler {
+				panic(p) // net/http closes the connection without an answer
+			}
 		}()
 
 		rel := &releases{}
@@ -104,33 +115,55 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		if rt.Exclusive {
-			s.resetMu.Lock()
-			defer s.resetMu.Unlock()
-		} else {
-			s.resetMu.RLock()
-			defer s.resetMu.RUnlock()
+		if r, fault = s.serve(rec, r, rt); fault != nil && !s.applyFault(rec, r, fault) {
+			panic(http.ErrAbortHandler)
 		}
-		if !rt.Public {
-			id, err := s.authenticate(r)
-			if err != nil {
-				s.writeError(rec, r, rt, err)
-				return
-			}
-			r = r.WithContext(context.WithValue(r.Context(), ctxAccount, id))
-		}
-		if rt.Handle == nil {
-			s.writeError(rec, r, rt, pix.Errorf(pix.KindNotImplemented, pix.CodeNotImplemented,
-				"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.Method, rt.Path))
-			return
-		}
-		body, err := rt.Handle(r)
+	})
+}
+
+// serve runs a route under the server's request lock: the bearer token, the
+// network fault, the handler. It returns the request as authenticated and
+// the fault still to apply once the lock is released: an in-place fault
+// (the handler did not run), or one that acts on the answer, which the
+// handler then wrote to a netfault.Held under rec.
+func (s *Server) serve(rec *statusRecorder, r *http.Request, rt *Route) (*http.Request, *netfault.Applied) {
+	if rt.Exclusive {
+		s.resetMu.Lock()
+		defer s.resetMu.Unlock()
+	} else {
+		s.resetMu.RLock()
+		defer s.resetMu.RUnlock()
+	}
+	if !rt.Public {
+		id, err := s.authenticate(r)
 		if err != nil {
 			s.writeError(rec, r, rt, err)
-			return
+			return r, nil
 		}
-		writeJSON(rec, rt.Success, body)
-	})
+		r = r.WithContext(context.WithValue(r.Context(), ctxAccount, id))
+	}
+	if rt.Handle == nil {
+		s.writeError(rec, r, rt, pix.Errorf(pix.KindNotImplemented, pix.CodeNotImplemented,
+			"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.Method, rt.Path))
+		return r, nil
+	}
+	fault, err := s.faultOf(rt, r)
+	switch {
+	case err != nil:
+		s.writeError(rec, r, rt, err)
+		return r, nil
+	case fault != nil && fault.Fault.InPlace():
+		return r, fault
+	case fault != nil:
+		rec.ResponseWriter = netfault.Hold(rec.ResponseWriter)
+	}
+	body, err := rt.Handle(r)
+	if err != nil {
+		s.writeError(rec, r, rt, err)
+		return r, fault
+	}
+	writeJSON(rec, rt.Success, body)
+	return r, fault
 }
 
 // guard checks the admin token on the control plane when one is configured.

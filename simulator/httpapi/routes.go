@@ -41,6 +41,9 @@ type Route struct {
 	shape shape
 	// overrides maps codes to statuses where the spec departs from the kind's default.
 	overrides map[pix.Code]int
+	// faultable routes get network faults: the contract's, not /healthz
+	// (initFaults).
+	faultable bool
 }
 
 // routeTable is the PIX API surface on one screen. Every route of the spec is

@@ -19,7 +19,9 @@
 // med.go, listing.go (the transaction listings), webhook.go; routes.go is the
 // route table on one screen; middleware.go, errors.go, encode.go, query.go,
 // journal.go and static.go serve every route; nearmiss.go names the routes
-// an unmatched request came close to; faults_on.go (faults build)
+// an unmatched request came close to; netfault.go applies the network faults
+// of simulator/netfault (X-Sandbox-Fault, the rules of /_sandbox/faults) to
+// the contract's routes; faults_on.go (faults build)
 // and faults_off.go inject the self-check's faults. Subpackages: strictjson
 // (strict decoding) and apitest (the HTTP helpers of the tests of httpapi
 // and sandboxapi).
@@ -38,6 +40,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/metrics"
+	"github.com/pixsandbox/pixsandbox/simulator/netfault"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 )
@@ -183,6 +186,9 @@ type Config struct {
 	// Version, when set, is the server's build, told in GET /healthz
 	// ("version") so a report can record what it ran against.
 	Version string
+	// Faults are the network fault rules of the server's workspaces
+	// (netfault.go); nil: a set of its own (Server.Faults).
+	Faults *netfault.Rules
 }
 
 // ControlPlane is a route table served beside the contract's on the same
@@ -221,6 +227,8 @@ type Server struct {
 	routes       []*Route
 	// nearMiss is what an unmatched request is compared with (nearmiss.go).
 	nearMiss *nearMissIndex
+	// faults are the network fault rules (netfault.go).
+	faults *netfault.Rules
 	// resetMu keeps requests apart from an exclusive route (POST
 	// /_sandbox/reset): routes hold it for reading, exclusive ones for
 	// writing, so no request sees the store half dropped (HoldShared).
@@ -250,6 +258,7 @@ func NewServer(cfg Config) *Server {
 		s.routes = append(s.routes, more...)
 	}
 	s.injectFaults()
+	s.initFaults(cfg.Faults)
 	for _, rt := range s.routes {
 		s.router.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method).Name(rt.Name)
 	}

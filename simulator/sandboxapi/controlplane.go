@@ -1,8 +1,8 @@
 // Package sandboxapi serves the /_sandbox control plane: what the real world
 // would do to the simulated PIX service (the simulation clock, accounts and
 // their credentials, payers outside the sandbox, the DICT directory, MEDs
-// forced step by step, webhook targets and deliveries, listeners, the request
-// journal, the receiver check) and the web console. It has no counterpart in
+// forced step by step, webhook targets and deliveries, listeners, network
+// fault rules, the request journal, the receiver check) and the web console. It has no counterpart in
 // the contract.
 //
 // It is a second route table mounted on httpapi's server (Config.ControlPlane):
@@ -16,7 +16,8 @@
 // account.go, settings.go, reset.go, job.go, scenario.go, invariants.go,
 // transaction.go, dict.go, bank.go, payment.go, qrcode.go, event.go, med.go,
 // webhook.go, listener.go, rotation.go (the secret rotation of both),
-// receivercheck.go, journal.go (the request journal's viewer),
+// receivercheck.go, fault.go (the network fault rules of simulator/netfault),
+// journal.go (the request journal's viewer),
 // console.go and docs.go serve them; params.go reads path, query and body
 // parameters.
 package sandboxapi

@@ -36,6 +36,7 @@ type journalEntryDTO struct {
 	ResponseBodyTruncated bool              `json:"responseBodyTruncated,omitempty"`
 	Refs                  []string          `json:"refs"`
 	NearMiss              []nearMissDTO     `json:"nearMiss,omitempty"`
+	Fault                 *journalFaultDTO  `json:"fault,omitempty"`
 }
 
 // nearMissDTO is a route an unmatched request came close to.
@@ -55,8 +56,9 @@ type journalListDTO struct {
 // handleRequestList serves GET /_sandbox/requests: the journal's
 // entries, newest first, filtered by account, path prefix, status (404 or
 // 4xx), since (simulation time), after (an entry id, for following), ref
-// (a transaction identifier the request or its answer named) and matched
-// (false: the requests no route matched, each with its near misses).
+// (a transaction identifier the request or its answer named), matched
+// (false: the requests no route matched, each with its near misses) and
+// fault (true: the requests a network fault was applied to).
 func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 	out := journalListDTO{Data: []journalEntryDTO{}}
 	j := cp.srv.Journal()
@@ -69,7 +71,8 @@ func (cp *ControlPlane) handleRequestList(r *http.Request) (any, error) {
 		d := journalEntryDTO{ID: e.ID, RequestID: e.RequestID, Time: wire.Time(e.At), Method: e.Method,
 			Path: e.Path, Query: e.Query, Route: e.Route, Workspace: workspaceName(e.Workspace), Status: e.Status, DurationMs: float64(e.Duration.Microseconds()) / 1000,
 			RequestHeaders: e.RequestHeaders, RequestBody: e.RequestBody, RequestBodyTruncated: e.RequestTruncated,
-			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs}
+			ResponseContentType: e.ResponseContentType, ResponseBody: e.ResponseBody, ResponseBodyTruncated: e.RespTruncated, Refs: e.Refs,
+			Fault: newJournalFaultDTO(e)}
 		if e.Account != 0 {
 			id := e.Account
 			d.AccountID = &id

@@ -71,6 +71,11 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 		{Name: "sandbox.listeners.rotate", Method: http.MethodPost, Path: "/_sandbox/listeners/{id}/rotate-secret", Success: http.StatusOK, Handle: cp.handleListenerRotate},
 		// The webhook receiver check of a partner (receivercheck.go; docs/receiver-check.md).
 		{Name: "sandbox.checkreceiver.run", Method: http.MethodPost, Path: "/_sandbox/check-receiver", Success: http.StatusOK, Handle: cp.handleCheckReceiver},
+		// Network fault rules of the PIX API's routes (fault.go; docs/faults.md).
+		{Name: "sandbox.faults.create", Method: http.MethodPost, Path: "/_sandbox/faults", Success: http.StatusCreated, Handle: cp.handleFaultCreate},
+		{Name: "sandbox.faults.list", Method: http.MethodGet, Path: "/_sandbox/faults", Success: http.StatusOK, Handle: cp.handleFaultList},
+		{Name: "sandbox.faults.clear", Method: http.MethodDelete, Path: "/_sandbox/faults", Success: http.StatusOK, Handle: cp.handleFaultClear},
+		{Name: "sandbox.faults.delete", Method: http.MethodDelete, Path: "/_sandbox/faults/{id}", Success: http.StatusOK, Handle: cp.handleFaultDelete},
 		// The request journal (journal.go): left out of the journal themselves, so
 		// polling it does not fill it.
 		{Name: "sandbox.requests.list", Method: http.MethodGet, Path: "/_sandbox/requests", Success: http.StatusOK, Handle: cp.handleRequestList, NoJournal: true},

@@ -156,6 +156,7 @@ type Sandbox struct {
 type server struct {
 	cfg    config
 	http   *httptest.Server
+	api    *httpapi.Server
 	base   http.RoundTripper // the HTTP server's client transport, closed with it
 	store  *badgerstore.Store
 	sim    *simulator.Simulator
@@ -232,10 +233,11 @@ func Start(opts ...Option) (sb *Sandbox, err error) {
 		return nil, err
 	}
 	spaces := wiring.Workspaces{M: s.spaces}
-	s.http = httptest.NewServer(httpapi.NewServer(httpapi.Config{
+	s.api = httpapi.NewServer(httpapi.Config{
 		Services: s.sim, Clock: s.sim.Clock(), Logger: c.logger, Registry: prometheus.NewRegistry(),
 		JournalSize: journalSize, Workspaces: spaces, ControlPlane: sandboxapi.WithWorkspaces(s.sim, spaces),
-	}))
+	})
+	s.http = httptest.NewServer(s.api)
 	s.base = s.http.Client().Transport
 	s.sim.Start(ctx)
 	s.spaces.Start(ctx)
@@ -253,6 +255,7 @@ func (s *server) close() {
 	}
 	s.closed = true
 	if s.http != nil {
+		s.api.Close() // requests a network fault holds end at once
 		s.http.Close()
 	}
 	if s.spaces != nil {

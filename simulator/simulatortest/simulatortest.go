@@ -44,6 +44,7 @@ type Options struct {
 type Env struct {
 	Sim      *simulator.Simulator
 	Store    *badgerstore.Store
+	API      *httpapi.Server
 	Server   *httptest.Server
 	Fixtures *fixtures.Set
 	URL      string
@@ -103,13 +104,16 @@ func Open(tb testing.TB, o Options) *Env {
 	if !o.NoSandbox {
 		cfg.ControlPlane = sandboxapi.New(sim)
 	}
-	srv := httptest.NewServer(httpapi.NewServer(cfg))
+	api := httpapi.NewServer(cfg)
+	srv := httptest.NewServer(api)
 	sim.Start(ctx)
-	return &Env{Sim: sim, Store: st, Server: srv, Fixtures: set, URL: srv.URL}
+	return &Env{Sim: sim, Store: st, API: api, Server: srv, Fixtures: set, URL: srv.URL}
 }
 
-// Close stops the server, the job runner and the store.
+// Close stops the server (ending the holds of network faults first), the
+// job runner and the store.
 func (e *Env) Close() {
+	e.API.Close()
 	e.Server.Close()
 	e.Sim.Stop()
 	_ = e.Store.Close()

@@ -89,6 +89,10 @@ type Config struct {
 	// (0 takes DefaultUnloadAfter).
 	UnloadAfter time.Duration
 	Logger      *slog.Logger
+	// OnDelete, when set, is told the id of each workspace deleted (by a
+	// request or on expiry), once it is gone: what the transport keeps of
+	// it in memory (its network fault rules) goes too.
+	OnDelete func(id string)
 }
 
 // record is what the registry keeps of a workspace.
@@ -709,6 +713,9 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	m.dropLater(id)
+	if m.cfg.OnDelete != nil {
+		m.cfg.OnDelete(id)
+	}
 	return nil
 }
 
