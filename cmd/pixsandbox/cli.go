@@ -20,7 +20,7 @@ import (
 )
 
 // The commands that drive a running simulator over HTTP (token, pay, clock,
-// trigger, webhooks, reset, requests, listen, workspace; docs/cli.md). This
+// trigger, webhooks, reset, requests, listen, workspace, fault; docs/cli.md). This
 // file holds what they share: the common flags (--workspace among them), the
 // HTTP client and the error messages. Exit codes: 0 done, 1 the server said
 // no or could not be reached, 2 bad usage.
@@ -73,6 +73,8 @@ func runCLI(ctx context.Context, env cliEnv, cmd string, args []string) int {
 		return cliListen(ctx, env, args)
 	case "workspace":
 		return cliWorkspace(ctx, env, args)
+	case "fault":
+		return cliFault(ctx, env, args)
 	}
 	fmt.Fprintf(env.stderr, "pixsandbox: unknown command %q\n", cmd)
 	return cliExitUsage
@@ -226,6 +228,20 @@ func (cc *cliCmd) printf(format string, args ...any) {
 func (cc *cliCmd) printRaw(body []byte) {
 	cc.env.stdout.Write(bytes.TrimRight(body, "\n"))
 	io.WriteString(cc.env.stdout, "\n")
+}
+
+// answered ends a command with the server's answer: err printed (exit 1),
+// or the raw JSON with --json, or the summary print writes (exit 0).
+func (cc *cliCmd) answered(r *sandboxclient.Response, err error, print func()) int {
+	if err != nil {
+		return cc.fail(err)
+	}
+	if cc.json {
+		cc.printRaw(r.Body)
+		return cliExitOK
+	}
+	print()
+	return cliExitOK
 }
 
 // self is how to call this program against the same server and workspace, for

@@ -20,8 +20,9 @@ const requestsUsage = `Usage:
 Prints the requests the simulator answered, from its request journal (GET
 /_sandbox/requests; the server keeps the last --journal-size, default 1000),
 oldest first, one line each: simulation time, method, path, status, duration,
-account and request id (the errorId of error bodies). Secrets are masked by the
-server. --since keeps those at or after an RFC 3339 TIME, or within the last
+account, request id (the errorId of error bodies) and the network fault
+applied to it, if any (pixsandbox fault). Secrets are masked by the server.
+--since keeps those at or after an RFC 3339 TIME, or within the last
 DURATION of simulation time (30m, 2h, 1d). --ref keeps those that named a
 transaction identifier (transactionId, endToEndId, externalId, txid, ...).
 --unmatched keeps the requests no route matched (404, 405, or the 401 an
@@ -194,8 +195,16 @@ func (cc *cliCmd) printJournalEntry(e sandboxclient.JournalEntry, raw json.RawMe
 	if e.AccountID != "" {
 		who = "account " + e.AccountID.String()
 	}
-	cc.printf("%s  %-6s %s  %d  %s  %s  %s\n", cliTime(e.Time), e.Method, target, e.Status,
-		humanDuration(time.Duration(e.DurationMs*float64(time.Millisecond))), who, e.RequestID)
+	fault := ""
+	if f := e.Fault; f != nil {
+		fault = "  fault " + f.Applied + " (" + f.Source
+		if f.RuleID != 0 {
+			fault += " " + strconv.FormatInt(f.RuleID, 10)
+		}
+		fault += ")"
+	}
+	cc.printf("%s  %-6s %s  %d  %s  %s  %s%s\n", cliTime(e.Time), e.Method, target, e.Status,
+		humanDuration(time.Duration(e.DurationMs*float64(time.Millisecond))), who, e.RequestID, fault)
 }
 
 // plural is "1 request", "2 requests".

@@ -35,6 +35,7 @@ var commands = []command{
 	{name: "requests", summary: "print the requests the simulator answered", subs: []string{"clear"}},
 	{name: "reset", summary: "drop all state and reseed the fixture accounts"},
 	{name: "workspace", summary: "manage the workspaces of a running simulator", subs: []string{"create", "list", "show", "delete", "snapshot"}},
+	{name: "fault", summary: "make the PIX API's requests fail as a network would", subs: []string{"add", "list", "clear"}},
 	{name: "version", summary: "print the version, commit and build date"},
 	{name: "completion", summary: "print a shell completion script", subs: []string{"bash", "zsh", "fish", "powershell"}},
 }

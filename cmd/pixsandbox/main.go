@@ -5,7 +5,7 @@
 //	pixsandbox conform [flags]      run the conformance suite against a target
 //	pixsandbox check-receiver ...   check a partner's webhook receiver
 //	pixsandbox proxy --upstream URL validate traffic: forward it and judge each exchange
-//	pixsandbox token|pay|clock|trigger|webhooks|reset|requests|listen|workspace ...
+//	pixsandbox token|pay|clock|trigger|webhooks|reset|requests|listen|workspace|fault ...
 //	                                drive a running simulator (see pixsandbox help)
 package main
 
@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return proxyCmd(args[1:], stdout, stderr)
 	case "validate":
 		return validateCmd(args[1:], stdout, stderr)
-	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace":
+	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace", "fault":
 		return cli(args[0], args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\nRun 'pixsandbox help' for the list of commands.\n", args[0])
@@ -90,6 +90,7 @@ Usage:
   pixsandbox listen --forward-to U   forward an account's webhook events to a local URL while it runs
   pixsandbox workspace create|list|show|delete|snapshot
                                      manage the workspaces (isolated worlds) of a running simulator
+  pixsandbox fault add|list|clear    make the PIX API's requests fail as a network would (delay, timeout, reset, 5xx)
   pixsandbox healthcheck [--url U]    exit 0 when the server's /healthz answers ok within 3 s, 1 otherwise
   pixsandbox version                 print the version, commit and build date (also --version)
   pixsandbox completion bash|zsh|fish  print a shell completion script

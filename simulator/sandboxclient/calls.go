@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -209,6 +210,12 @@ type JournalEntry struct {
 	AccountID  json.Number `json:"accountId"`
 	Status     int         `json:"status"`
 	DurationMs float64     `json:"durationMs"`
+	// Fault is the network fault applied to the request, nil for none.
+	Fault *struct {
+		Applied string `json:"applied"`
+		Source  string `json:"source"`
+		RuleID  int64  `json:"ruleId"`
+	} `json:"fault"`
 }
 
 // Requests reads the request journal (query: account, path, status, since,
@@ -296,4 +303,62 @@ func (c *Client) Listeners(ctx context.Context) ([]Listener, error) {
 // Reset drops every record and seeds the fixtures again (POST /_sandbox/reset).
 func (c *Client) Reset(ctx context.Context) (*Response, error) {
 	return c.Call(ctx, http.MethodPost, "/_sandbox/reset", nil, nil, http.StatusOK)
+}
+
+// FaultRequest is the body of POST /_sandbox/faults (docs/faults.md): the
+// zero value of an optional field leaves it out.
+type FaultRequest struct {
+	Method      string  `json:"method"`
+	Route       string  `json:"route"`
+	AccountID   int64   `json:"accountId,omitempty"`
+	Fault       string  `json:"fault"`
+	Times       int     `json:"times,omitempty"`
+	Probability float64 `json:"probability,omitempty"`
+	Seed        *uint64 `json:"seed,omitempty"`
+}
+
+// FaultRule is a network fault rule of the workspace.
+type FaultRule struct {
+	ID          int64   `json:"id"`
+	Method      string  `json:"method"`
+	Route       string  `json:"route"`
+	AccountID   *int64  `json:"accountId"`
+	Fault       string  `json:"fault"`
+	Times       *int    `json:"times"`
+	Probability float64 `json:"probability"`
+	Seed        uint64  `json:"seed"`
+	Matched     int     `json:"matched"`
+	Applied     int     `json:"applied"`
+	Remaining   *int    `json:"remaining"`
+}
+
+// AddFault adds a network fault rule (POST /_sandbox/faults).
+func (c *Client) AddFault(ctx context.Context, req FaultRequest) (FaultRule, *Response, error) {
+	var out FaultRule
+	r, err := c.CallJSON(ctx, http.MethodPost, "/_sandbox/faults", req, nil, &out, http.StatusCreated)
+	return out, r, err
+}
+
+// Faults lists the workspace's network fault rules (GET /_sandbox/faults).
+func (c *Client) Faults(ctx context.Context) ([]FaultRule, *Response, error) {
+	var out struct {
+		Data []FaultRule `json:"data"`
+	}
+	r, err := c.CallJSON(ctx, http.MethodGet, "/_sandbox/faults", nil, nil, &out, http.StatusOK)
+	return out.Data, r, err
+}
+
+// ClearFaults removes every network fault rule of the workspace and says how
+// many there were (DELETE /_sandbox/faults).
+func (c *Client) ClearFaults(ctx context.Context) (int, *Response, error) {
+	var out struct {
+		Deleted int `json:"deleted"`
+	}
+	r, err := c.CallJSON(ctx, http.MethodDelete, "/_sandbox/faults", nil, nil, &out, http.StatusOK)
+	return out.Deleted, r, err
+}
+
+// DeleteFault removes one network fault rule (DELETE /_sandbox/faults/{id}).
+func (c *Client) DeleteFault(ctx context.Context, id int64) (*Response, error) {
+	return c.Call(ctx, http.MethodDelete, "/_sandbox/faults/"+strconv.FormatInt(id, 10), nil, nil, http.StatusOK)
 }
