@@ -13,6 +13,7 @@ import { webhooksPanel } from './webhooks.js';
 import { medsPanel } from './meds.js';
 import { scenariosPanel } from './scenarios.js';
 import { requestsPanel } from './requests.js';
+import { faultsPanel } from './faults.js';
 import { workspacePicker } from './workspaces.js';
 
 // accountsPerPage is how many accounts the list shows at once (a
@@ -323,6 +324,7 @@ const panels = {
   meds: medsPanel(ctx),
   scenarios: scenariosPanel(ctx),
   requests: requestsPanel(ctx),
+  faults: faultsPanel(ctx),
 };
 
 async function loadTab() {
