@@ -1,6 +1,8 @@
 // Package faults names deliberately broken behaviours, used only to prove
 // that the conformance suite catches a wrong implementation (the self-check in
-// cmd/pixsandbox/selfcheck_test.go). Built without the "faults" tag, On is a
+// cmd/pixsandbox/selfcheck_test.go). It is not simulator/netfault, the
+// network faults (delays, dropped connections, gateway pages) any build
+// serves on request through X-Sandbox-Fault and /_sandbox/faults. Built without the "faults" tag, On is a
 // constant false; with it, the faults named in PIXSANDBOX_FAULTS
 // (comma-separated) are on.
 //

@@ -71,7 +71,7 @@ type JournalEntry struct {
 	// closest to and what differs (nearmiss.go); recorded whatever the
 	// answer (a 401 before the 404 included).
 	NearMiss []NearMiss
-	// Fault is the network fault applied to the request (netfault's form,
+	// Fault is the network fault applied to the request (Gap G-65; netfault's form,
 	// "reset-after"), "" for none; FaultRule the rule's id, 0 when the
 	// X-Sandbox-Fault header asked for it. With reset-after, Status and
 	// ResponseBody are the answer the route made and the client never got.

@@ -156,7 +156,7 @@ func (h *Held) trickle(rate int, r *http.Request, stop <-chan struct{}) bool {
 	return true
 }
 
-// detach readies a request to be held: its body is read to the end, so that
+// detach readies a request to be held (Gap G-66, docs/spec-gaps.md): its body is read to the end, so that
 // net/http watches the connection and ends the request's context when the
 // client goes away, and the server's read and write deadlines are lifted
 // for it (a hold may outlast them; the client's own timeout is the one that

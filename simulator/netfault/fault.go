@@ -29,7 +29,8 @@ import (
 // Header names the fault of one request (a Fault in Parse's form).
 const Header = "X-Sandbox-Fault"
 
-// Kind is what a fault does.
+// Kind is what a fault does. Gap G-63 (docs/spec-gaps.md): which kinds run
+// the route (and commit) and what the client sees.
 type Kind int
 
 // The kinds of fault. The first three answer in place of the route (the

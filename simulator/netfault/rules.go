@@ -16,7 +16,8 @@ const MaxRules = 100
 // Any, as a rule's Method or Route, matches every method or every route.
 const Any = "*"
 
-// Rule makes requests of a route fail with a Fault. It matches a request by
+// Rule makes requests of a route fail with a Fault (Gap G-64,
+// docs/spec-gaps.md: matching, order, draws, lifetime). It matches a request by
 // method and route template (each may be Any) and, when Account is not 0,
 // the authenticated account; it applies at most Times times (0: no limit),
 // each matching request with Probability, drawn from a generator seeded
