@@ -2,6 +2,7 @@ package sandboxapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -350,5 +351,51 @@ func TestFaults_PerWorkspace(t *testing.T) {
 	}
 	if list := apitest.Do(t, http.MethodGet, sb.ControlURL()+"/faults", nil, nil); len(list.Body["data"].([]any)) != 0 {
 		t.Errorf("the default lists the workspace's rule: %s", list.Raw)
+	}
+}
+
+// TestFaults_HoldKeepsNoLock: a request a timeout fault holds does not keep
+// POST /_sandbox/reset (which waits for the requests in flight) waiting, and
+// the held request ends when its client gives up.
+func TestFaults_HoldKeepsNoLock(t *testing.T) {
+	e := newFaultEnv(t)
+	e.addRule(t, `{"route":"GET /api/balance","fault":"timeout"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/api/balance", nil)
+		req.Header.Set("Authorization", "Bearer "+e.token)
+		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		held <- err
+	}()
+	// The rule counts the request when it starts to hold it.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rules := apitest.Do(t, http.MethodGet, e.URL+"/_sandbox/faults", nil, nil).Body["data"].([]any)
+		if rules[0].(map[string]any)["applied"] == json.Number("1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request was never held")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	reset := make(chan apitest.Result, 1)
+	go func() { reset <- apitest.DoRaw(t, http.MethodPost, e.URL+"/_sandbox/reset", nil, nil) }()
+	select {
+	case r := <-reset:
+		if r.Status != http.StatusOK {
+			t.Fatalf("reset: %d %s", r.Status, r.Raw)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reset waited for the held request")
+	}
+	cancel()
+	if err := <-held; err == nil {
+		t.Error("the held request was answered")
 	}
 }

@@ -40,6 +40,8 @@ type env struct {
 	store *badgerstore.Store
 	base  simulator.Config
 	wall  *wall
+	// onDelete is the managers' Config.OnDelete.
+	onDelete func(id string)
 }
 
 func newEnv(tb testing.TB, dir string) *env {
@@ -63,7 +65,7 @@ func (e *env) open(tb testing.TB) *workspace.Manager {
 	}
 	base := e.base
 	base.ClockStart = time.Time{}
-	m, err := workspace.Open(ctx, workspace.Config{Engine: engine{e.store}, Default: def, Base: base, Fixtures: e.base.Fixtures, Wall: e.wall.Now})
+	m, err := workspace.Open(ctx, workspace.Config{Engine: engine{e.store}, Default: def, Base: base, Fixtures: e.base.Fixtures, Wall: e.wall.Now, OnDelete: e.onDelete})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -72,9 +74,12 @@ func (e *env) open(tb testing.TB) *workspace.Manager {
 }
 
 // Idle workspaces expire after their TTL of wall time without a use; a use
-// restarts the count; a TTL of 0 keeps a workspace.
+// restarts the count; a TTL of 0 keeps a workspace. OnDelete is told of the
+// expired one (the transport then drops its network fault rules).
 func TestManager_ExpireIdle(t *testing.T) {
 	e := newEnv(t, "")
+	var deleted []string
+	e.onDelete = func(id string) { deleted = append(deleted, id) }
 	m := e.open(t)
 	ctx := context.Background()
 	mk := func(ttl time.Duration) string {
@@ -95,6 +100,9 @@ func TestManager_ExpireIdle(t *testing.T) {
 	}
 	if _, ok := m.Simulator(short); ok {
 		t.Error("the idle workspace is still there")
+	}
+	if len(deleted) != 1 || deleted[0] != short {
+		t.Errorf("OnDelete was told %v, want [%s]", deleted, short)
 	}
 	for _, id := range []string{used, forever} {
 		if _, ok := m.Simulator(id); !ok {
