@@ -16,6 +16,19 @@ import (
 // faultHeader asks the sandbox for a network fault on one request.
 const faultHeader = "X-Sandbox-Fault"
 
+// expectDropped checks that a request got no answer: the connection closed
+// (err). An answer without the sandbox's X-Request-Id comes from something
+// between the suite and the target (pixsandbox proxy answers 502 for an
+// upstream that dropped the connection): the spec is skipped, since a
+// dropped connection is seen only on a direct one.
+func expectDropped(r *apiclient.Response, err error) {
+	ginkgo.GinkgoHelper()
+	if err == nil && r.Header.Get("X-Request-Id") == "" {
+		ginkgo.Skip("an intermediary answered for the dropped connection (" + r.String() + "): run the network fault checks on a direct connection to the sandbox")
+	}
+	gomega.Expect(err).To(gomega.HaveOccurred(), "the connection closes without an answer, not %v", r)
+}
+
 var _ = ginkgo.Describe("Sandbox network faults", framework.Res("sandbox-faults"), framework.Sandbox, func() {
 	f := framework.New("sandbox-faults")
 
@@ -38,7 +51,8 @@ var _ = ginkgo.Describe("Sandbox network faults", framework.Res("sandbox-faults"
 		Check: sandbox/fault-reset-after
 		Sandbox: POST /_sandbox/faults, GET /_sandbox/faults (docs/faults.md, Gap G-63)
 		Description: With a rule giving the account's next cash-out reset-after, the cash-out MUST get
-		no answer (the connection closes) yet MUST be committed exactly once: the retry with the same
+		no answer (the connection closes; skipped when an intermediary answers for it) yet MUST be
+		committed exactly once: the retry with the same
 		externalId MUST answer 400 PIX_DUPLICATE_EXTERNAL_ID naming the existing transaction, and the
 		listing by externalId MUST hold one transaction. The rule MUST then list applied 1 and
 		remaining 0.
@@ -46,8 +60,7 @@ var _ = ginkgo.Describe("Sandbox network faults", framework.Res("sandbox-faults"
 	framework.SandboxIt("drops the answer of a committed cash-out, and the retry is a duplicate", func(ctx ginkgo.SpecContext) {
 		rule := addRule(ctx, map[string]any{"method": "POST", "route": cashOutPath, "fault": "reset-after", "times": 1})
 		body := cashOutRequest(f, "1.00")
-		_, err := f.Client.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(body), nil)
-		gomega.Expect(err).To(gomega.HaveOccurred(), "the connection closes without an answer")
+		expectDropped(f.Client.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(body), nil))
 
 		retry := postCashOut(ctx, f, body, "")
 		expectCashOutError(retry, "PIX_DUPLICATE_EXTERNAL_ID")
@@ -97,8 +110,7 @@ var _ = ginkgo.Describe("Sandbox network faults", framework.Res("sandbox-faults"
 		gomega.Expect(string(gw.Body)).To(gomega.ContainSubstring("502 Bad Gateway"))
 
 		body := cashOutRequest(f, "1.00")
-		_, err := f.Client.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(body), http.Header{faultHeader: {"reset-before"}})
-		gomega.Expect(err).To(gomega.HaveOccurred(), "the connection closes without an answer")
+		expectDropped(f.Client.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(body), http.Header{faultHeader: {"reset-before"}}))
 		acceptCashOut(ctx, f, body, "")
 
 		bad := f.Do(ctx, http.MethodPost, cashOutPath, f.Token(ctx), encodeJSON(cashOutRequest(f, "1.00")), http.Header{faultHeader: {"drop-everything"}})
