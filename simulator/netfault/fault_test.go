@@ -97,6 +97,9 @@ func mustAdd(t *testing.T, rs *netfault.Rules, ws string, r netfault.Rule) netfa
 
 func TestRules_MatchAndTimes(t *testing.T) {
 	rs := newRules()
+	if !rs.Empty() {
+		t.Fatal("a new set of rules is not empty")
+	}
 	reset := netfault.Fault{Kind: netfault.ResetAfter}
 	r1 := mustAdd(t, rs, "", netfault.Rule{Method: "post", Route: "/api/pix/cash-out", Account: 2, Fault: reset, Times: 2})
 	r2 := mustAdd(t, rs, "", netfault.Rule{Method: "*", Route: "*", Fault: netfault.Fault{Kind: netfault.Status, Code: 502}, Times: 1})
@@ -130,8 +133,11 @@ func TestRules_MatchAndTimes(t *testing.T) {
 	if r := mustAdd(t, rs, "", netfault.Rule{Method: "GET", Route: "/api/balance", Fault: reset}); r.ID != 3 {
 		t.Errorf("the id after a clear is %d, want 3 (ids are not reused)", r.ID)
 	}
+	if rs.Empty() {
+		t.Error("Empty with a rule")
+	}
 	rs.Forget("")
-	if rs.List("") != nil {
+	if rs.List("") != nil || !rs.Empty() {
 		t.Error("Forget left rules")
 	}
 }

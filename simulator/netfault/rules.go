@@ -102,6 +102,9 @@ func (rs *Rules) space(ws string, create bool) *space {
 	return v.(*space)
 }
 
+// Empty reports whether no workspace has a rule (an atomic load).
+func (rs *Rules) Empty() bool { return rs.n.Load() == 0 }
+
 // For returns the fault a request of a contract route gets: the fault of
 // header (the X-Sandbox-Fault value; the rules are not consulted), else the
 // first rule of workspace ws that matches method, route and account, is not
@@ -116,7 +119,7 @@ func (rs *Rules) For(header []string, ws, method, route string, account int64) (
 		}
 		return Applied{Fault: f}, true, nil
 	}
-	if rs.n.Load() == 0 {
+	if rs.Empty() {
 		return Applied{}, false, nil
 	}
 	sp := rs.space(ws, false)
