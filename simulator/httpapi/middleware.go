@@ -84,6 +84,9 @@ func (s *Server) wrap(rt *Route) http.Handler {
 		defer func() {
 			p := recover()
 			if p != nil && p != http.ErrAbortHandler {
+				if h, ok := rec.ResponseWriter.(*netfault.Held); ok {
+					rec.ResponseWriter, rec.status = h.Writer(), 0 // nothing held was sent: the 500 is
+				}
 				if rec.status == 0 {
 					s.writeError(rec, r, rt, &pix.Error{Kind: pix.KindInternal, Code: pix.CodeInternal, Err: fmt.Errorf("panic: %v", p)})
 				} else {

@@ -74,6 +74,9 @@ type Held struct {
 // Hold returns a Held that keeps what is written to it for w.
 func Hold(w http.ResponseWriter) *Held { return &Held{w: w} }
 
+// Writer is the real writer the answer is held for.
+func (h *Held) Writer() http.ResponseWriter { return h.w }
+
 // Header is the real writer's header map.
 func (h *Held) Header() http.Header { return h.w.Header() }
 

@@ -119,6 +119,9 @@ func TestRules_MatchAndTimes(t *testing.T) {
 	if len(got) != 2 || got[0].Applied != 2 || got[0].Remaining() != 0 || got[1].Applied != 1 || got[1].Matched != 1 {
 		t.Fatalf("List: %+v", got)
 	}
+	if _, ok, err := rs.For([]string{" "}, "", "GET", "/api/balance", 0); ok || err != nil {
+		t.Fatalf("an empty header: %v %v, want no fault", ok, err)
+	}
 	a, ok, err := rs.For([]string{"delay=1ms"}, "", "POST", "/api/pix/cash-out", 2)
 	if err != nil || !ok || a.Rule != 0 || a.Fault.Kind != netfault.Delay {
 		t.Fatalf("the header's fault: %+v %v %v", a, ok, err)

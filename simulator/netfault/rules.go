@@ -106,13 +106,14 @@ func (rs *Rules) space(ws string, create bool) *space {
 func (rs *Rules) Empty() bool { return rs.n.Load() == 0 }
 
 // For returns the fault a request of a contract route gets: the fault of
-// header (the X-Sandbox-Fault value; the rules are not consulted), else the
+// header (the X-Sandbox-Fault value; the rules are not consulted; an empty
+// value is no header, as an empty X-Sandbox-Scenario is none), else the
 // first rule of workspace ws that matches method, route and account, is not
 // spent, and whose draw fires. A header that is not a fault is a KindInvalid
 // error naming the header. With no header and no rule in any workspace it
 // costs an atomic load; with none in ws, a map lookup more.
 func (rs *Rules) For(header []string, ws, method, route string, account int64) (Applied, bool, error) {
-	if len(header) > 0 {
+	if len(header) > 0 && strings.TrimSpace(header[0]) != "" {
 		f, err := Parse(header[0])
 		if err != nil {
 			return Applied{}, false, pix.Invalid(pix.CodeInvalidRequest, pix.Violation{Field: Header, Message: err.Error()})
