@@ -118,18 +118,21 @@ func (s *Server) wrap(rt *Route) http.Handler {
 			s.writeError(rec, r, rt, err)
 			return
 		}
-		if r, fault = s.serve(rec, r, rt); fault != nil && !s.applyFault(rec, r, fault) {
+		if fault = s.serve(rec, &r, rt); fault != nil && !s.applyFault(rec, r, fault) {
 			panic(http.ErrAbortHandler)
 		}
 	})
 }
 
 // serve runs a route under the server's request lock: the bearer token, the
-// network fault, the handler. It returns the request as authenticated and
-// the fault still to apply once the lock is released: an in-place fault
-// (the handler did not run), or one that acts on the answer, which the
-// handler then wrote to a netfault.Held under rec.
-func (s *Server) serve(rec *statusRecorder, r *http.Request, rt *Route) (*http.Request, *netfault.Applied) {
+// network fault, the handler. It sets *rp to the request as authenticated
+// (before the handler runs, so that the wrapper logs the account of a
+// request whose handler panics) and returns the fault still to apply once
+// the lock is released: an in-place fault (the handler did not run), or one
+// that acts on the answer, which the handler then wrote to a netfault.Held
+// under rec.
+func (s *Server) serve(rec *statusRecorder, rp **http.Request, rt *Route) *netfault.Applied {
+	r := *rp
 	if rt.Exclusive {
 		s.resetMu.Lock()
 		defer s.resetMu.Unlock()
@@ -141,32 +144,33 @@ func (s *Server) serve(rec *statusRecorder, r *http.Request, rt *Route) (*http.R
 		id, err := s.authenticate(r)
 		if err != nil {
 			s.writeError(rec, r, rt, err)
-			return r, nil
+			return nil
 		}
 		r = r.WithContext(context.WithValue(r.Context(), ctxAccount, id))
+		*rp = r
 	}
 	if rt.Handle == nil {
 		s.writeError(rec, r, rt, pix.Errorf(pix.KindNotImplemented, pix.CodeNotImplemented,
 			"%s %s is part of the spec but not served by this version of pixsandbox yet", rt.Method, rt.Path))
-		return r, nil
+		return nil
 	}
 	fault, err := s.faultOf(rt, r)
 	switch {
 	case err != nil:
 		s.writeError(rec, r, rt, err)
-		return r, nil
+		return nil
 	case fault != nil && fault.Fault.InPlace():
-		return r, fault
+		return fault
 	case fault != nil:
 		rec.ResponseWriter = netfault.Hold(rec.ResponseWriter)
 	}
 	body, err := rt.Handle(r)
 	if err != nil {
 		s.writeError(rec, r, rt, err)
-		return r, fault
+		return fault
 	}
 	writeJSON(rec, rt.Success, body)
-	return r, fault
+	return fault
 }
 
 // guard checks the admin token on the control plane when one is configured.
