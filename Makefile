@@ -17,7 +17,7 @@ FUZZTIME ?= 30s
 LABELS   ?= spec && !sandbox && !sandbox-choice
 ARGS     ?=
 
-.PHONY: dist image collection
+.PHONY: dist image collection explorer-vendor
 .PHONY: all build run test test-e2e unit lint fmt vet deps-check openapi-lint conformance conformance-local fuzz bench fixtures golden checks soak clean help
 
 all: build
@@ -37,12 +37,12 @@ test: lint ## lint, then every test under -race (conformance in-process, JUnit i
 	PIXSANDBOX_CONFORMANCE_COVERAGE_REPORT=$(REPORTS)/conformance-coverage \
 		$(GO) test -race -count=1 ./...
 
-test-e2e: ## the web console's end-to-end test in headless Chromium (installs Debian's chromium when missing; failure screenshots in reports/e2e)
+test-e2e: ## the end-to-end tests of the web console and the API explorer in headless Chromium (installs Debian's chromium when missing; failure screenshots in reports/e2e)
 	@test -n "$$PIXSANDBOX_CHROMIUM" || command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update && $$SUDO apt-get install -y chromium; }
 	@mkdir -p $(REPORTS)
 	$(GO) vet -race -tags e2e ./cmd/pixsandbox/
-	PIXSANDBOX_E2E_ARTIFACTS=$(REPORTS)/e2e $(GO) test -race -tags e2e -run TestConsoleE2E -count=1 ./cmd/pixsandbox/
+	PIXSANDBOX_E2E_ARTIFACTS=$(REPORTS)/e2e $(GO) test -race -tags e2e -run 'TestConsoleE2E|TestExplorerE2E' -count=1 ./cmd/pixsandbox/
 
 unit: ## every test without -race (quicker)
 	$(GO) test -count=1 ./...
@@ -158,6 +158,34 @@ dist: ## static binaries (CGO off) for linux, darwin and windows on amd64 and ar
 # With no engine running it says so and succeeds: CI machines without one skip the image.
 collection: ## regenerate docs/pixsandbox.postman_collection.json (Postman v2.1; Bruno and Insomnia import it) from docs/openapi.yaml
 	UPDATE_GOLDEN=1 $(GO) test -count=1 -run TestPostmanCollection_UpToDate ./docs/
+
+# The API explorer's Swagger UI (simulator/sandboxapi/explorer/swagger-ui) is
+# vendored from the npm package its VENDOR file names. This target fetches that
+# version again with npm pack and fails unless the tarball's sha512 is the
+# integrity recorded there and the vendored files are the package's (SHA256SUMS);
+# SWAGGER_UI=<version> moves to another version instead, rewriting the files,
+# VENDOR and SHA256SUMS. make test needs none of it (no network): a test checks
+# the embedded files against SHA256SUMS.
+EXPLORER_VENDOR := simulator/sandboxapi/explorer/swagger-ui
+explorer-vendor: ## re-fetch the API explorer's Swagger UI (npm pack swagger-ui-dist) and check its integrity and files; SWAGGER_UI=<version> moves to that version
+	@set -euo pipefail; dir=$(EXPLORER_VENDOR); field() { awk -v k="$$1:" '$$1 == k { print $$2 }' $$dir/VENDOR; }; \
+	pkg=$$(field package); old=$$(field version); version=$${SWAGGER_UI:-$$old}; files=$$(sed -n 's/^files: //p' $$dir/VENDOR); \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd $$tmp && npm pack --silent "$$pkg@$$version" >/dev/null); tgz=$$(ls $$tmp/*.tgz); \
+	integrity=$$(node -e 'const c = require("crypto"), f = require("fs"); console.log("sha512-" + c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' $$tgz); \
+	tar -xzf $$tgz -C $$tmp; license=$$(node -p 'require(process.argv[1]).license' $$tmp/package/package.json); \
+	if [ "$$version" = "$$old" ]; then \
+		[ "$$integrity" = "$$(field integrity)" ] || { echo "$$pkg@$$version: the tarball's integrity is $$integrity, VENDOR records $$(field integrity)"; exit 1; }; \
+		[ "$$license" = "$$(field license)" ] || { echo "$$pkg@$$version: licence $$license, VENDOR records $$(field license)"; exit 1; }; \
+		for f in $$files; do cmp -s $$tmp/package/$$f $$dir/$$f || { echo "$$dir/$$f differs from $$pkg@$$version's"; exit 1; }; done; \
+		(cd $$dir && sha256sum --quiet -c SHA256SUMS); \
+		echo "$$pkg@$$version ($$license): integrity $$integrity and the vendored files ($$files) check"; \
+	else \
+		for f in $$files; do cp $$tmp/package/$$f $$dir/$$f; done; \
+		sed -i -e "s|^version: .*|version: $$version|" -e "s|^integrity: .*|integrity: $$integrity|" -e "s|^license: .*|license: $$license|" $$dir/VENDOR; \
+		(cd $$dir && sha256sum $$files > SHA256SUMS); \
+		echo "$$pkg moved from $$old to $$version ($$license, $$integrity): review the diff, then run the explorer's tests and make test-e2e"; \
+	fi
 
 image: ## build the container image $(IMAGE) with docker or podman (skipped, with a message, when no engine runs)
 	@engine=; for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; done; \

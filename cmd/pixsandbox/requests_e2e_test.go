@@ -78,15 +78,17 @@ func TestConsoleE2E_Requests(t *testing.T) {
 	b.checkNoErrors()
 }
 
-// TestConsoleE2E_DocsOffline: /_sandbox/docs renders in Chromium with every host
-// name unresolvable (no network beyond the sandbox's 127.0.0.1) and loads no
-// resource of its own: no script, style sheet, font or image.
+// TestConsoleE2E_DocsOffline: /_sandbox/docs/reference, the API reference
+// without JavaScript, renders in Chromium with every host name unresolvable
+// (no network beyond the sandbox's 127.0.0.1) and loads no resource of its
+// own: no script, style sheet, font or image. (The explorer at
+// /_sandbox/docs: TestExplorerE2E.)
 func TestConsoleE2E_DocsOffline(t *testing.T) {
 	chrome := findChromium(t)
 	m := runE2EMain(t, "")
 	b := openE2EBrowser(t, chrome, 2*time.Minute, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"))
 	b.step("open the API reference", 30*time.Second,
-		chromedp.Navigate(m.URL()+"/_sandbox/docs"),
+		chromedp.Navigate(m.URL()+"/_sandbox/docs/reference"),
 		chromedp.WaitVisible(chromedp.CSS(`#op-authToken`)),
 		chromedp.WaitVisible(chromedp.CSS(`#schema-TokenRequest`)),
 	)

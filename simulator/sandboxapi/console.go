@@ -19,14 +19,16 @@ import (
 //go:embed console
 var consoleFiles embed.FS
 
-// consoleTypes maps the console's file extensions to their Content-Type; a file
-// with another extension is not served (console_test.go checks every embedded
-// file has one).
-var consoleTypes = map[string]string{
+// staticTypes maps the extensions of the console's and the explorer's files
+// to their Content-Type; a file with another extension is not served
+// (console_test.go checks every console file has one). The files without one
+// are the explorer's Swagger UI LICENSE, NOTICE, VENDOR and SHA256SUMS.
+var staticTypes = map[string]string{
 	".html": "text/html; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
 	".js":   "text/javascript; charset=utf-8",
 	".svg":  "image/svg+xml",
+	"":      "text/plain; charset=utf-8",
 }
 
 // consoleCSP keeps the console to its own files: scripts and styles from this
@@ -37,16 +39,23 @@ const consoleCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img
 
 // consoleIndex reads the embedded console once.
 var consoleIndex = sync.OnceValue(func() map[string]httpapi.StaticFile {
+	return embeddedFiles(consoleFiles, "console", staticTypes)
+})
+
+// embeddedFiles reads the files under root in fsys whose extension types
+// gives a Content-Type, by their base name (the routes serve one flat
+// directory).
+func embeddedFiles(fsys fs.FS, root string, types map[string]string) map[string]httpapi.StaticFile {
 	files := map[string]httpapi.StaticFile{}
-	_ = fs.WalkDir(consoleFiles, "console", func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		ctype, ok := consoleTypes[path.Ext(p)]
+		ctype, ok := types[path.Ext(p)]
 		if !ok {
 			return nil
 		}
-		data, err := consoleFiles.ReadFile(p)
+		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
@@ -54,7 +63,7 @@ var consoleIndex = sync.OnceValue(func() map[string]httpapi.StaticFile {
 		return nil
 	})
 	return files
-})
+}
 
 // handleConsolePage serves GET /_sandbox/console: the console's page.
 func (cp *ControlPlane) handleConsolePage() http.Handler {

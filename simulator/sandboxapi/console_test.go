@@ -130,7 +130,7 @@ func TestConsole_Assets(t *testing.T) {
 	for _, name := range consoleFilesOnDisk(t) {
 		want, ok := consoleContentTypes[path.Ext(name)]
 		if !ok {
-			t.Errorf("console/%s: extension %q is not served; add it to consoleTypes in console.go and to this test", name, path.Ext(name))
+			t.Errorf("console/%s: extension %q is not served; add it to staticTypes in console.go and to this test", name, path.Ext(name))
 			continue
 		}
 		resp, raw := get(t, env.URL+"/_sandbox/console/"+name, nil)
@@ -240,7 +240,13 @@ func TestConsole_CallsDocumentedRoutes(t *testing.T) {
 	anyCall := regexp.MustCompile(`\bcall\(`)
 	interp := regexp.MustCompile(`\$\{[^}]*\}`)
 	seen := map[string]bool{}
-	for name, src := range consoleScripts(t) {
+	scripts := consoleScripts(t)
+	explorer, err := os.ReadFile(filepath.Join("explorer", "explorer.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts["../explorer/explorer.js"] = string(explorer) // the API explorer calls through api.js too
+	for name, src := range scripts {
 		for i, line := range strings.Split(src, "\n") {
 			calls := callRE.FindAllStringSubmatch(line, -1)
 			trimmed := strings.TrimSpace(line)

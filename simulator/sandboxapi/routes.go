@@ -91,13 +91,16 @@ func (cp *ControlPlane) routes() []*httpapi.Route {
 }
 
 // pages are the control plane's static files, outside the route table (not
-// JSON): the web console (console.go) and the API document with its reference
-// page (docs.go).
+// JSON): the web console (console.go), and the API document with its explorer
+// and reference page (docs.go; the reference before the explorer's assets,
+// whose {asset} would match it too).
 func (cp *ControlPlane) pages() []httpapi.Page {
 	return []httpapi.Page{
 		{Name: "sandbox.console", Path: "/_sandbox/console", Handler: cp.handleConsolePage()},
 		{Name: "sandbox.console.asset", Path: "/_sandbox/console/{asset}", Handler: cp.handleConsoleAsset()},
 		{Name: "sandbox.openapi", Path: "/_sandbox/openapi.yaml", Handler: cp.handleOpenAPIDocument()},
-		{Name: "sandbox.docs", Path: "/_sandbox/docs", Handler: cp.handleAPIReference()},
+		{Name: "sandbox.docs", Path: "/_sandbox/docs", Handler: cp.handleAPIExplorer()},
+		{Name: "sandbox.docs.reference", Path: "/_sandbox/docs/reference", Handler: cp.handleAPIReference()},
+		{Name: "sandbox.docs.asset", Path: "/_sandbox/docs/{asset}", Handler: cp.handleAPIExplorerAsset()},
 	}
 }

@@ -74,7 +74,7 @@ export function setWorkspaceToken(id, value) {
 // acts on, and the admin token that opens it (the workspace's own when one was
 // entered, else the server's). The workspace routes name their workspace in
 // the path, and the list and creation take the server's token only.
-function controlHeaders(path) {
+export function controlHeaders(path) {
   const out = {};
   const m = /^\/_sandbox\/workspaces(?:\/([^/?#]+))?/.exec(path);
   let ws = workspace;
@@ -158,12 +158,9 @@ export function parseJSON(text) {
   while (i < text.length) {
     const c = text[i];
     if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') {
-        j += text[j] === '\\' ? 2 : 1;
-      }
-      out += text.slice(i, j + 1);
-      i = j + 1;
+      const j = stringEnd(text, i);
+      out += text.slice(i, j);
+      i = j;
     } else if (c === '-' || (c >= '0' && c <= '9')) {
       let j = i + 1;
       while (j < text.length && '0123456789.eE+-'.includes(text[j])) {
@@ -178,6 +175,15 @@ export function parseJSON(text) {
     }
   }
   return JSON.parse(out);
+}
+
+// stringEnd is the index just past the JSON string that starts at text[i].
+export function stringEnd(text, i) {
+  let j = i + 1;
+  while (j < text.length && text[j] !== '"') {
+    j += text[j] === '\\' ? 2 : 1;
+  }
+  return j + 1;
 }
 
 // ApiError is a failed call: the HTTP status (0 when the server could not be
