@@ -154,6 +154,36 @@ func TestConsoleE2E(t *testing.T) {
 		}
 	}
 
+	// The view is in the URL: Back and Forward move between the views, and
+	// a link opens the same one in a fresh page.
+	link := "#workspace=default&account=1&tx=" + txID
+	if got := b.eval(`location.hash`); got != link {
+		t.Errorf("URL fragment with the transaction open %q, want %q", got, link)
+	}
+	if got := attr(tid("docs-link"), "href"); got != "/_sandbox/docs?workspace=default&account=1" {
+		t.Errorf("the API explorer link is %q, want it on account 1", got)
+	}
+	step("go back twice, to the webhooks tab", 20*time.Second,
+		chromedp.Evaluate[chromedp.Void](`history.back()`),
+		chromedp.WaitNotVisible(chromedp.CSS(tid("tx-detail"))),
+		chromedp.Evaluate[chromedp.Void](`history.back()`),
+		chromedp.WaitVisible(chromedp.CSS(tid("panel-webhooks"))),
+	)
+	step("go forward twice, to the transaction", 20*time.Second,
+		chromedp.Evaluate[chromedp.Void](`history.go(2)`),
+		chromedp.WaitVisible(chromedp.CSS(tid("tx-detail-history"))),
+	)
+	step("open the link in a fresh page", 30*time.Second,
+		chromedp.Navigate("about:blank"),
+		chromedp.Navigate(m.URL()+"/_sandbox/console"+link),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("account-row-1")+`.selected`)),
+		chromedp.WaitVisible(chromedp.CSS(tid("tx-detail-history"))),
+	)
+	if got := text(tid("tx-detail-history")); got != history {
+		t.Errorf("the linked transaction's history %q, want %q", got, history)
+	}
+
 	// The receiver got the RECEIVE webhook of this charge (data.id is the
 	// charge's transactionId).
 	data := func(h e2eWebhook) map[string]any { d, _ := h.body["data"].(map[string]any); return d }
@@ -320,7 +350,7 @@ func TestConsoleE2E_Workspaces(t *testing.T) {
 		b.waitText(tid("clock-now"), defaultClock.shown()),
 	)
 	b.shot("default-again")
-	if got := b.eval(`location.hash + ' ' + localStorage.getItem('pixsandbox.console.workspace')`); got != "#workspace=default default" {
+	if got := b.eval(`new URLSearchParams(location.hash.slice(1)).get('workspace') + ' ' + localStorage.getItem('pixsandbox.console.workspace')`); got != "default default" {
 		t.Errorf("URL fragment and localStorage: %q, want the default workspace", got)
 	}
 	b.step("list every workspace's requests", 20*time.Second,

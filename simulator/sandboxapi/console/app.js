@@ -7,6 +7,7 @@ import {
   setWorkspaceToken, wholeNumber, workspaceToken,
 } from './api.js';
 import { $, h, show, time } from './dom.js';
+import { readLink, writeLink } from './links.js';
 import { transactionsPanel } from './transactions.js';
 import { chargesPanel } from './charges.js';
 import { webhooksPanel } from './webhooks.js';
@@ -291,6 +292,7 @@ async function selectAccount(id) {
   state.account = state.accounts.find((a) => a.id === id) || { id, name: '' };
   renderAccounts();
   renderSelected();
+  viewChanged();
   notice(`Account ${id} selected; token valid ${session.expiresIn} s of simulation time.`);
   tellAccountChanged();
   await loadTab();
@@ -313,6 +315,7 @@ const ctx = {
   scenarios: () => panels.scenarios.list(),
   workspaceLabel: (id) => picker.label(id),
   workspaceChanged: () => workspaceChanged(),
+  viewChanged: () => viewChanged(),
 };
 
 const picker = workspacePicker(ctx);
@@ -336,6 +339,7 @@ async function loadTab() {
 
 async function showTab(name) {
   state.tab = name;
+  viewChanged();
   for (const b of document.querySelectorAll('[data-tab]')) {
     b.setAttribute('aria-selected', String(b.dataset.tab === name));
   }
@@ -380,6 +384,7 @@ async function workspaceChanged() {
   renderSelected();
   renderAdminStatus();
   tellAccountChanged();
+  recordView(false);
   await reloadAll();
 }
 
@@ -387,6 +392,61 @@ async function reloadAll() {
   await Promise.all([guarded(loadClock), guarded(loadAccounts)]);
   renderSelected();
   await loadTab();
+}
+
+// ---- the view in the URL (links.js) ----
+
+// applying counts the views being shown from the URL: their steps do not
+// write it again.
+let applying = 0;
+
+function currentView() {
+  const tx = state.tab === 'transactions' ? panels.transactions.opened() : '';
+  return { workspace: currentWorkspace(), tab: state.tab === 'transactions' ? '' : state.tab, account: state.account ? state.account.id : '', tx };
+}
+
+// recordView writes the view in the URL (push: a new history entry, which
+// Back leaves), and points the API explorer's link at its workspace and account.
+function recordView(push) {
+  const v = currentView();
+  writeLink(v, push);
+  $('docs-link').href = `/_sandbox/docs?${new URLSearchParams(v.account ? { workspace: v.workspace, account: v.account } : { workspace: v.workspace })}`;
+}
+
+// viewChanged records a view the user moved to: a tab, an account, a transaction.
+function viewChanged() {
+  if (!applying) {
+    recordView(true);
+  }
+}
+
+// applyLink shows the view the URL names: on opening, and on Back, Forward or
+// an edited URL. What cannot be shown (an account that is not there) is
+// reported, and the URL then names what is shown.
+async function applyLink() {
+  const v = readLink();
+  applying += 1;
+  try {
+    if (v.workspace && v.workspace !== currentWorkspace()) {
+      await picker.switchTo(v.workspace, false);
+    }
+    if (v.account && String(state.account && state.account.id) !== v.account) {
+      await guarded(() => selectAccount(Number(v.account)));
+    } else if (!v.account && state.account) {
+      state.session = null;
+      state.account = null;
+      renderAccounts();
+      renderSelected();
+      tellAccountChanged();
+    }
+    await showTab(panels[v.tab] ? v.tab : 'transactions');
+    if (state.tab === 'transactions') {
+      await guarded(() => panels.transactions.show(v.tx));
+    }
+  } finally {
+    applying -= 1;
+  }
+  recordView(false);
 }
 
 async function main() {
@@ -402,10 +462,13 @@ async function main() {
   $('accounts-prev').addEventListener('click', () => { state.accountsPage -= 1; renderAccounts(); });
   $('accounts-next').addEventListener('click', () => { state.accountsPage += 1; renderAccounts(); });
   renderSelected();
+  applying += 1;
   await guarded(() => picker.start());
   renderAdminStatus();
-  await showTab('transactions');
   await reloadAll();
+  applying -= 1;
+  await applyLink();
+  window.addEventListener('popstate', () => guarded(applyLink));
   await guarded(() => panels.scenarios.list());
   $('console-status').textContent = `Connected to ${window.location.host}`;
   document.body.dataset.ready = 'true';

@@ -80,6 +80,13 @@ export function transactionsPanel(ctx) {
     if (scroll) {
       panel.scrollIntoView({ block: 'nearest' });
     }
+    ctx.viewChanged();
+  }
+
+  function close() {
+    openID = 0;
+    $('tx-detail').hidden = true;
+    ctx.viewChanged();
   }
 
   function renderDetail(t, deliveries) {
@@ -153,7 +160,7 @@ export function transactionsPanel(ctx) {
     add('Refresh', 'tx-detail-refresh', () => open(t.id, false));
     return h('div', {},
       h('div', { class: 'section-head' }, h('h3', {}, `Transaction #${t.id}`),
-        h('button', { type: 'button', class: 'link', on: { click: () => { openID = 0; $('tx-detail').hidden = true; } } }, 'close')),
+        h('button', { type: 'button', class: 'link', on: { click: close } }, 'close')),
       fields(rows),
       actions,
       h('h4', {}, 'History'),
@@ -196,6 +203,18 @@ export function transactionsPanel(ctx) {
     open: async (id) => {
       await ctx.showTab('transactions');
       await open(id);
+    },
+    // opened is the id of the transaction whose detail is open ('' for none).
+    opened: () => (openID ? String(openID) : ''),
+    // show opens transaction id's detail, or closes it when id is '' (a link).
+    async show(id) {
+      if (!id) {
+        if (openID) {
+          close();
+        }
+      } else if (String(openID) !== id) {
+        await open(id);
+      }
     },
     accountChanged() {
       page = 1;

@@ -1,11 +1,12 @@
 // Workspaces: the picker in the header (GET /_sandbox/workspaces), creating
 // one (POST /_sandbox/workspaces) and deleting the current one
 // (DELETE /_sandbox/workspaces/{id}). The choice is kept in the URL
-// (#workspace=<id>, so a link opens the same workspace) and in localStorage;
-// api.js sends it on every control-plane call.
+// (#workspace=<id>, links.js: a link opens the same workspace) and in
+// localStorage; api.js sends it on every control-plane call.
 
 import { ApiError, DEFAULT_WORKSPACE, InputError, currentWorkspace, call, setCurrentWorkspace, setWorkspaceToken, wholeNumber } from './api.js';
 import { $, fields, h, pretty } from './dom.js';
+import { readLink, writeLink } from './links.js';
 
 const WORKSPACE_KEY = 'pixsandbox.console.workspace';
 // listSize is how many workspaces the picker lists (the route's largest page).
@@ -15,9 +16,9 @@ const idRE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // wanted is the workspace the page was opened on: the URL's, else the one
 // last chosen in this browser, else the default.
 function wanted() {
-  const m = /(?:^#|&)workspace=([^&]*)/.exec(window.location.hash);
-  if (m) {
-    return decodeURIComponent(m[1]);
+  const linked = readLink().workspace;
+  if (linked) {
+    return linked;
   }
   try {
     return localStorage.getItem(WORKSPACE_KEY) || DEFAULT_WORKSPACE;
@@ -26,11 +27,12 @@ function wanted() {
   }
 }
 
-function remember(id) {
-  const hash = `#workspace=${encodeURIComponent(id)}`;
-  if (window.location.hash !== hash) {
-    history.replaceState(null, '', hash);
-  }
+// remember puts workspace id in the URL (a new history entry when push),
+// keeping the tab; an account or transaction named there belongs to another
+// workspace.
+function remember(id, push) {
+  const v = readLink();
+  writeLink(v.workspace === id ? v : { workspace: id, tab: v.tab }, push);
   try {
     localStorage.setItem(WORKSPACE_KEY, id);
   } catch {
@@ -113,17 +115,17 @@ export function workspacePicker(ctx) {
   async function gone(id) {
     setWorkspaceToken(id, '');
     ctx.report(new InputError(`Workspace ${id} no longer exists (deleted, or idle longer than its ttl): back to the default workspace.`));
-    await switchTo(DEFAULT_WORKSPACE);
+    await switchTo(DEFAULT_WORKSPACE, false);
   }
 
   // choose makes id the current workspace, the default when id is not one.
-  function choose(id) {
+  function choose(id, push = false) {
     if (id !== DEFAULT_WORKSPACE && !idRE.test(id)) {
       ctx.report(new InputError(`Workspace "${id}" is neither a workspace id (a lowercase UUID) nor "default": showing the default workspace.`));
       id = DEFAULT_WORKSPACE;
     }
     setCurrentWorkspace(id);
-    remember(id);
+    remember(id, push);
     render();
     return id;
   }
@@ -134,9 +136,10 @@ export function workspacePicker(ctx) {
     await load();
   }
 
-  // switchTo makes id the current workspace and reloads the page's data.
-  async function switchTo(id) {
-    id = choose(id);
+  // switchTo makes id the current workspace and reloads the page's data; a
+  // new history entry unless push is false.
+  async function switchTo(id, push = true) {
+    id = choose(id, push);
     await ctx.guarded(load);
     if (currentWorkspace() === id) {
       await ctx.workspaceChanged();
@@ -218,13 +221,6 @@ export function workspacePicker(ctx) {
       $('workspace-created-fields').replaceChildren(); // its secrets leave the page
       $('workspace-created-json').textContent = '';
     });
-    // A link or a hand-edited URL naming another workspace switches to it.
-    window.addEventListener('hashchange', () => {
-      const id = wanted();
-      if (id !== currentWorkspace()) {
-        ctx.guarded(() => switchTo(id));
-      }
-    });
   }
 
   init();
@@ -232,5 +228,6 @@ export function workspacePicker(ctx) {
     start,
     load,
     label,
+    switchTo,
   };
 }
