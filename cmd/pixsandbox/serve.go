@@ -65,7 +65,7 @@ const serveUsage = `Usage:
   pixsandbox serve [flags]
 
 Starts the simulator: the PIX API, the /_sandbox control plane, the console
-(/_sandbox/console), the API reference (/_sandbox/docs), /healthz and /metrics.
+(/_sandbox/console), the API explorer (/_sandbox/docs), /healthz and /metrics.
 
 Flags (each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_DATA_DIR; flags win):
 `

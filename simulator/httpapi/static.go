@@ -96,7 +96,7 @@ func (s *Server) handleRoot() http.Handler {
 		`<h1>pixsandbox</h1><p>` + template.HTMLEscapeString(links.Message) + `</p><ul>`)
 	if s.controlPlane {
 		page.WriteString(`<li><a href="/_sandbox/console">Console</a>: accounts, transactions, charges, the clock, webhooks, MEDs, scenarios</li>` +
-			`<li><a href="/_sandbox/docs">API reference</a> (<a href="/_sandbox/openapi.yaml">openapi.yaml</a>)</li>`)
+			`<li><a href="/_sandbox/docs">API explorer</a>: the API reference with "Try it out" (<a href="/_sandbox/openapi.yaml">openapi.yaml</a>)</li>`)
 	}
 	page.WriteString(`<li><a href="/healthz">/healthz</a></li><li><a href="/metrics">/metrics</a></li></ul></body></html>` + "\n")
 	htmlFile := NewStaticFile([]byte(page.String()), "text/html; charset=utf-8")
