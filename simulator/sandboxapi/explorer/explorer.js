@@ -22,6 +22,7 @@ const state = {
   accounts: [],
   account: '', // the id chosen, as text
   token: '',
+  warning: '', // what the link asked for and could not be shown
 };
 
 // Every blocked load is shown in the browser's console: the page's policy
@@ -57,7 +58,7 @@ function opening() {
     }
   }
   if (ws && ws !== DEFAULT_WORKSPACE && !idRE.test(ws)) {
-    status(`Workspace "${ws}" is neither a workspace id nor "default": showing the default workspace.`, true);
+    state.warning = `Workspace "${ws}" is neither a workspace id nor "default": showing the default workspace. `;
     ws = DEFAULT_WORKSPACE;
   }
   return { workspace: ws || DEFAULT_WORKSPACE, account: q.get('account') || '' };
@@ -104,6 +105,9 @@ async function loadAccounts() {
   state.accounts = r.accounts || [];
   const ids = state.accounts.map((a) => String(a.id));
   if (!ids.includes(state.account)) {
+    if (state.account) {
+      state.warning += `Workspace ${currentWorkspace()} has no account ${state.account}. `;
+    }
     state.account = ids[0] || '';
   }
   $('explorer-account').replaceChildren(...state.accounts.map((a) =>
@@ -132,7 +136,9 @@ async function authorize() {
   state.token = t.access_token;
   ui.preauthorizeApiKey('bearerAuth', t.access_token);
   const a = state.accounts.find((x) => String(x.id) === id);
-  status(`"Try it out" calls the API as account ${id}${a ? ` (${a.name})` : ''} of workspace ${currentWorkspace()}: ` +
+  const warning = state.warning;
+  state.warning = '';
+  status(`${warning}"Try it out" calls the API as account ${id}${a ? ` (${a.name})` : ''} of workspace ${currentWorkspace()}: ` +
     `Authorization: Bearer <token from POST /_sandbox/accounts/${id}/token>, valid ${t.expires_in} s of simulation time ` +
     '(press New token after moving the clock past it). The control plane\'s routes act on this workspace.');
   document.body.dataset.account = id;
