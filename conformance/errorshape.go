@@ -59,7 +59,7 @@ func expectShape(shapeName string, checked int, problems, noError []string) {
 func routesWhere(keep func(protectedRoute) bool) []protectedRoute {
 	var out []protectedRoute
 	for _, r := range protectedRoutes {
-		if !r.choice && keep(r) {
+		if !r.choice() && keep(r) {
 			out = append(out, r)
 		}
 	}
@@ -96,7 +96,7 @@ var _ = ginkgo.Describe("Errors > Shapes", framework.Res("errors"), func() {
 		an error in the extended shape, on each of the two routes the target has.
 	*/
 	framework.SpecIt("answers cash-out and cash-in errors in the extended error shape", framework.FamilyStd, func(ctx ginkgo.SpecContext) {
-		routes := routesWhere(func(r protectedRoute) bool { return r.extended })
+		routes := routesWhere(func(r protectedRoute) bool { return r.extended() })
 		for i := range routes {
 			routes[i].body = invalidBody
 		}
@@ -112,7 +112,7 @@ var _ = ginkgo.Describe("Errors > Shapes", framework.Res("errors"), func() {
 		shape: statusCode equal to the status, message and error; on each route the target has.
 	*/
 	framework.SpecIt("answers the other routes' errors in the minimal error shape", func(ctx ginkgo.SpecContext) {
-		routes := routesWhere(func(r protectedRoute) bool { return !r.extended })
+		routes := routesWhere(func(r protectedRoute) bool { return !r.extended() })
 		checked, problems, noError := shapeProblems(ctx, f, routes, "", framework.HaveMinimalErrorShape())
 		expectShape("minimal error shape", checked, problems, noError)
 	})

@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
@@ -43,34 +45,61 @@ func constPath(p string) func() string { return func() string { return p } }
 // uniqueID is framework.Framework.UniqueID outside a spec.
 func uniqueID(prefix string) string { return (&framework.Framework{}).UniqueID(prefix) }
 
-func routeProbes() []framework.RouteProbe {
+// probeRequest is the request that probes one route: its path and body.
+type probeRequest struct {
+	path func() string
+	body string
+}
+
+// probeRequests gives every route of the contract's route table
+// (contract.Routes) its probe; the table says which routes there are.
+func probeRequests() map[string]probeRequest {
 	txid := func() string { return "/cob/" + uniqueID("conformanceprobe") }
 	refund := func() string { return "/pix/" + sampleE2EID + "/devolucao/" + uniqueID("probe") }
-	token := probe("POST "+apiclient.TokenPath, constPath(apiclient.TokenPath), "{}")
-	token.Public = true
-	balance := probe("GET /balance", constPath("/balance"), "")
-	balance.Checks = framework.Pattern(`^(GET /balance and GET /api/balance GET /balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /balance) `)
-	apiBalance := probe("GET /api/balance", constPath("/api/balance"), "")
-	apiBalance.Checks = framework.Pattern(`^(GET /balance and GET /api/balance GET /api/balance|` + regexp.QuoteMeta(unauthorizedCheck) + `GET /api/balance) `)
-	return []framework.RouteProbe{
-		token,
-		balance,
-		apiBalance,
-		probe("GET /accounts/balances", constPath("/accounts/balances"), ""),
-		probe("POST /dict/pix", constPath("/dict/pix"), "{}"),
-		probe("POST /api/pix/cash-out", constPath("/api/pix/cash-out"), "{}"),
-		probe("POST /api/pix/cash-in", constPath("/api/pix/cash-in"), "{}"),
-		probe("PUT /cob/{txid}", txid, "{}"),
-		probe("GET /cob/{txid}", txid, ""),
-		probe("PATCH /cob/{txid}", txid, "{}"),
-		probe("PUT /pix/{e2eid}/devolucao/{id}", refund, "{}"),
-		probe("GET /pix/{e2eid}/devolucao/{id}", refund, ""),
-		probe("POST /api/pix/refund-in/{id}", func() string { return "/api/pix/refund-in/" + uniqueID("probe") }, "{}"),
-		probe("GET /api/med", constPath("/api/med"), ""),
-		probe("GET /api/pix/transactions/pix-key/{pixKey}", constPath("/api/pix/transactions/pix-key/"+sampleCPF), ""),
-		probe("GET /api/transactions", constPath("/api/transactions"), ""),
-		probe("POST /api/webhooks", constPath("/api/webhooks"), "{}"),
-		probe("GET /api/webhooks", constPath("/api/webhooks"), ""),
-		probe("POST /api/resend-webhook/{transactionIdentifier}", func() string { return "/api/resend-webhook/" + uniqueID("probe") }, "{}"),
+	return map[string]probeRequest{
+		"POST " + apiclient.TokenPath:                      {constPath(apiclient.TokenPath), "{}"},
+		"GET /balance":                                     {constPath("/balance"), ""},
+		"GET /api/balance":                                 {constPath("/api/balance"), ""},
+		"GET /accounts/balances":                           {constPath("/accounts/balances"), ""},
+		"POST /dict/pix":                                   {constPath("/dict/pix"), "{}"},
+		"POST /api/pix/cash-out":                           {constPath("/api/pix/cash-out"), "{}"},
+		"POST /api/pix/cash-in":                            {constPath("/api/pix/cash-in"), "{}"},
+		"PUT /cob/{txid}":                                  {txid, "{}"},
+		"GET /cob/{txid}":                                  {txid, ""},
+		"PATCH /cob/{txid}":                                {txid, "{}"},
+		"PUT /pix/{e2eid}/devolucao/{id}":                  {refund, "{}"},
+		"GET /pix/{e2eid}/devolucao/{id}":                  {refund, ""},
+		"POST /api/pix/refund-in/{id}":                     {func() string { return "/api/pix/refund-in/" + uniqueID("probe") }, "{}"},
+		"GET /api/med":                                     {constPath("/api/med"), ""},
+		"GET /api/pix/transactions/pix-key/{pixKey}":       {constPath("/api/pix/transactions/pix-key/" + sampleCPF), ""},
+		"GET /api/transactions":                            {constPath("/api/transactions"), ""},
+		"POST /api/webhooks":                               {constPath("/api/webhooks"), "{}"},
+		"GET /api/webhooks":                                {constPath("/api/webhooks"), ""},
+		"POST /api/resend-webhook/{transactionIdentifier}": {func() string { return "/api/resend-webhook/" + uniqueID("probe") }, "{}"},
 	}
+}
+
+// routeProbes returns one probe per route of the contract's route table, in
+// its order. The two standard balance routes share a container, so each
+// names its own checks in it.
+func routeProbes() []framework.RouteProbe {
+	reqs := probeRequests()
+	var probes []framework.RouteProbe
+	for _, rt := range contract.Routes() {
+		pr, ok := reqs[rt.String()]
+		if !ok {
+			panic("conformance: no probe request for " + rt.String() + " of the contract's route table")
+		}
+		delete(reqs, rt.String())
+		p := probe(rt.String(), pr.path, pr.body)
+		p.Public = rt.Public
+		if rt.Template == "/balance" || rt.Template == "/api/balance" {
+			p.Checks = framework.Pattern(`^(GET /balance and GET /api/balance ` + regexp.QuoteMeta(rt.String()) + `|` + regexp.QuoteMeta(unauthorizedCheck+rt.String()) + `) `)
+		}
+		probes = append(probes, p)
+	}
+	if len(reqs) > 0 {
+		panic(fmt.Sprintf("conformance: probe requests for %d routes the contract's route table lacks: %v", len(reqs), reqs))
+	}
+	return probes
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
@@ -26,25 +27,39 @@ type protectedRoute struct {
 	// headers returns extra request headers, or nil.
 	headers func(f *framework.Framework) http.Header
 	res     string
-	bacen   bool
-	// extended marks the routes answering in the extended error shape.
-	extended bool
-	// choice marks the routes added from the Central Bank reference, not in
-	// the specification.
-	choice bool
 }
 
 // String returns the route as the specification writes it, e.g. "PUT /cob/{txid}".
 func (r protectedRoute) String() string { return r.method + " " + r.template }
 
+// contract returns the route in the contract's route table, which says its
+// family, its error shape and whether the specification lists it.
+func (r protectedRoute) contract() *contract.Route {
+	rt, _ := contract.Match(r.method, r.template)
+	if rt == nil || rt.String() != r.String() {
+		panic("conformance: " + r.String() + " is not in the contract's route table")
+	}
+	return rt
+}
+
+// bacen marks the Central Bank-compatible routes.
+func (r protectedRoute) bacen() bool { return r.contract().Family == contract.CentralBank }
+
+// extended marks the routes answering in the extended error shape.
+func (r protectedRoute) extended() bool { return r.contract().Shape == contract.ExtendedShape }
+
+// choice marks the routes added from the Central Bank reference, not in the
+// specification.
+func (r protectedRoute) choice() bool { return r.contract().Reference }
+
 // labels returns the Ginkgo labels of the route's checks.
 func (r protectedRoute) labels() ginkgo.Labels {
 	l := ginkgo.Labels{framework.LabelSpec}
-	if r.choice {
+	if r.choice() {
 		l = ginkgo.Labels{framework.LabelSandboxChoice}
 	}
 	family := framework.FamilyStd
-	if r.bacen {
+	if r.bacen() {
 		family = framework.FamilyBacen
 	}
 	l = append(l, family...)
@@ -77,36 +92,36 @@ func refundPath(f *framework.Framework) string {
 // ("Endpoints": all endpoints except the token endpoint require the bearer
 // token) and the three routes added from the Central Bank reference.
 var protectedRoutes = []protectedRoute{
-	{method: http.MethodGet, template: "/accounts/balances", path: fixedPath("/accounts/balances"), res: "balance", bacen: true},
+	{method: http.MethodGet, template: "/accounts/balances", path: fixedPath("/accounts/balances"), res: "balance"},
 	{method: http.MethodGet, template: "/balance", path: fixedPath("/balance"), res: "balance"},
 	{method: http.MethodGet, template: "/api/balance", path: fixedPath("/api/balance"), res: "balance"},
 	{
-		method: http.MethodPost, template: "/dict/pix", path: fixedPath("/dict/pix"), res: "transfer", bacen: true,
+		method: http.MethodPost, template: "/dict/pix", path: fixedPath("/dict/pix"), res: "transfer",
 		body: jsonBody(`{"pixKey":%q,"priority":"NORM","description":"conformance","payment":{"currency":"BRL","amount":1.00}}`, sampleCPF),
 		headers: func(*framework.Framework) http.Header {
 			return http.Header{"X-Idempotency-Key": {framework.UUIDv4()}}
 		},
 	},
 	{
-		method: http.MethodPost, template: "/api/pix/cash-out", path: fixedPath("/api/pix/cash-out"), res: "cash-out", extended: true,
+		method: http.MethodPost, template: "/api/pix/cash-out", path: fixedPath("/api/pix/cash-out"), res: "cash-out",
 		body: func(f *framework.Framework) []byte {
 			return fmt.Appendf(nil, `{"value":1.00,"externalId":%q,"description":"conformance","details":{"key":%q,"keyType":"DOCUMENT","name":"Fulano de Tal","document":%q}}`,
 				f.UniqueID("ext"), sampleCPF, sampleCPF)
 		},
 	},
 	{
-		method: http.MethodPost, template: "/api/pix/cash-in", path: fixedPath("/api/pix/cash-in"), res: "cash-in", extended: true,
+		method: http.MethodPost, template: "/api/pix/cash-in", path: fixedPath("/api/pix/cash-in"), res: "cash-in",
 		body: func(f *framework.Framework) []byte {
 			return fmt.Appendf(nil, `{"transaction":{"value":10.00,"description":"conformance","externalId":%q},"payer":{"fullName":"Fulano de Tal","document":%q}}`,
 				f.UniqueID("ext"), sampleCPF)
 		},
 	},
 	{
-		method: http.MethodPut, template: "/cob/{txid}", path: txidPath, res: "cob", bacen: true,
+		method: http.MethodPut, template: "/cob/{txid}", path: txidPath, res: "cob",
 		body: jsonBody(`{"calendario":{"expiracao":3600},"valor":{"original":"10.00"},"chave":%q,"solicitacaoPagador":"conformance"}`, sampleCPF),
 	},
 	{
-		method: http.MethodPut, template: "/pix/{e2eid}/devolucao/{id}", path: refundPath, res: "refund", bacen: true,
+		method: http.MethodPut, template: "/pix/{e2eid}/devolucao/{id}", path: refundPath, res: "refund",
 		body: jsonBody(`{"valor":"1.00","natureza":"ORIGINAL","descricao":"conformance"}`),
 	},
 	{
@@ -125,12 +140,12 @@ var protectedRoutes = []protectedRoute{
 		method: http.MethodPost, template: "/api/resend-webhook/{transactionIdentifier}", path: fixedPath("/api/resend-webhook/123456"), res: "webhooks",
 		body: jsonBody(`{"url":"https://example.com/pix/hooks"}`),
 	},
-	{method: http.MethodGet, template: "/cob/{txid}", path: txidPath, res: "cob", bacen: true, choice: true},
+	{method: http.MethodGet, template: "/cob/{txid}", path: txidPath, res: "cob"},
 	{
-		method: http.MethodPatch, template: "/cob/{txid}", path: txidPath, res: "cob", bacen: true, choice: true,
+		method: http.MethodPatch, template: "/cob/{txid}", path: txidPath, res: "cob",
 		body: jsonBody(`{"solicitacaoPagador":"conformance"}`),
 	},
-	{method: http.MethodGet, template: "/pix/{e2eid}/devolucao/{id}", path: refundPath, res: "refund", bacen: true, choice: true},
+	{method: http.MethodGet, template: "/pix/{e2eid}/devolucao/{id}", path: refundPath, res: "refund"},
 }
 
 // badToken is one way of presenting a bearer token the target must refuse.
@@ -186,7 +201,7 @@ func callProtected(ctx context.Context, f *framework.Framework, r protectedRoute
 func expectUnauthorized(resp *apiclient.Response, r protectedRoute) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(resp).To(framework.HaveStatus(http.StatusUnauthorized))
-	if r.extended {
+	if r.extended() {
 		gomega.Expect(resp).To(framework.HaveErrorCode("HTTP_ERROR"))
 	}
 }

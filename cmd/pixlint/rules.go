@@ -146,11 +146,11 @@ var dependencyRules = []Rule{
 		Note: "docs/openapi.yaml embedded for `/_sandbox/docs`, and the Postman collection generated from it"},
 
 	// The conformance suite: an independent oracle.
-	{Pkg: "conformance", Allow: []string{"conformance/framework/...", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+	{Pkg: "conformance", Allow: []string{"conformance/framework/...", "conformance/contract", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the Ginkgo specs (non-test files, one per resource) that check any implementation over HTTP"},
 	{Pkg: "conformance/framework", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "conformance/framework/sandbox",
-		"fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
+		"conformance/contract", "fixtures", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Never: []string{"simulator/...", "scenarios", "cmd/..."},
 		Note:  "the suite's runner: flags, HTTP client, webhook receiver, control-plane client, labels, coverage report"},
 

@@ -11,11 +11,10 @@ import (
 
 // ShapeProblems returns the problems of an error body (decoded with
 // apiclient.DecodeJSON) against shape, for an answer of status to a request
-// of method. Each problem names its field. The rules are those of the
-// conformance suite's matchers HaveTokenErrorShape, HaveExtendedErrorShape
-// and HaveMinimalErrorShape (conformance/framework/matchers.go), which are
-// meant to call this function; until they do, a test of this package holds
-// the two to the same answers.
+// of method. Each problem names its field. It is the one copy of the rule:
+// the proxy's resp.error-shape and the conformance suite's matchers
+// HaveTokenErrorShape, HaveExtendedErrorShape and HaveMinimalErrorShape
+// (conformance/framework/matchers.go) both call it.
 func ShapeProblems(shape Shape, v any, status int, method string) []ShapeProblem {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -64,9 +63,10 @@ type ShapeProblem struct {
 	Field, Expected, Seen string
 }
 
-// String renders the problem as the suite's matchers word theirs.
+// String renders the problem in a failure message or a finding:
+// "statusCode is 400, want the number 401 (the HTTP status)".
 func (p ShapeProblem) String() string {
-	return fmt.Sprintf("%s: want %s, got %s", p.Field, p.Expected, p.Seen)
+	return fmt.Sprintf("%s is %s, want %s", p.Field, p.Seen, p.Expected)
 }
 
 type shapeCheck struct {
@@ -121,7 +121,7 @@ func (s *shapeCheck) timestamp() {
 func (s *shapeCheck) method(method string) {
 	m := s.str("method", true)
 	if m != "" && method != "" && !strings.EqualFold(m, method) {
-		s.add("method", "the request's method "+method, strconv.Quote(m))
+		s.add("method", "the request method "+strconv.Quote(method), strconv.Quote(m))
 	}
 }
 

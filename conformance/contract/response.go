@@ -134,7 +134,7 @@ func judgeCode(ex *Exchange, rt *Route, field, code string) []Finding {
 	if rt.Shape == ExtendedShape {
 		sec = secExtCodes
 	}
-	statuses, listed := rt.Codes[code]
+	statuses, listed := rt.CodeStatuses(code)
 	if !listed {
 		f := newFinding("resp.error-code-listed", ex, sec)
 		f.Field, f.Expected, f.Seen = field, "one of "+strings.Join(codeNames(rt.Codes), ", "), code

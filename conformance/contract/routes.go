@@ -84,6 +84,14 @@ type Route struct {
 	params     []pathParam
 }
 
+// CodeStatuses returns the statuses the contract gives code on the route, and
+// whether it lists the code for the route at all (the token and extended
+// shapes carry codes; the minimal shape has none).
+func (r *Route) CodeStatuses(code string) ([]int, bool) {
+	statuses, listed := r.Codes[code]
+	return statuses, listed
+}
+
 // String is the route as the contract writes it: "PUT /cob/{txid}".
 func (r *Route) String() string { return r.Method + " " + r.Template }
 
@@ -137,17 +145,18 @@ var (
 )
 
 // routes is the route table: every route of "Endpoints" and the three the
-// Central Bank-compatible family names from its reference.
+// Central Bank-compatible family names from its reference. The conformance
+// suite probes them in this order (conformance/routes.go).
 var routes = []*Route{
 	{Name: "auth.token", Method: http.MethodPost, Template: "/api/auth/token", Section: "Endpoints > POST /api/auth/token", Family: Standard,
 		Shape: TokenShape, Public: true, Success: []int{201}, Errors: []int{400, 401, 403, 502, 503}, Codes: tokenCodes,
 		response: tokenResponse, request: tokenRequest, bodyNeeded: true},
-	{Name: "balance.bacen", Method: http.MethodGet, Template: "/accounts/balances", Section: "Endpoints > GET /accounts/balances", Family: CentralBank,
-		Errors: []int{401}, response: balanceResponse},
 	{Name: "balance.get", Method: http.MethodGet, Template: "/balance", Section: secStdBal, Family: Standard,
 		StatusNotShown: true, response: standardBalanceResponse},
 	{Name: "balance.get.api", Method: http.MethodGet, Template: "/api/balance", Section: secStdBal, Family: Standard,
 		StatusNotShown: true, response: standardBalanceResponse},
+	{Name: "balance.bacen", Method: http.MethodGet, Template: "/accounts/balances", Section: "Endpoints > GET /accounts/balances", Family: CentralBank,
+		Errors: []int{401}, response: balanceResponse},
 	{Name: "transfer.create", Method: http.MethodPost, Template: "/dict/pix", Section: secDict, Family: CentralBank,
 		Errors: []int{400, 401, 422}, response: transferResponse, request: transferRequest, bodyNeeded: true},
 	{Name: "cashout.create", Method: http.MethodPost, Template: "/api/pix/cash-out", Section: secCashOut, Family: Standard,

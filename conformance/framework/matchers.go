@@ -3,12 +3,16 @@ package framework
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/onsi/gomega/format"
 	"github.com/onsi/gomega/types"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/codec"
 )
@@ -260,116 +264,73 @@ func bodyCheck(f func(v any) []string) func(actual any) ([]string, error) {
 // (such as HTTP_ERROR), while the token endpoint and validation errors carry
 // only code. Clients branch on whichever holds the specific code, so the
 // matcher looks at errorCode first, then at code.
+//
+// On a response of a route of the contract, a code the contract lists for
+// the route must also come with a status the contract gives it: the table of
+// codes and statuses per route is contract.Routes, the one the validating
+// proxy's resp.error-code-status applies. A code the contract does not list
+// for the route (a sandbox's own, such as SANDBOX_UNKNOWN_SCENARIO) is left to
+// the check.
 func HaveErrorCode(code string) types.GomegaMatcher {
+	carries := bodyCheck(func(v any) []string {
+		ec, hasEC := apiclient.Lookup(v, "errorCode")
+		if hasEC && ec == code {
+			return nil
+		}
+		c, hasC := apiclient.Lookup(v, "code")
+		if hasC && c == code {
+			return nil
+		}
+		switch {
+		case hasEC && hasC:
+			return []string{fmt.Sprintf("errorCode is %s and code is %s", format.Object(ec, 0), format.Object(c, 0))}
+		case hasEC:
+			return []string{fmt.Sprintf("errorCode is %s and code is absent", format.Object(ec, 0))}
+		case hasC:
+			return []string{fmt.Sprintf("code is %s and errorCode is absent", format.Object(c, 0))}
+		}
+		return []string{"neither errorCode nor code is present"}
+	})
 	return &checkMatcher{
 		desc: fmt.Sprintf("carry error code %s (in errorCode or code)", code),
-		check: bodyCheck(func(v any) []string {
-			ec, hasEC := apiclient.Lookup(v, "errorCode")
-			if hasEC && ec == code {
-				return nil
+		check: func(actual any) ([]string, error) {
+			problems, err := carries(actual)
+			if err != nil || len(problems) > 0 {
+				return problems, err
 			}
-			c, hasC := apiclient.Lookup(v, "code")
-			if hasC && c == code {
-				return nil
+			if r, err := asResponse(actual); err == nil {
+				problems = codeStatusProblems(r, code)
 			}
-			switch {
-			case hasEC && hasC:
-				return []string{fmt.Sprintf("errorCode is %s and code is %s", format.Object(ec, 0), format.Object(c, 0))}
-			case hasEC:
-				return []string{fmt.Sprintf("errorCode is %s and code is absent", format.Object(ec, 0))}
-			case hasC:
-				return []string{fmt.Sprintf("code is %s and errorCode is absent", format.Object(c, 0))}
-			}
-			return []string{"neither errorCode nor code is present"}
-		}),
+			return problems, nil
+		},
 	}
 }
 
-// shape accumulates the problems found while checking an error shape.
-type shape struct {
-	v        any
-	problems []string
+// codeStatusProblems says when the contract lists code for r's route with
+// other statuses than r's.
+func codeStatusProblems(r *apiclient.Response, code string) []string {
+	path, _, _ := strings.Cut(r.Path, "?")
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	rt, _ := contract.Match(r.Method, path)
+	if rt == nil {
+		return nil
+	}
+	statuses, listed := rt.CodeStatuses(code)
+	if !listed || slices.Contains(statuses, r.Status) {
+		return nil
+	}
+	want := make([]string, len(statuses))
+	for i, s := range statuses {
+		want[i] = strconv.Itoa(s)
+	}
+	return []string{fmt.Sprintf("the contract gives %s on %s the status %s, not %d", code, rt, strings.Join(want, " or "), r.Status)}
 }
 
-func (s *shape) add(format string, args ...any) {
-	s.problems = append(s.problems, fmt.Sprintf(format, args...))
-}
-
-func (s *shape) statusCode(status int) {
-	got, ok := apiclient.Lookup(s.v, "statusCode")
-	if !ok {
-		s.add("statusCode is absent")
-		return
-	}
-	n, isNum := got.(json.Number)
-	if !isNum || !apiclient.SameNumber(string(n), strconv.Itoa(status)) {
-		s.add("statusCode is %s, want the number %d (the HTTP status)", format.Object(got, 0), status)
-	}
-}
-
-// str checks that field is a string, non-empty when nonEmpty is set, and
-// returns it.
-func (s *shape) str(field string, nonEmpty bool) string {
-	got, ok := apiclient.Lookup(s.v, field)
-	if !ok {
-		s.add("%s is absent", field)
-		return ""
-	}
-	str, isStr := got.(string)
-	if !isStr {
-		s.add("%s is %s, not a string", field, format.Object(got, 0))
-		return ""
-	}
-	if nonEmpty && str == "" {
-		s.add("%s is empty", field)
-	}
-	return str
-}
-
-func (s *shape) timestamp(field string) {
-	if t := s.str(field, true); t != "" {
-		if _, err := apiclient.ParseISO8601(t); err != nil {
-			s.add("%s: %v", field, err)
-		}
-	}
-}
-
-func (s *shape) method(r *apiclient.Response) {
-	m := s.str("method", true)
-	if m != "" && r.Method != "" && !strings.EqualFold(m, r.Method) {
-		s.add("method is %q, want the request method %q", m, r.Method)
-	}
-}
-
-// messageStringOrArray checks "message": a string, or an array of strings.
-func (s *shape) messageStringOrArray() {
-	got, ok := apiclient.Lookup(s.v, "message")
-	if !ok {
-		s.add("message is absent")
-		return
-	}
-	switch m := got.(type) {
-	case string:
-		if m == "" {
-			s.add("message is empty")
-		}
-	case []any:
-		if len(m) == 0 {
-			s.add("message is an empty array")
-		}
-		for i, e := range m {
-			if _, ok := e.(string); !ok {
-				s.add("message[%d] is %s, not a string", i, format.Object(e, 0))
-			}
-		}
-	default:
-		s.add("message is %s, not a string or an array of strings", format.Object(got, 0))
-	}
-}
-
-// shapeMatcher builds a matcher that checks an error shape against the
-// response's status.
-func shapeMatcher(desc string, f func(s *shape, r *apiclient.Response)) types.GomegaMatcher {
+// shapeMatcher builds a matcher of an error shape of "Errors > Shapes": the
+// rule is contract.ShapeProblems, which the validating proxy applies too.
+func shapeMatcher(desc string, shape contract.Shape) types.GomegaMatcher {
 	return &checkMatcher{
 		desc: desc,
 		check: func(actual any) ([]string, error) {
@@ -381,12 +342,11 @@ func shapeMatcher(desc string, f func(s *shape, r *apiclient.Response)) types.Go
 			if err != nil {
 				return []string{"body is not JSON: " + err.Error()}, nil
 			}
-			if _, ok := v.(map[string]any); !ok {
-				return []string{"body is not a JSON object"}, nil
+			var problems []string
+			for _, p := range contract.ShapeProblems(shape, v, r.Status, r.Method) {
+				problems = append(problems, p.String())
 			}
-			s := &shape{v: v}
-			f(s, r)
-			return s.problems, nil
+			return problems, nil
 		},
 	}
 }
@@ -397,36 +357,14 @@ func shapeMatcher(desc string, f func(s *shape, r *apiclient.Response)) types.Go
 // message, userMessage, details as an object with a string hint, and a
 // non-empty errorId.
 func HaveTokenErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the token endpoint's error shape", func(s *shape, r *apiclient.Response) {
-		s.statusCode(r.Status)
-		s.timestamp("timestamp")
-		if p := s.str("path", true); p != "" && !strings.HasPrefix(p, "/") {
-			s.add("path %q does not start with /", p)
-		}
-		s.method(r)
-		s.str("code", true)
-		s.str("message", true)
-		s.str("userMessage", true)
-		if d, ok := apiclient.Lookup(s.v, "details"); !ok {
-			s.add("details is absent")
-		} else if _, isObj := d.(map[string]any); !isObj {
-			s.add("details is %s, not an object", format.Object(d, 0))
-		} else {
-			s.str("details.hint", false)
-		}
-		s.str("errorId", true)
-	})
+	return shapeMatcher("have the token endpoint's error shape", contract.TokenShape)
 }
 
 // HaveMinimalErrorShape succeeds when the response body has the minimal error
 // shape ("Errors > Shapes", item 3): statusCode equal to the HTTP status,
 // message as a string or an array of strings, and error as a string.
 func HaveMinimalErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the minimal error shape", func(s *shape, r *apiclient.Response) {
-		s.statusCode(r.Status)
-		s.messageStringOrArray()
-		s.str("error", false)
-	})
+	return shapeMatcher("have the minimal error shape", contract.MinimalShape)
 }
 
 // HaveExtendedErrorShape succeeds when the response body has the extended
@@ -435,19 +373,7 @@ func HaveMinimalErrorShape() types.GomegaMatcher {
 // "/public", method (the request's), code, message as a string or an array of
 // strings, userMessage, a non-empty errorId and error.
 func HaveExtendedErrorShape() types.GomegaMatcher {
-	return shapeMatcher("have the extended error shape", func(s *shape, r *apiclient.Response) {
-		s.statusCode(r.Status)
-		s.timestamp("timestamp")
-		if p := s.str("path", true); p != "" && !strings.HasPrefix(p, "/public") {
-			s.add("path %q does not start with /public", p)
-		}
-		s.method(r)
-		s.str("code", true)
-		s.messageStringOrArray()
-		s.str("userMessage", false)
-		s.str("errorId", true)
-		s.str("error", false)
-	})
+	return shapeMatcher("have the extended error shape", contract.ExtendedShape)
 }
 
 // BeISO8601 succeeds when actual is a string in one of the ISO 8601 forms
