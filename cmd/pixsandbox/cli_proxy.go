@@ -20,7 +20,7 @@ import (
 const proxyUsage = `Usage:
   pixsandbox proxy --upstream URL [--addr 127.0.0.1:8090] [--client-cert F --client-key F] [--ca F]
                    [--webhooks-to URL [--webhooks-addr ADDR] [--webhook-secret whsec_...]]
-                   [--json FILE] [--junit FILE] [--fail-on none|response|state|request]
+                   [--json FILE] [--junit FILE] [--fail-on none|response|state|request] [--quiet-accounts]
 
 Puts a validating proxy between a client and the PIX API at --upstream: every
 request goes to the upstream unchanged and its answer comes back unchanged,
@@ -39,6 +39,10 @@ plus its sub-path, the integrator's answer goes back unchanged, and the
 delivery is judged: webhook findings (envelope, fields, money, statuses, the
 transaction it names against the traffic, a webhook-id changed on a retry,
 and with --webhook-secret the Standard Webhooks signature and timestamp).
+
+With --quiet-accounts the balance rule judges each balance read against the
+account's previous one: use it when nothing but the traffic through the proxy
+takes money from an account or blocks it (no MED, no split, no other client).
 
 On SIGINT or SIGTERM the proxy writes --json and --junit, prints a summary and
 exits 1 when a finding at or above --fail-on was seen (state, the default: a
@@ -91,6 +95,10 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 		}
 		return def
 	}
+	envBool := func(name string) bool {
+		b, _ := strconv.ParseBool(env(name, "false"))
+		return b
+	}
 	pf := &proxyFlags{}
 	fs.StringVar(&pf.opts.Upstream, "upstream", env("upstream", ""), "base URL of the PIX API implementation every request is forwarded to (required)")
 	fs.StringVar(&pf.addr, "addr", env("addr", "127.0.0.1:8090"), "listen address of the proxy (host:port; port 0 picks a free one)")
@@ -102,6 +110,7 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	fs.StringVar(&pf.failOn, "fail-on", env("fail-on", "state"), "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", envInt("max-findings", proxy.DefaultMaxFindings), "findings kept in full (the latest); all are counted")
 	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", contract.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", envBool("quiet-accounts"), "the accounts are quiet (nothing but the traffic through the proxy takes money from them or blocks it): judge every balance read against the operations since the previous one")
 	fs.StringVar(&pf.opts.WebhooksTo, "webhooks-to", env("webhooks-to", ""), "the integrator's webhook receiver: the proxy takes the upstream's deliveries and forwards each there, unchanged, plus its sub-path")
 	fs.StringVar(&pf.opts.WebhooksAddr, "webhooks-addr", env("webhooks-addr", ""), "a listen address of its own for the deliveries (default: "+proxy.WebhooksPath+" on --addr)")
 	fs.StringVar(&pf.opts.WebhookSecret, "webhook-secret", env("webhook-secret", ""), "the upstream's Standard Webhooks signing secret (whsec_...): judge each delivery's signature and timestamp")

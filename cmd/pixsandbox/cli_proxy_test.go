@@ -233,3 +233,27 @@ func TestProxyCmd_WebhookUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyCmd_QuietAccounts: --quiet-accounts, or its variable, turns the
+// balance rule on, and the summary says how many reads it judged.
+func TestProxyCmd_QuietAccounts(t *testing.T) {
+	up := dupUpstream(t)
+	for _, tt := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		quiet bool
+	}{
+		{"off by default", nil, nil, false},
+		{"the flag", nil, []string{"--quiet-accounts"}, true},
+		{"the variable", map[string]string{"PIXSANDBOX_PROXY_QUIET_ACCOUNTS": "true"}, nil, true},
+		{"the flag over the variable", map[string]string{"PIXSANDBOX_PROXY_QUIET_ACCOUNTS": "true"}, []string{"--quiet-accounts=false"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stdout, _ := runProxyFor(t, tt.env, append([]string{"--upstream", up.URL}, tt.args...)...)
+			if got := strings.Contains(stdout, "quiet accounts: 0 balance reads judged"); got != tt.quiet {
+				t.Errorf("the summary says quiet accounts: %v, want %v:\n%s", got, tt.quiet, stdout)
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 const validateUsage = `Usage:
   pixsandbox validate FILE [--json F] [--junit F] [--fail-on none|response|state|request]
-                      [--max-findings N] [--window N]
+                      [--max-findings N] [--window N] [--quiet-accounts]
 
 Applies the rules of pixsandbox proxy to recorded traffic. FILE (- for
 standard input) is an export of the simulator's request journal (the JSON
@@ -63,6 +63,7 @@ func parseValidateFlags(args []string, stderr io.Writer, lookup func(string) (st
 	fs.StringVar(&pf.failOn, "fail-on", "state", "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", proxy.DefaultMaxFindings, "findings kept in full (the latest); all are counted")
 	fs.IntVar(&pf.opts.Bounds.Keys, "window", contract.DefaultBounds.Keys, "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", false, "the accounts were quiet (nothing but the recorded traffic took money from them or blocked it): judge every balance read against the operations since the previous one")
 	err := applyEnvNamed(fs, lookup, func(name string) string {
 		return validateEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	})

@@ -22,6 +22,8 @@ func consistency(ex *Exchange, rt *Route, v any) []Finding {
 		if data, ok := obj["data"].([]any); ok && len(data) != 1 {
 			c.inconsistent(resBalance, "data", "exactly one item", fmt.Sprintf("%d items", len(data)))
 		}
+	case "balance.get", "balance.get.api":
+		c.grossBalance()
 	case "transfer.create":
 		c.echoMoney(secDict, "payment.amount", req, "payment.amount")
 	case "cashout.create":
@@ -96,6 +98,24 @@ func (c *consistencyCheck) echoMoney(sec, field string, req any, reqPath string)
 	}
 	c.add("resp.echo", sec, field, apiclient.FormatCents(wc)+" (the request's)", apiclient.FormatCents(gc),
 		fmt.Sprintf("%s is %s, not the request's %s", field, apiclient.FormatCents(gc), apiclient.FormatCents(wc)))
+}
+
+// grossBalance: "grossBalance = available + blocked; blockedBalance =
+// blocked; netBalance = available", so gross is net plus blocked.
+func (c *consistencyCheck) grossBalance() {
+	var cents [3]int64
+	for i, field := range []string{"grossBalance", "netBalance", "blockedBalance"} {
+		n, ok := c.resp[field].(json.Number)
+		v, err := apiclient.Cents(n)
+		if !ok || err != nil {
+			return // a field missing or of the wrong type is another rule's
+		}
+		cents[i] = v
+	}
+	if gross, want := cents[0], cents[1]+cents[2]; gross != want {
+		c.inconsistent(resBalance+", mapping to the standard balance", "grossBalance",
+			apiclient.FormatCents(want)+" (netBalance + blockedBalance)", apiclient.FormatCents(gross))
+	}
 }
 
 // qrCodeImage: "present only when generateQrCode is true".

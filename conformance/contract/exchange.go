@@ -43,6 +43,11 @@ type Exchange struct {
 	// Start is when the proxy received the request, End when it had the
 	// whole answer: the state model orders observations by them.
 	Start, End time.Time
+	// Alone: no other exchange was in flight at the proxy at any moment of
+	// this one, so the upstream served it after every exchange answered
+	// before and before every exchange started after. The balance rule
+	// judges only such reads (false, the zero value, when not known).
+	Alone bool
 
 	reqJSON, respJSON     any
 	reqErr, respErr       error
@@ -113,6 +118,9 @@ type Token struct {
 	// IssuedAt and ExpiresAt are the iat and exp claims (zero when absent).
 	IssuedAt, ExpiresAt time.Time
 	JWT                 bool
+	// Subject and Workspace are the sub and ws claims (the sandbox's
+	// account id and workspace), when they are strings.
+	Subject, Workspace string
 }
 
 // ParseToken reads a bearer token's claims without verifying its signature
@@ -163,6 +171,8 @@ func parseToken(raw string) Token {
 		return Token{Account: "authorization:" + hex.EncodeToString(sum[:8])}
 	}
 	t := Token{JWT: true}
+	t.Subject, _ = claims["sub"].(string)
+	t.Workspace, _ = claims["ws"].(string)
 	if iat, err := claims.GetIssuedAt(); err == nil && iat != nil {
 		t.IssuedAt = iat.Time
 	}

@@ -98,6 +98,8 @@ const (
 	secCobStates  = "States and transitions > Immediate charge (cob)"
 	secRefStates  = "States and transitions > Refund (devolucao)"
 	secLimits     = "Limits"
+	secListStates = "States and transitions (Cash-out transaction; Cash-in charge; Refund (devolucao)); Resources > Transaction listing item"
+	secBalance    = "What the service does (balance effects of payments); Resources > Balance (Central Bank-compatible); Errors > Cash-out and cash-in codes (PIX_INSUFFICIENT_BALANCE: amount plus fee)"
 )
 
 // rules is the catalogue, in the order docs/proxy.md lists it.
@@ -145,6 +147,14 @@ var rules = []Rule{
 		Summary: "A cob is created ATIVA and moves only from ATIVA to CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR or REMOVIDA_PELO_PSP; terminal states never change."},
 	{ID: "state.refund-transition", Kind: KindState, Section: secRefStates,
 		Summary: "A refund moves only from EM_PROCESSAMENTO to DEVOLVIDO or NAO_REALIZADO; terminal states never change."},
+	{ID: "state.read-contradicts", Kind: KindState, Section: secReads,
+		Summary: "A later answer about a transaction keeps what never changes: a listing item's externalId, operationType, movementType and, once ended, its amounts; a refund's valor, natureza and rtrId; a cob's revisao (never lower) and, within one revisao, valor.original and chave; a MED's endToEnd and original amount; a transfer's amount under one id."},
+	{ID: "state.listing-transition", Kind: KindState, Section: secListStates,
+		Summary: "A listing item once Confirmado or Error stays so: it never becomes Pendente again, nor the other ended status."},
+	{ID: "state.balance-mismatch", Kind: KindState, Section: secBalance, QuietAccount: true,
+		Summary: "With quiet accounts: a balance read (either route) against the account's previous one: blocked is what the account's PIX outs and refunds accepted since (and those pending) leave, held, out or given back, and available at least what they leave (a PIX received may only add)."},
+	{ID: "state.balance-unjudged", Kind: KindState, Section: secBalance, QuietAccount: true, Notice: true,
+		Summary: "A notice: a control-plane write whose effect on balances the traffic does not show (a MED, a reset, a workspace deleted) ended the balance rule for the run."},
 
 	{ID: "req.authorization-missing", Kind: KindRequest, Section: secAuth + ", rule 1",
 		Summary: "A protected route is called with Authorization: Bearer <token>."},

@@ -47,6 +47,16 @@ type Model struct {
 	clocks  *window[*clockHist]
 	cobs    *window[*history]
 	refunds *window[*history]
+	reads   *window[*readRec]
+	ledgers *window[*ledger]
+	// medAccounts are the sandbox accounts ("workspace/id") a MED was
+	// opened or moved for through the control plane.
+	medAccounts *window[string]
+	// quiet turns on the balance rule (QuietAccounts); balanceOff: a
+	// control-plane write ended it for the run.
+	quiet, balanceOff bool
+	balanceJudged     int
+	bounds            Bounds
 }
 
 // NewModel returns an empty model bounded by b (DefaultBounds for zero fields).
@@ -60,7 +70,8 @@ func NewModel(b Bounds) *Model {
 	return &Model{
 		idem: newWindow[seenID](b.Keys), ext: newWindow[seenID](b.Keys), origs: newWindow[*original](b.Keys),
 		alias: newWindow[string](b.Keys), clocks: newWindow[*clockHist](b.Accounts), cobs: newWindow[*history](b.Keys),
-		refunds: newWindow[*history](b.Keys),
+		refunds: newWindow[*history](b.Keys), reads: newWindow[*readRec](b.Keys), ledgers: newWindow[*ledger](b.Accounts),
+		medAccounts: newWindow[string](b.Accounts), bounds: b,
 	}
 }
 
@@ -69,7 +80,8 @@ func (m *Model) Size() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return map[string]int{"idempotencyKeys": m.idem.len(), "externalIds": m.ext.len(), "originals": m.origs.len(),
-		"transactionAliases": m.alias.len(), "clocks": m.clocks.len(), "cobs": m.cobs.len(), "refunds": m.refunds.len()}
+		"transactionAliases": m.alias.len(), "clocks": m.clocks.len(), "cobs": m.cobs.len(), "refunds": m.refunds.len(),
+		"reads": m.reads.len(), "balances": m.ledgers.len()}
 }
 
 type seenID struct {
@@ -84,17 +96,21 @@ func (m *Model) Observe(ex *Exchange) []Finding {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if strings.HasPrefix(ex.Path, "/_sandbox/") {
-		return m.sandboxEvidence(ex)
+		return append(m.sandboxEvidence(ex), m.sandboxBalance(ex)...)
 	}
 	rt, params := Match(ex.Method, ex.Path)
-	if rt == nil || ex.Status == 0 || ex.RespUnjudged != "" {
+	if rt == nil || ex.Status == 0 {
 		return nil
+	}
+	out := m.balance(ex, rt, params)
+	if ex.RespUnjudged != "" {
+		return out
 	}
 	v, err := ex.respValue()
 	if err != nil {
-		return nil
+		return out
 	}
-	out := m.observeClock(ex, rt, v)
+	out = append(out, m.observeClock(ex, rt, v)...)
 	if !ex.success() {
 		return out
 	}
@@ -106,18 +122,24 @@ func (m *Model) Observe(ex *Exchange) []Finding {
 	switch rt.Name {
 	case "transfer.create":
 		out = append(out, m.idempotency(ex, acct, obj)...)
+		out = append(out, m.transferReads(ex, acct, obj)...)
 	case "cashout.create", "cashin.create":
 		out = append(out, m.externalID(ex, rt, acct, obj)...)
 	case "cob.put", "cob.get", "cob.patch":
 		out = append(out, m.cob(ex, rt, acct+"|"+params["txid"], obj)...)
+		out = append(out, m.cobReads(ex, acct, params["txid"], obj)...)
 		out = append(out, m.cobPayments(ex, obj)...)
 	case "refund.put", "refund.get":
 		out = append(out, m.refundState(ex, acct+"|"+params["e2eid"]+"|"+params["id"], obj)...)
+		out = append(out, m.refundReads(ex, acct, params["e2eid"], params["id"], obj)...)
 		out = append(out, m.refundSum(ex, params["e2eid"], params["id"], obj)...)
 	case "refundin.create":
 		out = append(out, m.refundIn(ex, acct, params["id"], obj)...)
 	case "transactions.list", "transactions.bykey":
+		out = append(out, m.listingReads(ex, acct, obj)...)
 		out = append(out, m.listing(ex, acct, obj)...)
+	case "med.list":
+		out = append(out, m.medReads(ex, acct, obj)...)
 	}
 	return out
 }
@@ -274,7 +296,7 @@ func (m *Model) tokenAccepted(ex *Exchange, tok Token, c *clockHist, readings []
 // tokenIssued records a new token's iat as a clock reading of its account.
 // An iat well before what the account's clock read means the upstream's
 // clock was set back (a new data directory, a restart): the account's
-// readings start again from it.
+// readings, and what the balance rule knew of it, start again from it.
 func (m *Model) tokenIssued(ex *Exchange, v any) {
 	raw, _ := apiclient.Lookup(v, "access_token")
 	s, ok := raw.(string)
@@ -286,6 +308,9 @@ func (m *Model) tokenIssued(ex *Exchange, v any) {
 		return
 	}
 	c, _ := m.clocks.get(tok.Account)
+	if c != nil && c.latest().After(tok.IssuedAt.Add(2*iatRounding)) {
+		m.ledgers.remove(tok.Account) // a new data directory: its balances start again too
+	}
 	if c == nil || c.latest().After(tok.IssuedAt.Add(2*iatRounding)) {
 		c = &clockHist{}
 		m.clocks.put(tok.Account, c)

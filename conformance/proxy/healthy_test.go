@@ -155,11 +155,12 @@ func TestProxy_HealthySimulator(t *testing.T) {
 
 // TestProxy_ConcurrentHealthy: exchanges in flight together — reads of a
 // cob while it is paid, one idempotency key and one externalId sent from
-// many clients at once — raise no state finding against the simulator, which
-// serves them in some order the proxy cannot see.
+// many clients at once, balance reads among them (quiet accounts) — raise no
+// state finding against the simulator, which serves them in some order the
+// proxy cannot see.
 func TestProxy_ConcurrentHealthy(t *testing.T) {
 	env := simulatortest.New(t, simulatortest.Options{})
-	u, findings, stop, err := proxy.Start(env.URL, proxy.Options{})
+	u, findings, stop, err := proxy.Start(env.URL, proxy.Options{QuietAccounts: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,12 +172,15 @@ func TestProxy_ConcurrentHealthy(t *testing.T) {
 	expect(t, c.do("PUT", "/cob/concurrenttxid000000000000001", cob), 201, "cob")
 	transfer := `{"pixKey":"53992810232","payment":{"currency":"BRL","amount":1.00}}`
 	cashOut := `{"value":1.00,"externalId":"concurrent-1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane Powell","document":"53992810232"}}`
+	expect(t, c.do("GET", "/accounts/balances", ""), 200, "balance before")
 	var wg sync.WaitGroup
-	for i := range 16 {
+	for i := range 20 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			switch i % 4 {
+			switch i % 5 {
+			case 4:
+				c.do("GET", "/accounts/balances", "")
 			case 0:
 				c.do("POST", "/_sandbox/payments", `{"txid":"concurrenttxid000000000000001"}`, "Authorization: ")
 			case 1:
@@ -190,10 +194,81 @@ func TestProxy_ConcurrentHealthy(t *testing.T) {
 	}
 	wg.Wait()
 	expect(t, c.do("GET", "/cob/concurrenttxid000000000000001", ""), 200, "cob read")
+	expect(t, c.do("GET", "/accounts/balances", ""), 200, "balance after")
 	got := byKind(findings())
 	for _, k := range []string{"response", "state"} {
 		if len(got[k]) > 0 {
 			t.Errorf("%d %s findings:%s", len(got[k]), k, lines(got[k]))
 		}
+	}
+}
+
+// TestProxy_QuietAccountsHealthy: the simulator, its account moved only by
+// the script through the proxy (a cash-out with a fee, settled; one whose
+// settlement fails; a transfer; a PIX received; refunds by both routes; a
+// cob paid), raises no finding with quiet accounts, while the balance rule
+// judges every read against the one before.
+func TestProxy_QuietAccountsHealthy(t *testing.T) {
+	env := simulatortest.New(t, simulatortest.Options{})
+	var log syncBuffer
+	u, findings, stop, err := proxy.Start(env.URL, proxy.Options{Log: &log, QuietAccounts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c := newClient(t, u)
+	c.token = tokenFor(t, c, env.Fixtures, 0)
+	account := env.Fixtures.Accounts[0]
+	evp := keyOf(t, env.Fixtures, 0, "EVP")
+	const dictKey = "53992810232"
+	noToken := "Authorization: "
+	reads := 0
+	read := func(path string) {
+		t.Helper()
+		expect(t, c.do("GET", path, ""), 200, path)
+		reads++
+	}
+	advance := func() {
+		t.Helper()
+		expect(t, c.do("POST", "/_sandbox/clock/advance", `{"seconds":60,"wait":"webhooks"}`, noToken), 200, "clock advance")
+	}
+	cashOut := func(ext, document string) {
+		t.Helper()
+		expect(t, c.do("POST", "/api/pix/cash-out", `{"value":10.00,"externalId":"`+ext+`","description":"quiet","details":{"key":"`+dictKey+`","keyType":"DOCUMENT","name":"Dane Powell","document":"`+document+`"}}`), 201, "cash-out "+ext)
+	}
+
+	expect(t, c.do("PUT", fmt.Sprintf("/_sandbox/accounts/%d/settings", account.ID), `{"fee":1.50}`, noToken), 200, "fee")
+	read("/accounts/balances")
+	cashOut("quiet-1", dictKey) // held 11.50, then settled with its fee
+	read("/accounts/balances")
+	advance()
+	read("/balance")
+	cashOut("quiet-2", "12345678900") // check digits wrong: the settlement fails, the hold comes back
+	read("/api/balance")
+	advance()
+	read("/accounts/balances")
+	expect(t, c.do("POST", "/dict/pix", `{"pixKey":"`+dictKey+`","payment":{"currency":"BRL","amount":12.34}}`, "X-Idempotency-Key: 0b8f5f0e-3c1d-4c57-9a55-6a3e1b2f9c11"), 200, "transfer")
+	read("/accounts/balances")
+	advance()
+	read("/accounts/balances")
+	in := expect(t, c.do("POST", "/_sandbox/pix-in", `{"key":"`+evp+`","amount":50.00}`, noToken), 201, "pix-in")
+	read("/accounts/balances")
+	expect(t, c.do("PUT", "/pix/"+in.str(t, "endToEndId")+"/devolucao/quietrefund1", `{"valor":"10.00"}`), 201, "refund")
+	read("/accounts/balances")
+	expect(t, c.do("POST", "/api/pix/refund-in/"+in.str(t, "transactionId"), `{"refundValue":5.00,"externalId":"quietrefund2"}`), 201, "refund-in")
+	read("/balance")
+	advance()
+	read("/accounts/balances")
+	expect(t, c.do("PUT", "/cob/quiettxid00000000000000000001", `{"calendario":{"expiracao":3600},"valor":{"original":"15.00"},"chave":"`+evp+`"}`), 201, "cob")
+	expect(t, c.do("POST", "/_sandbox/payments", `{"txid":"quiettxid00000000000000000001"}`, noToken), 201, "cob paid")
+	read("/accounts/balances")
+
+	for k, fs := range byKind(findings()) {
+		t.Errorf("%d %s findings:%s", len(fs), k, lines(fs))
+	}
+	report := c.do("GET", proxy.FindingsPath, "").json(t)
+	if report["quietAccounts"] != true || fmt.Sprint(report["balanceReadsJudged"]) != fmt.Sprint(reads-1) {
+		t.Errorf("the report says quietAccounts %v, %v balance reads judged; want true, %d (every read but the first)",
+			report["quietAccounts"], report["balanceReadsJudged"], reads-1)
 	}
 }

@@ -52,6 +52,10 @@ type Options struct {
 	Bounds contract.Bounds
 	// CaptureBudget bounds the body bytes held at once (DefaultCaptureBudget).
 	CaptureBudget int64
+	// QuietAccounts turns on the rules that need a quiet account (the
+	// balance rule, contract.Model.QuietAccounts): nothing but the traffic
+	// through the proxy takes money from an account or blocks it.
+	QuietAccounts bool
 
 	// WebhooksTo is the integrator's webhook receiver: the proxy takes the
 	// upstream's deliveries at WebhooksPath (and on WebhooksAddr), forwards
@@ -79,6 +83,7 @@ type Proxy struct {
 	store    *store
 	bounds   contract.Bounds
 	hooks    *webhooks // nil without Options.WebhooksTo
+	quiet    bool      // Options.QuietAccounts
 
 	logMu sync.Mutex
 	log   io.Writer
@@ -86,6 +91,7 @@ type Proxy struct {
 	seq     atomic.Uint64
 	budget  atomic.Int64
 	pending inflight
+	overlap overlap
 	judging judgeQueue
 	stats   stats
 	started time.Time
@@ -119,6 +125,8 @@ func New(o Options) (*Proxy, error) {
 	}
 	p := &Proxy{upstream: u, model: contract.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
 		log: o.Log, started: time.Now()} // wall clock: the report's start
+	p.model.QuietAccounts(o.QuietAccounts)
+	p.quiet = o.QuietAccounts
 	p.judging.room.L = &p.judging.mu
 	p.budget.Store(o.CaptureBudget)
 	p.rp = &httputil.ReverseProxy{
@@ -223,6 +231,7 @@ type exchangeKey struct{}
 type exchange struct {
 	contract.Exchange
 	reserved    int64
+	started     uint64 // the overlap tracker's count when it started
 	resp        *captureBody
 	upstreamErr error
 	clientGone  bool
@@ -246,6 +255,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Seq: p.seq.Add(1), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		ReqHeader: r.Header.Clone(), Start: time.Now(), // wall clock: orders the state model's observations
 	}}
+	ex.started, ex.Alone = p.overlap.start()
 	// Judged once the handler returns, also when the copy of the answer
 	// panicked (http.ErrAbortHandler).
 	defer p.judgeLater(ex)
@@ -279,6 +289,7 @@ type judgeQueue struct {
 // the proxy's memory growing.
 func (p *Proxy) judgeLater(ex *exchange) {
 	ex.End = time.Now() // wall clock: orders the state model's observations
+	ex.Alone = p.overlap.end(ex.started, ex.Alone)
 	j := &p.judging
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -520,6 +531,35 @@ func (p *Proxy) Findings() []contract.Finding { return p.store.findings() }
 
 // Counts returns the counts of all findings seen.
 func (p *Proxy) Counts() Counts { return p.store.counts() }
+
+// overlap tells the exchanges no other overlapped: one in flight alone from
+// its start to its end, with none started meanwhile (contract.Exchange.Alone).
+// Webhook deliveries and the proxy's own paths do not count: they move no
+// balance.
+type overlap struct {
+	mu     sync.Mutex
+	active int
+	starts uint64
+}
+
+// start counts an exchange in; it reports the count of starts and whether
+// it is the only one in flight.
+func (o *overlap) start() (uint64, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.active++
+	o.starts++
+	return o.starts, o.active == 1
+}
+
+// end counts an exchange out; it was alone when it started alone and no
+// other started since.
+func (o *overlap) end(started uint64, aloneAtStart bool) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.active--
+	return aloneAtStart && o.starts == started
+}
 
 // inflight counts the exchanges being served.
 type inflight struct {

@@ -36,7 +36,7 @@ import (
 // one contract.Model, as Proxy.finish judges a live exchange.
 //
 // Memory: one entry at a time (the decoder holds at most its JSON text,
-// MaxRecordedEntry, and what it read ahead) and an index of 32 bytes per
+// MaxRecordedEntry, and what it read ahead) and an index of 56 bytes per
 // entry (at most MaxRecordedEntries), besides the proxy's own bounds (the
 // state model's windows, the findings kept).
 // Input that cannot be read at an offset (a pipe) is first copied to a
@@ -157,6 +157,10 @@ type span struct {
 	start, end int64
 	pos        int   // the entry's position in the file, from 1
 	key        int64 // the journal's id, or the HAR answer's end in Unix ns
+	// from and to are the exchange's start and end in Unix ns (0 when the
+	// entry does not show them); alone: no other entry's overlaps them.
+	from, to int64
+	alone    bool
 }
 
 // Len is the number of entries.
@@ -187,7 +191,28 @@ func ReadRecording(name string, r io.Reader) (*Recording, error) {
 	if s.keyed {
 		sort.SliceStable(rc.spans, func(i, j int) bool { return rc.spans[i].key < rc.spans[j].key })
 	}
+	rc.markAlone()
 	return rc, nil
+}
+
+// markAlone marks the entries whose exchange no other entry's overlaps
+// (contract.Exchange.Alone): none when an entry does not show its times.
+func (rc *Recording) markAlone() {
+	order := make([]int, len(rc.spans))
+	for i := range order {
+		order[i] = i
+		if rc.spans[i].from == 0 {
+			return
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return rc.spans[order[a]].from < rc.spans[order[b]].from })
+	var latest int64 // the latest end of the entries started before
+	for k, i := range order {
+		sp := &rc.spans[i]
+		next := k+1 < len(order) && rc.spans[order[k+1]].from <= sp.to
+		sp.alone = (k == 0 || latest < sp.from) && !next
+		latest = max(latest, sp.to)
+	}
 }
 
 // readerAt returns r as something read at offsets, with its size: a
@@ -239,6 +264,7 @@ func (rc *Recording) Each(fn func(*RecordedExchange) error) error {
 		if err != nil {
 			return err // the file changed since it was checked
 		}
+		rx.Alone = sp.alone
 		if err := fn(rx); err != nil {
 			return err
 		}
@@ -296,11 +322,11 @@ type Validation struct {
 // ValidateRecording judges every exchange of rc in order with one state
 // model, as the proxy judges live exchanges: the findings go to o.Log (one
 // line each, Line) and into the returned proxy's store and reports. Only
-// o.Log, o.MaxFindings and o.Bounds are read.
+// o.Log, o.MaxFindings, o.Bounds and o.QuietAccounts are read.
 func ValidateRecording(rc *Recording, o Options) (*Validation, error) {
 	// A proxy as New makes it, whose upstream is never dialled: the
 	// exchanges come from the recording, and its reports name the file.
-	p, err := New(Options{Upstream: "http://recording.invalid", Log: o.Log, MaxFindings: o.MaxFindings, Bounds: o.Bounds})
+	p, err := New(Options{Upstream: "http://recording.invalid", Log: o.Log, MaxFindings: o.MaxFindings, Bounds: o.Bounds, QuietAccounts: o.QuietAccounts})
 	if err != nil {
 		return nil, err
 	}
@@ -920,13 +946,17 @@ func (s *scan) entry() error {
 		return s.fail(n, err)
 	}
 	end := s.dec.InputOffset()
-	_, key, err := s.rc.exchange(raw, n)
+	rx, key, err := s.rc.exchange(raw, n)
 	if err != nil {
 		return err
 	}
 	if key <= 0 {
 		s.keyed = false
 	}
-	s.rc.spans = append(s.rc.spans, span{start: end - int64(len(raw)), end: end, pos: n, key: key})
+	sp := span{start: end - int64(len(raw)), end: end, pos: n, key: key}
+	if !rx.Start.IsZero() {
+		sp.from, sp.to = rx.Start.UnixNano(), rx.End.UnixNano()
+	}
+	s.rc.spans = append(s.rc.spans, sp)
 	return nil
 }

@@ -592,3 +592,54 @@ func FuzzRecorded(f *testing.F) {
 		}
 	})
 }
+
+// TestValidate_QuietAccounts: with quiet accounts, validate judges the
+// balance reads of a recording as the proxy does live: a read no other
+// entry overlaps against the one before. The same reads overlapping
+// another entry are not judged.
+func TestValidate_QuietAccounts(t *testing.T) {
+	balance := func(id, at int, available, blocked string) map[string]any {
+		e := journalEntry(id, 1, "GET", "/accounts/balances", 200, "",
+			`{"data":[{"eventDate":"2026-03-02T12:00:00.000Z","balanceAmount":{"available":`+available+`,"blocked":`+blocked+`,"overdraft":0}}]}`, nil)
+		e["time"] = fmt.Sprintf("2026-03-02T12:00:%02d.000Z", at)
+		return e
+	}
+	cashOut := cashOutEntry(2, 1, "quiet-1", "000000000002")
+	cashOut["time"] = "2026-03-02T12:00:02.000Z"
+	judge := func(quiet bool, entries ...map[string]any) (*proxy.Validation, string) {
+		t.Helper()
+		rc, err := proxy.ReadRecording("journal.json", bytes.NewReader(journalJSON(t, entries...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		var log syncBuffer
+		v, err := proxy.ValidateRecording(rc, proxy.Options{Log: &log, QuietAccounts: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, log.String()
+	}
+	// 100.00 available; a cash-out of 10.50 holds 12.00 with its fee; after
+	// settlement 1.50 stays blocked.
+	entries := []map[string]any{balance(4, 6, "88.00", "1.50"), balance(3, 4, "88.00", "12.00"), cashOut, balance(1, 0, "100.00", "0")}
+	v, log := judge(true, entries...)
+	fs := v.Findings()
+	if len(fs) != 1 || fs[0].Rule != "state.balance-mismatch" || fs[0].RequestID != "req-4" || !strings.Contains(log, "[state] state.balance-mismatch") {
+		t.Fatalf("want one state.balance-mismatch on req-4:\n%s", log)
+	}
+	if v.Summary().BalanceJudged != 2 {
+		t.Errorf("%d reads judged, want 2", v.Summary().BalanceJudged)
+	}
+	if v, log := judge(false, entries...); len(v.Findings()) > 0 {
+		t.Errorf("findings without quiet accounts:\n%s", log)
+	}
+	// The two reads after the cash-out overlapping each other: neither is judged.
+	overlapped := balance(4, 6, "88.00", "1.50")
+	overlapped["durationMs"] = 4000.0
+	entries[0], entries[1] = balance(3, 4, "88.00", "12.00"), overlapped
+	entries[0]["time"] = "2026-03-02T12:00:09.000Z"
+	if v, log := judge(true, entries...); len(v.Findings()) > 0 {
+		t.Errorf("findings on reads overlapping other entries:\n%s", log)
+	}
+}

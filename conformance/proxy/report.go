@@ -32,6 +32,10 @@ type Summary struct {
 	// Bounds what bounds them.
 	Model  map[string]int  `json:"model"`
 	Bounds contract.Bounds `json:"bounds"`
+	// QuietAccounts: the balance rule was on; BalanceJudged counts the
+	// balance reads it compared with an earlier one.
+	QuietAccounts bool `json:"quietAccounts"`
+	BalanceJudged int  `json:"balanceReadsJudged"`
 }
 
 // Summary returns the run's summary now.
@@ -40,6 +44,7 @@ func (p *Proxy) Summary() Summary {
 		Upstream: p.upstream.String(), Started: p.started, Ended: time.Now(), // wall clock: the report's end
 		Exchanges: p.stats.exchanges.Load(), Contract: p.stats.contract.Load(), Other: p.stats.other.Load(),
 		Unreachable: p.stats.unreachable.Load(), Counts: p.Counts(), Model: p.model.Size(), Bounds: p.bounds,
+		QuietAccounts: p.quiet, BalanceJudged: p.model.BalanceJudged(),
 	}
 }
 
@@ -116,6 +121,9 @@ func (p *Proxy) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "pixsandbox proxy: %d exchanges with %s (%d on routes of the contract, %d elsewhere, %d unanswered)\n",
 		s.Exchanges, s.Upstream, s.Contract, s.Other, s.Unreachable)
 	fmt.Fprintf(w, "findings: %d response, %d state, %d webhook, %d request, %d upstream; %d notices\n", c.Response, c.State, c.Webhook, c.Request, c.Upstream, c.Notices)
+	if s.QuietAccounts {
+		fmt.Fprintf(w, "quiet accounts: %d balance reads judged against the account's previous read\n", s.BalanceJudged)
+	}
 	ids := make([]string, 0, len(c.ByRule))
 	for id := range c.ByRule {
 		ids = append(ids, id)

@@ -205,3 +205,88 @@ func TestProxy_JudgesGzip(t *testing.T) {
 		t.Fatalf("the decoded listing was not judged (metadata is absent):%s", lines(fs))
 	}
 }
+
+// TestProxy_BalanceRule: with quiet accounts, a fake upstream that leaves a
+// cash-out's fee blocked after settlement is reported on the read that shows
+// it; without, or when the reads are served beside other exchanges, nothing
+// is judged.
+func TestProxy_BalanceRule(t *testing.T) {
+	cashOut := `{"value":10.00,"externalId":"fee-1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`
+	balances := func(pairs ...string) func(w http.ResponseWriter, r *http.Request, n int) bool {
+		var mu sync.Mutex
+		return func(w http.ResponseWriter, r *http.Request, _ int) bool {
+			if r.URL.Path != "/accounts/balances" {
+				return false
+			}
+			mu.Lock()
+			pair := pairs[0]
+			if len(pairs) > 1 {
+				pairs = pairs[1:]
+			}
+			mu.Unlock()
+			avail, blocked, _ := strings.Cut(pair, "/")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"data":[{"eventDate":"`+fakeClock.Format(time.RFC3339)+`","balanceAmount":{"available":`+avail+`,"blocked":`+blocked+`,"overdraft":0}}]}`)
+			return true
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		quiet  bool
+		beside bool
+		want   int
+	}{
+		{"quiet accounts", true, false, 1},
+		{"not quiet", false, false, 0},
+		{"reads beside other exchanges", true, true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			started, release := make(chan struct{}), make(chan struct{})
+			answer := balances("100.00/0", "88.50/11.50", "88.50/1.50")
+			hook := func(w http.ResponseWriter, r *http.Request, n int) bool {
+				if r.Header.Get("X-Slow") != "" {
+					started <- struct{}{}
+					<-release
+					return false
+				}
+				return answer(w, r, n)
+			}
+			up := httptest.NewServer(&fake{now: fakeClock, hook: hook})
+			defer up.Close()
+			u, findings, stop, err := proxy.Start(up.URL, proxy.Options{QuietAccounts: tt.quiet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			c := newClient(t, u)
+			c.token = fakeToken(fakeClock)
+			read := func() {
+				if !tt.beside {
+					c.do("GET", "/accounts/balances", "")
+					return
+				}
+				// A slow exchange is in flight the whole time the read is.
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					c.do("GET", "/api/transactions", "", "X-Slow: 1")
+				}()
+				<-started
+				c.do("GET", "/accounts/balances", "")
+				release <- struct{}{}
+				<-done
+			}
+			read()
+			c.do("POST", "/api/pix/cash-out", cashOut)
+			read()
+			read()
+			got := byKind(findings())
+			if len(got["response"]) > 0 {
+				t.Errorf("response findings:%s", lines(got["response"]))
+			}
+			if len(got["state"]) != tt.want || (tt.want == 1 && (got["state"][0].Rule != "state.balance-mismatch" || got["state"][0].Field != "data[0].balanceAmount.blocked")) {
+				t.Fatalf("want %d state.balance-mismatch findings on blocked; state findings:%s", tt.want, lines(got["state"]))
+			}
+		})
+	}
+}
