@@ -156,7 +156,7 @@ var dependencyRules = []Rule{
 
 	{Pkg: "conformance/contract", Allow: []string{"conformance/framework/apiclient", "conformance/framework/codec", "github.com/golang-jwt/jwt/v5", "github.com/standard-webhooks/standard-webhooks/libraries"},
 		Never: []string{"simulator/...", "scenarios", "cmd/...", "conformance/framework", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
-		Note:  "the contract's rules as pure functions over one exchange (route table, request and response rules) and the bounded state model: the one source of the validating proxy's checks"},
+		Note:  "the contract's rules as pure functions over one exchange (route table, request and response rules) and the bounded state model: the one source of the validating proxy's checks, and of the suite's error shapes, codes and route list"},
 	{Pkg: "conformance/proxy", Allow: []string{"conformance/contract"},
 		Never: []string{"simulator/...", "scenarios", "cmd/...", "conformance/framework", "github.com/onsi/ginkgo/v2", "github.com/onsi/gomega"},
 		Note:  "the validating proxy (`pixsandbox proxy`): forwards traffic unchanged, judges each exchange with conformance/contract, keeps and reports the findings"},
