@@ -64,17 +64,28 @@ func (s *Store) Records(ctx context.Context, id string) ([]storage.Record, error
 	return out, err
 }
 
-// importBatch is how many records one writer operation of ImportSpace writes.
+// importBatch is the most records one writer operation of ImportSpace
+// writes; importBytes the most bytes of keys and values, a quarter of what
+// Badger takes in one transaction (a sixth of the memtable): a batch of the
+// writer may then still take the operation beside others.
 const importBatch = 2000
 
-// ImportSpace writes records into workspace id, importBatch records per
-// writer operation. The workspace must be new (no key); the caller makes it
-// reachable only once ImportSpace returned (and drops it on an error), so a
-// crash halfway leaves keys that no registry record names.
+func (s *Store) importBytes() int { return int(s.db.MaxBatchSize() / 4) }
+
+// ImportSpace writes records into workspace id, importBatch records or
+// importBytes bytes per writer operation, whichever comes first. The
+// workspace must be new (no key); the caller makes it reachable only once
+// ImportSpace returned (and drops it on an error), so a crash halfway leaves
+// keys that no registry record names.
 func (s *Store) ImportSpace(ctx context.Context, id string, records []storage.Record) error {
 	v := s.Space(id)
+	limit := s.importBytes()
 	for len(records) > 0 {
-		n := min(len(records), importBatch)
+		n, size := 0, 0
+		for n < len(records) && n < importBatch && (n == 0 || size+len(records[n].Key)+len(records[n].Val) <= limit) {
+			size += len(records[n].Key) + len(records[n].Val)
+			n++
+		}
 		batch := records[:n]
 		records = records[n:]
 		err := v.update(ctx, func(t *Tx) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -360,5 +361,35 @@ func TestSpaces_BatchOfCancelledOperations(t *testing.T) {
 	}
 	if err := s.Update(context.Background(), func(tx storage.Tx) error { return tx.PutMeta("after", 1) }); err != nil {
 		t.Fatalf("the writer after a batch of cancelled operations: %v", err)
+	}
+}
+
+// ImportSpace cuts its writes by bytes as well as by count: records whose
+// values together are many times what Badger takes in one transaction all
+// arrive, and read back as they were written.
+func TestImportSpace_CutsByBytes(t *testing.T) {
+	s := mustOpen(t, "")
+	defer s.Close()
+	val := []byte(`"` + strings.Repeat("v", 32<<10) + `"`)
+	n := int(s.db.MaxBatchSize()*3) / len(val)
+	recs := make([]storage.Record, n)
+	for i := range recs {
+		recs[i] = storage.Record{Key: "meta/imported/" + itoa(i), Val: val}
+	}
+	if err := s.ImportSpace(context.Background(), "imp", recs); err != nil {
+		t.Fatalf("importing %d records of %d bytes: %v", n, len(val), err)
+	}
+	got, err := s.Records(context.Background(), "imp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, r := range got {
+		if strings.HasPrefix(r.Key, "meta/imported/") && string(r.Val) == string(val) {
+			found++
+		}
+	}
+	if found != n {
+		t.Fatalf("%d of %d imported records read back", found, n)
 	}
 }

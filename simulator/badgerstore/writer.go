@@ -18,8 +18,9 @@ import (
 // Batch bounds. A batch takes every operation waiting when it starts, up to
 // maxBatchOps, and is cut short once its writes pass maxBatchBytes (the rest
 // wait for the next batch). Badger refuses a transaction above 15% of the
-// memtable (ErrTxnTooBig): with 16 MiB memtables that is 2.4 MiB, so one
-// batch at the bound still leaves room for one large operation.
+// memtable (ErrTxnTooBig): 1.26 MB with the 8 MiB memtables of the default
+// budget, 2.5 MB with 16 MiB ones. An operation that does not fit beside
+// the others of its batch commits after them, alone if need be (round).
 const (
 	maxBatchOps   = 512
 	maxBatchBytes = 1 << 20

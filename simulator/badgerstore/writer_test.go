@@ -316,6 +316,8 @@ func TestWriter_TooBig(t *testing.T) {
 	s := mustOpen(t, "")
 	defer s.Close()
 	release := holdWriter(t, s)
+	// Sizes from what Badger takes in one transaction (15 % of the memtable).
+	chunks := int(s.db.MaxBatchSize() / (64 << 10))
 	big := func(n int) func(storage.Tx) error {
 		return func(tx storage.Tx) error {
 			v := strings.Repeat("x", 64<<10)
@@ -330,9 +332,9 @@ func TestWriter_TooBig(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	fns := []func(storage.Tx) error{
-		big(20), // 1.3 MB: fits a transaction, not beside the next
-		big(20),
-		big(200), // 13 MB: fits no transaction
+		big(chunks * 6 / 10), // fits a transaction, not beside the next
+		big(chunks * 6 / 10),
+		big(chunks * 10), // fits no transaction
 		func(tx storage.Tx) error { return tx.PutMeta("small", 1) },
 	}
 	for i, fn := range fns {
