@@ -15,23 +15,24 @@ func TestMemoryOptions(t *testing.T) {
 		memtable, table      int64
 		blockCache, idxCache int64
 	}{
-		{0, 3, 8 << 20, 2 << 20, 8 << 20, 4 << 20},
+		{0, 5, 16 << 20, 12 << 20, 16 << 20, 8 << 20},
 		{1 << 30, 5, 16 << 20, 12 << 20, 16 << 20, 8 << 20},
 		{4 << 30, 5, 16 << 20, 12 << 20, 64 << 20, 32 << 20},
 		{256 << 20, 3, 8 << 20, 2 << 20, 8 << 20, 4 << 20},
 	} {
 		o := memoryOptions(badger.DefaultOptions(""), tt.budget)
 		if o.NumMemtables != tt.memtables || o.BlockCacheSize != tt.blockCache || o.IndexCacheSize != tt.idxCache || o.MemTableSize != tt.memtable ||
-			o.BaseTableSize != tt.table || o.Compression != options.None {
+			o.BaseTableSize != tt.table || (o.Compression == options.None) != (tt.budget > 0 && tt.budget < 512<<20) {
 			t.Errorf("budget %d MiB: %d memtables of %d MiB, tables of %d MiB, block cache %d MiB, index cache %d MiB, compression %v", tt.budget>>20,
 				o.NumMemtables, o.MemTableSize>>20, o.BaseTableSize>>20, o.BlockCacheSize>>20, o.IndexCacheSize>>20, o.Compression)
 		}
 	}
 }
 
-// A data directory whose tables were written compressed (as before tables
-// were written without compression) opens and reads: Badger's manifest
-// records each table's compression.
+// A data directory whose tables were written compressed opens and reads
+// under a budget that writes them uncompressed (the lean profile): Badger's
+// manifest records each table's compression, so a server may change budgets
+// over one data directory.
 func TestOpen_ReadsCompressedTables(t *testing.T) {
 	dir := t.TempDir()
 	db, err := badger.Open(badger.DefaultOptions(dir).WithCompression(options.Snappy).WithLoggingLevel(badger.ERROR))
@@ -44,7 +45,7 @@ func TestOpen_ReadsCompressedTables(t *testing.T) {
 	if err := db.Close(); err != nil { // flushes the memtable into a compressed table
 		t.Fatal(err)
 	}
-	s, err := Open(Options{Dir: dir})
+	s, err := Open(Options{Dir: dir, Memory: 256 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,34 +42,32 @@ type Options struct {
 }
 
 // DefaultMemory is the memory budget a Store is sized for by default.
-const DefaultMemory = 256 << 20
+const DefaultMemory = 1 << 30
 
 // memoryOptions sizes what Badger keeps in memory from the budget. From
-// 512 MiB: 16 MiB memtables, at most 5 at once (the one written and those
-// waiting for their flush; each an arena on Go's heap plus a log file mapped
-// into the process), 12 MiB tables, writes stalled at 15 level-0 tables.
-// Under 512 MiB (the default budget is 256 MiB): 8 MiB memtables, at most 3,
-// Badger's 2 MiB tables, a stall at 10: a compaction builds each table in
-// buffers of two to eight times its size, several at once, and a level-0
-// compaction merges every level-0 table into one built in memory. Tables
-// are not compressed: compressing made every block built or read during a
-// compaction a buffer of its own (half of the heap in use at the peaks of a
-// profile under pixload's write routes, with the table builders most of the
-// rest), for a store whose data a sandbox keeps small; without it the heap
-// in use stays near a third of what it was, Go's soft memory limit has room
-// above it, and the collector no longer runs without pause under a 256 MiB
-// budget (docs/performance.md, "Memory budget"). The block cache is a
+// 512 MiB (the default budget is 1 GiB): 16 MiB memtables, at most 5 at once
+// (the one written and those waiting for their flush; each an arena on Go's
+// heap plus a log file mapped into the process), 12 MiB tables compressed
+// with Snappy, writes stalled at 15 level-0 tables. Under 512 MiB, a lean
+// profile: 8 MiB memtables, at most 3, Badger's 2 MiB tables, a stall at 10,
+// and tables not compressed: a compaction builds each table in buffers of
+// two to eight times its size, several at once, and compressing made every
+// block built or read a buffer of its own (half of the heap in use at the
+// peaks of a profile under pixload's write routes). The lean profile keeps
+// the heap in use under Go's soft limit at 256 MiB, but sustained writes
+// then stall for up to a second every 25 to 30 s of 1,000 writes a second
+// (open-loop, docs/performance.md, "Memory budget"). The block cache is a
 // sixty-fourth of the budget, the index cache a 128th, at least 8 and 4 MiB.
 func memoryOptions(opts badger.Options, budget int64) badger.Options {
 	if budget <= 0 {
 		budget = DefaultMemory
 	}
-	memtables, memtable, table, stall := 3, int64(8<<20), int64(2<<20), 10
+	memtables, memtable, table, stall, compression := 3, int64(8<<20), int64(2<<20), 10, options.None
 	if budget >= 512<<20 {
-		memtables, memtable, table, stall = 5, 16<<20, 12<<20, 15
+		memtables, memtable, table, stall, compression = 5, 16<<20, 12<<20, 15, options.Snappy
 	}
 	return opts.WithMemTableSize(memtable).WithNumMemtables(memtables).WithBaseTableSize(table).WithNumLevelZeroTablesStall(stall).
-		WithCompression(options.None).
+		WithCompression(compression).
 		WithBlockCacheSize(max(budget/64, 8<<20)).WithIndexCacheSize(max(budget/128, 4<<20))
 }
 
