@@ -206,6 +206,7 @@ func TestCrash_KillMidBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
 	}
+	t.Parallel() // child processes on data directories of their own
 	for _, mode := range []string{"batch", "100ms", "false"} {
 		t.Run("sync="+mode, func(t *testing.T) { killMidBatch(t, "--sync="+mode) })
 	}
