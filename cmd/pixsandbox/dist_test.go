@@ -22,6 +22,7 @@ func TestDist_StaticBinaryStartsFromEmptyDirectory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
+	t.Parallel() // its own build, directory and environment
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go toolchain to build with")

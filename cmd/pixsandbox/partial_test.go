@@ -411,6 +411,7 @@ func TestConformPartialTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite in a child process")
 	}
+	t.Parallel() // its own servers and child processes
 	p := newPartialPIX()
 	srv := httptest.NewServer(p)
 	defer srv.Close()
