@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,41 +320,16 @@ func (c *checker) sendDispatched(ctx context.Context, o outgoing, body []byte) w
 }
 
 // sendRaw makes one delivery the dispatcher cannot make (a signature over
-// other bytes than the body sent, a signature header of other versions),
-// with the dispatcher's headers, user agent, timeout, redirect rule and
-// --webhook-deny-private guard (rawClient).
-func (c *checker) sendRaw(ctx context.Context, o outgoing, body []byte) (a webhook.Attempt) {
+// other bytes than the body sent, a signature header of other versions):
+// the headers of rawHeaders, posted by the dispatcher (webhook.Dispatcher.Post:
+// its client, timeout, redirect rule, --webhook-deny-private guard and
+// response limits).
+func (c *checker) sendRaw(ctx context.Context, o outgoing, body []byte) webhook.Attempt {
 	h, err := c.rawHeaders(o, body)
-	a.RequestHeaders = sortedHeaders(h)
 	if err != nil {
-		a.Error = err.Error()
-		return a
+		return webhook.Attempt{URL: c.cfg.URL, RequestBody: string(body), Error: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.dp.Timeout) // wall time: the HTTP timeout
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.URL, bytes.NewReader(body))
-	if err != nil {
-		a.Error = err.Error()
-		return a
-	}
-	req.Header = h
-	start := time.Now() // wall time: the attempt's measured duration
-	resp, err := c.rawClient().Do(req)
-	if err != nil {
-		a.Duration = time.Since(start) // wall time
-		a.Error = err.Error()
-		if refused, ok := errors.AsType[*dialRefusedError](err); ok {
-			a.Error = refused.Error()
-		}
-		return a
-	}
-	a.StatusCode = resp.StatusCode
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxExcerpt))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
-	_ = resp.Body.Close()
-	a.Duration = time.Since(start) // wall time
-	a.ResponseExcerpt = excerpt(head)
-	return a
+	return c.dp.Post(ctx, c.cfg.URL, h, body)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

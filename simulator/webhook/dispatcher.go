@@ -148,10 +148,25 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 		a.Error = "webhook: no event id to send as webhook-id"
 		return a
 	}
+	return dp.post(ctx, a, h, body)
+}
+
+// Post makes one delivery the dispatcher does not build itself (the
+// receiver checker's tampered ones): body POSTed to url with the headers h
+// as given, through the dispatcher's client, timeout, redirect rule,
+// --webhook-deny-private guard and response limits, as Send posts. It
+// returns the Attempt with URL, RequestBody and RequestHeaders set and the
+// outcome recorded; it returns no error.
+func (dp *Dispatcher) Post(ctx context.Context, url string, h http.Header, body []byte) Attempt {
+	a := Attempt{URL: url, RequestBody: string(body), RequestHeaders: sortedHeaders(h)}
+	return dp.post(ctx, a, h, body)
+}
+
+// post sends body to a.URL with the headers h and records the outcome in a.
+func (dp *Dispatcher) post(ctx context.Context, a Attempt, h http.Header, body []byte) Attempt {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-
 	timeout := dp.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -161,7 +176,7 @@ func (dp *Dispatcher) Send(ctx context.Context, d Delivery, eventID string, body
 	start := time.Now()                              // wall time: the attempt's measured Duration
 	ctx, cancel := context.WithTimeout(ctx, timeout) // wall time: the HTTP timeout
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
 	if err != nil {
 		a.Error = err.Error()
 		return a
