@@ -36,7 +36,7 @@ var eventConsts = map[string]string{
 	"EventMedRejected": webhook.EventMedRejected,
 }
 
-// emitted reads every call of delivery.Emit in the simulator's non-test
+// emitted reads every call of outbox.Emit in the simulator's non-test
 // source and returns the (event type, kind) pairs they send.
 func emitted(t *testing.T) map[pair][]string {
 	t.Helper()
@@ -66,7 +66,7 @@ func emitted(t *testing.T) map[pair][]string {
 			typ, ok := eventConsts[name]
 			lit, isLit := call.Args[3].(*ast.BasicLit)
 			if !ok || !isLit {
-				t.Errorf("%s: delivery.Emit with an event type or kind this test cannot read (%T, %T); name the webhook.Event* constant and a literal kind", at, call.Args[2], call.Args[3])
+				t.Errorf("%s: outbox.Emit with an event type or kind this test cannot read (%T, %T); name the webhook.Event* constant and a literal kind", at, call.Args[2], call.Args[3])
 				return true
 			}
 			kind, _ := strconv.Unquote(lit.Value)
@@ -86,7 +86,7 @@ func isEmit(fun ast.Expr) bool {
 	switch f := fun.(type) {
 	case *ast.SelectorExpr:
 		x, ok := f.X.(*ast.Ident)
-		return ok && x.Name == "delivery" && f.Sel.Name == "Emit"
+		return ok && x.Name == "outbox" && f.Sel.Name == "Emit"
 	case *ast.Ident:
 		return f.Name == "Emit"
 	}

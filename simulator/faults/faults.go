@@ -8,9 +8,9 @@
 //
 // In the core, simulator/webhook and simulator/auth the production code does
 // not ask On: each rule a fault bends is a value the code reads (the core's
-// rules, simulator/rules.go; simulator/webhook's attemptEventID, payment
+// rules, simulator/core/rules.go; simulator/webhook's attemptEventID, payment
 // amounts, success and DefaultPolicy; simulator/auth's expiryLeeway), and a
-// file built only with the tag (simulator/rules_faults.go,
+// file built only with the tag (simulator/core/rules_faults.go,
 // simulator/webhook/faults.go, simulator/auth/faults.go) replaces it when its
 // fault is on.
 package faults

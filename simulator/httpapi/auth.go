@@ -24,7 +24,7 @@ type TokenResponse struct {
 
 // handleAuthToken handles "POST /api/auth/token". It only collects: the header,
 // the body's problems and fields go to IssueToken, which checks them in the
-// documented order (simulator/auth.go, Gap G-01).
+// documented order (simulator/core/auth.go, Gap G-01).
 func (s *Server) handleAuthToken(r *http.Request) (any, error) {
 	sc, err := scenarios.FromHeader(r.Header.Get(scenarios.Header), scenarios.OpAuthToken)
 	if err != nil {

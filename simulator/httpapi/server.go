@@ -58,7 +58,7 @@ import (
 // failing, the request's context ending), which the transport answers as
 // KindInternal; "KindInternal only" marks a method that returns nothing else.
 // The core's own comment says when each happens; a test
-// (simulator/errdoc_test.go) keeps the two in step.
+// (simulator/core/errdoc_test.go) keeps the two in step.
 type Services interface {
 	// IssueToken runs the token checks in their documented order and issues a token.
 	//

@@ -12,13 +12,13 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/refund"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook/outbox"
 )
 
 // Tx is the slice of a store transaction the MED process touches: the MED
@@ -162,7 +162,7 @@ func (p *Process) Open(tx Tx, in pix.MEDOpen, now time.Time) (pix.MED, error) {
 			return pix.MED{}, err
 		}
 	}
-	return m, delivery.Emit(tx, m.AccountID, webhook.EventMedCreated, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_created", m), now)
+	return m, outbox.Emit(tx, m.AccountID, webhook.EventMedCreated, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_created", m), now)
 }
 
 // timeline is the MED's deadlines: the configured ones, the analysis
@@ -267,12 +267,12 @@ func (p *Process) analyze(tx Tx, m *pix.MED, result, details string, now time.Ti
 		if err := p.releaseBlock(tx, m, now); err != nil {
 			return err
 		}
-		return delivery.Emit(tx, m.AccountID, webhook.EventMedRejected, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_rejected", *m), now)
+		return outbox.Emit(tx, m.AccountID, webhook.EventMedRejected, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_rejected", *m), now)
 	}
 	if err := tx.PutJob(agenda.Job{ID: jobID(jobMEDRefund, m.ID), Kind: jobMEDRefund, Due: now.Add(p.Deadlines.Refund), Payload: []byte(strconv.FormatInt(m.ID, 10))}); err != nil {
 		return err
 	}
-	return delivery.Emit(tx, m.AccountID, webhook.EventMedAccepted, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_accepted", *m), now)
+	return outbox.Emit(tx, m.AccountID, webhook.EventMedAccepted, "MED", m.OriginalTransactionID, webhook.MEDPayload("med_accepted", *m), now)
 }
 
 // Cancel withdraws a MED not yet analysed (reason REFUND_CANCELLATION) and

@@ -3,7 +3,7 @@
 // window is a minute of the simulation clock from its first second (the
 // instant truncated to the minute), not a sliding minute before each request:
 // a key's count starts again at the start of every minute. The core limits
-// GET /api/med with it, and simulator/delivery the webhook resends.
+// GET /api/med with it, and simulator/webhook/outbox the webhook resends.
 package ratelimit
 
 import (

@@ -7,5 +7,5 @@
 //
 // Its slice of the store (Tx): transactions, refunds, the refunded counters,
 // the ledger, the transaction sequence, the settlement jobs, the payer's
-// account, and the webhook outbox (delivery.Outbox).
+// account, and the webhook outbox (outbox.Outbox).
 package refund

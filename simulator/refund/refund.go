@@ -11,12 +11,12 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
 	"github.com/pixsandbox/pixsandbox/simulator/agenda"
-	"github.com/pixsandbox/pixsandbox/simulator/delivery"
 	"github.com/pixsandbox/pixsandbox/simulator/ledger"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/refs"
 	"github.com/pixsandbox/pixsandbox/simulator/storage"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
+	"github.com/pixsandbox/pixsandbox/simulator/webhook/outbox"
 )
 
 // JobSettle settles a refund in processing.
@@ -37,7 +37,7 @@ type Tx interface {
 	storage.LedgerTx
 	storage.SequenceTx
 	storage.AccountTx
-	delivery.Outbox
+	outbox.Outbox
 }
 
 // timeFormat is how messages write an instant.
@@ -329,7 +329,7 @@ func (p *Process) received(tx Tx, payer pix.AccountID, o pix.Transaction, r pix.
 	if err := tx.PutTransaction(t); err != nil {
 		return err
 	}
-	return delivery.Emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
+	return outbox.Emit(tx, payer, webhook.EventRefundOut, "REFUND", t.ID, webhook.RefundPayload(o, r, nil, t.ID), now)
 }
 
 // emit notifies the refunding account's refund_in targets: a REFUND
@@ -339,7 +339,7 @@ func emit(tx Tx, o pix.Transaction, r pix.Refund, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return delivery.Emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
+	return outbox.Emit(tx, r.AccountID, webhook.EventRefundIn, "REFUND", r.TransactionID, webhook.RefundPayload(o, r, all, r.TransactionID), now)
 }
 
 // IsReceipt reports whether t is a PIX the account received: one by key or

@@ -42,7 +42,7 @@ import (
 // with, "KindInternal only" when the method returns no *pix.Error. The
 // control plane answers in the minimal shape, which carries no code: the kind
 // decides the status and the message says why. A test
-// (simulator/errdoc_test.go) keeps the lines in step with the core.
+// (simulator/core/errdoc_test.go) keeps the lines in step with the core.
 type Sandbox interface {
 	// Core is the public operations the event recipes drive (event.go); its
 	// methods are the core's own, each with its Errors line where the

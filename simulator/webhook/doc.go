@@ -4,7 +4,7 @@
 // validation, the plan of one delivery per active target of an event
 // (fan-out, at most MaxActivePerType), one HTTP attempt (Dispatcher), the
 // retry Policy that decides what happens next, and the worker pool
-// (Scheduler). It keeps no state in the store: simulator/delivery stores
+// (Scheduler). It keeps no state in the store: simulator/webhook/outbox stores
 // events, deliveries and their jobs and calls this package for each step, and
 // the core and simulator/med and simulator/refund choose which body an event
 // carries.
