@@ -53,7 +53,7 @@ type Config struct {
 
 // A Finding is one broken rule, at a place a reader can open.
 type Finding struct {
-	Check string // deps, layers, docs, walltime, complexity, size, fuzz, table, staticcheck
+	Check string // deps, layers, docs, walltime, complexity, size, fuzz, names, table, staticcheck
 	Where string // a module-relative package, file or file:line
 	Msg   string
 }
@@ -83,6 +83,7 @@ func Lint(cfg Config) ([]Finding, error) {
 	out = append(out, checkSize(t, cfg.MaxPackageLines, cfg.SizeExempt, cfg.SizeExceptions)...)
 	out = append(out, warnSize(t, cfg.WarnPackageLines, cfg.MaxPackageLines, cfg.SizeExempt)...)
 	out = append(out, checkFuzz(t, cfg.Makefile)...)
+	out = append(out, checkNames(t)...)
 	sortFindings(out)
 	return out, nil
 }

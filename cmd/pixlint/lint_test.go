@@ -220,6 +220,18 @@ func TestLayers_importUpALayer(t *testing.T) {
 	want(t, at("domain", only("layers", lint(t, cfg))), [2]string{"domain", "in no layer"})
 }
 
+// A file beside a package's folder of the same name is found, a test file by
+// the name it tests; the same name one folder down is not, nor a file beside
+// a folder of assets (app/assets.go next to app/assets/).
+func TestNames_fileBesideFolder(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(module(t, "samename"))
+	want(t, only("names", lint(t, cfg)),
+		[2]string{"app/sub.go", "shares its name with the package folder app/sub/ beside it"},
+		[2]string{"app/sub_test.go", "shares its name with the package folder app/sub/ beside it"},
+	)
+}
+
 // An exact entry places a package before a subtree that also holds it.
 func TestLayerOf(t *testing.T) {
 	layers := []Layer{{Name: "top", Pkgs: []string{"a/..."}}, {Name: "low", Pkgs: []string{"a/b", "c"}}}

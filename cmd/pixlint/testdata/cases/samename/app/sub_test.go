@@ -1,0 +1,5 @@
+package app
+
+import "testing"
+
+func TestSub(t *testing.T) {}
