@@ -53,6 +53,9 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.got = append(rec.got, received{Method: r.Method, RequestURI: r.RequestURI, Header: r.Header.Clone(), Body: body})
 	rec.mu.Unlock()
 	name := r.Header.Get("X-Test-Answer")
+	// A fixed Date on every answer: net/http's own would differ between
+	// the direct and the proxied request across a second's boundary.
+	w.Header().Set("Date", "Mon, 02 Mar 2026 12:00:00 GMT")
 	if name == "gzip" {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Encoding", "gzip")
@@ -73,7 +76,6 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range a.header {
 		w.Header()[k] = v
 	}
-	w.Header().Set("Date", "Mon, 02 Mar 2026 12:00:00 GMT")
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 }
