@@ -2,7 +2,6 @@ package contract_test
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,37 +11,6 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
-
-// Valid deliveries of every payload, as the sandbox writes them: each judges
-// clean; the cases below break one rule of one of them.
-var (
-	hookParty   = `"counterpart":{"name":"Dane Powell","document":"***.928.102-**","bank":{"bankISPB":"00000000","bankName":"Banco","bankCode":"001","accountBranch":null,"accountNumber":"123"}}`
-	cashOutHook = `{"event":"CashOut","status":"CONFIRMED","transactionType":"PIX","movementType":"DEBIT","transactionId":"12","externalId":"e1","endToEndId":"` + e2e +
-		`","pixKey":"53992810232","feeAmount":0.00,"originalAmount":10.50,"finalAmount":10.50,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` + hookParty + `,"metadata":{}}`
-	cashInHook = `{"event":"CashIn","status":"CONFIRMED","transactionType":"PIX","movementType":"CREDIT","transactionId":"13","externalId":"c1","correlationId":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","endToEndId":"` + e2e +
-		`","feeAmount":0.00,"originalAmount":25.00,"finalAmount":25.00,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` + hookParty + `,"metadata":{"order":"1"}}`
-	transferHook = `{"type":"TRANSFER","data":{"id":7,"txId":null,"pixKey":"53992810232","status":"LIQUIDATED","payment":{"amount":"12.30","currency":"BRL"},"endToEndId":"` + e2e +
-		`","creditDebitType":"DEBIT","idempotencyKey":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","creditorAccount":{"name":"Dane","document":"***.928.102-**","ispb":"00000000"},"remittanceInformation":null}}`
-	receiveHook = `{"type":"RECEIVE","data":{"id":15,"txId":"proxytxid0000000000000000000001","status":"LIQUIDATED","payment":{"amount":"15.00","currency":"BRL"},"endToEndId":"` + e2e +
-		`","debtorAccount":{"name":"Fulano","document":"***.982.247-**"}}}`
-	refundHook = `{"type":"REFUND","data":{"id":40,"txId":null,"status":"REFUNDED","payment":{"amount":"50.00","currency":"BRL"},"refunds":[{"status":"LIQUIDATED","payment":{"amount":10.00,"currency":"BRL"},` +
-		`"endToEndId":"D13140088202603021200abcdefghijk","eventDate":"2026-03-02T12:01:00.000Z","information":null}],"endToEndId":"` + e2e + `","creditDebitType":"DEBIT","refundId":"r1","rtrId":"D13140088202603021200abcdefghijk","natureza":"ORIGINAL"}}`
-	medHook = `{"event":"med_accepted","med":{"id":3,"endToEnd":"` + e2e + `","status":"ANALYZED","reason":"REFUND_REQUEST","cause":"SCAM","description":null,"analysisResult":"APPROVED","analysisDetails":"ok",` +
-		`"requestingBank":{"ispb":"1","name":"a"},"contestedBank":{"ispb":"2","name":"b"},"originalTransaction":{"amount":50.00,"type":"PIX","transactionType":"PIX_IN","name":"n","document":"***.456.789-**","dateTime":"2026-03-02T12:00:00Z"},` +
-		`"isReconciled":true,"originalTransactionId":5,"createdAt":"2026-03-02T12:00:00Z","updatedAt":"2026-03-02T12:00:00Z"}}`
-)
-
-// delivery builds a delivery of body received at epoch + d, number seq,
-// with a webhook-id; options set headers.
-func delivery(seq uint64, d time.Duration, body string, opts ...func(*contract.Exchange)) *contract.Exchange {
-	ex := &contract.Exchange{Seq: seq, Method: "POST", Path: "/_proxy/webhooks/hooks/a",
-		ReqHeader: http.Header{"Content-Type": {"application/json"}, "Webhook-Id": {"msg_" + strconv.FormatUint(seq, 10)}},
-		ReqBody:   []byte(body), Status: 204, Start: epoch.Add(d), End: epoch.Add(d + time.Millisecond)}
-	for _, o := range opts {
-		o(ex)
-	}
-	return ex
-}
 
 func TestJudgeDelivery_ValidPayloads(t *testing.T) {
 	for name, body := range map[string]string{"CashOut": cashOutHook, "CashIn": cashInHook, "TRANSFER": transferHook, "RECEIVE": receiveHook, "REFUND": refundHook, "med_accepted": medHook,

@@ -7,42 +7,14 @@ import (
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
 
-// Valid exchanges of each route: every one judges clean; each case below
-// breaks one rule of one of them.
+// Bodies of the answers only these tests use.
 var (
-	tokenReq    = `{"clientId":"2b28bc5f-714d-4515-9a30-06854d5df38c","clientSecret":"s"}`
-	tokenOK     = `{"access_token":"` + testToken(epoch) + `","token_type":"Bearer","expires_in":1800}`
-	balanceOK   = `{"data":[{"eventDate":"2026-03-02T12:00:00Z","balanceAmount":{"available":100.50,"blocked":0,"overdraft":0}}]}`
-	stdBalOK    = `{"grossBalance":100.50,"blockedBalance":0.00,"netBalance":100.50,"consultedAt":"2026-03-02T12:00:00Z"}`
-	transferReq = `{"pixKey":"53992810232","payment":{"currency":"BRL","amount":12.34}}`
-	transferOK  = `{"endToEndId":"0b8f5f0e3c1d4c579a556a3e1b2f9c10","eventDate":"2026-03-02T12:00:00Z","id":7,"payment":{"amount":12.34},"type":"PENDING"}`
-	cashOutReq  = `{"value":10.50,"externalId":"e1","description":"d","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`
-	cashOutOK   = `{"transactionId":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","externalId":"e1","status":"PENDING","generateTime":"2026-03-02T12:00:00Z"}`
-	cashInReq   = `{"transaction":{"value":25.00,"description":"d","externalId":"c1","generateQrCode":true},"payer":{"fullName":"F","document":"52998224725"}}`
-	cashInOK    = `{"transactionId":"12","correlationId":"6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10","externalId":"c1","status":"PENDING","pixCode":"` + brCode +
-		`","generateTime":"2026-03-02T12:00:00Z","expirationDate":"2026-03-03T12:00:00Z","qrCodeImage":"iVBORw0KGgo="}`
-	cobReq     = `{"calendario":{"expiracao":3600},"valor":{"original":"15.00"},"chave":"k1"}`
-	cobOK      = `{"calendario":{"criacao":"2026-03-02T12:00:00Z","expiracao":3600},"txid":"proxytxid0000000000000000000001","revisao":0,"loc":{"id":1,"location":"` + brCode + `","tipoCob":"cob"},"location":"` + brCode + `","status":"ATIVA","valor":{"original":"15.00","modalidadeAlteracao":0},"chave":"k1"}`
-	cobPath    = "/cob/proxytxid0000000000000000000001"
-	e2e        = "E13140088202603021200abcdefghijk"
-	refundPath = "/pix/" + e2e + "/devolucao/r1"
-	refundReq  = `{"valor":"10.00","natureza":"ORIGINAL"}`
-	refundOK   = `{"id":"r1","rtrId":"D13140088202603021200abcdefghijk","valor":"10.00","natureza":"ORIGINAL","horario":{"solicitacao":"2026-03-02T12:00:00Z"},"status":"EM_PROCESSAMENTO"}`
-	refundInOK = `{"transactionId":"40","externalId":"r2","status":"PENDING","refundValue":5.00,"providerTransactionId":"D13140088202603021200abcdefghijk","generateTime":"2026-03-02T12:00:00Z"}`
-	listingOK  = `{"data":[{"transactionId":"5","externalId":"","status":"Confirmado","operationType":"Pix in","movementType":"CREDIT","originalAmount":50.00,"feeAmount":0.00,"finalAmount":50.00,"endToEndId":"` + e2e +
-		`","createdAt":"2026-03-02T12:00:00Z","processedAt":"2026-03-02T12:00:00Z","counterpart":{"name":"n","document":"***.456.789-**","bank":{"bankISPB":"1","bankName":"b","bankCode":"1","accountBranch":"1","accountNumber":"1"}}}],` +
-		`"metadata":{"page":1,"size":20,"total":1,"totalPages":1,"hasNext":false,"hasPrevious":false}}`
-	medOK = `{"data":[{"id":1,"endToEnd":"` + e2e + `","status":"OPEN","reason":"REFUND_REQUEST","cause":"SCAM","description":null,"analysisResult":null,"analysisDetails":null,` +
-		`"requestingBank":{"ispb":"1","name":"a"},"contestedBank":{"ispb":"2","name":"b"},"originalTransaction":null,"isReconciled":false,"originalTransactionId":null,` +
-		`"createdAt":"2026-03-02T12:00:00Z","updatedAt":"2026-03-02T12:00:00Z"}],"metadata":{"total":1,"page":1,"pageSize":20,"totalPages":1}}`
-	resendOK   = `{"message":"sent","webhookLogId":3,"sentAt":"2026-03-02T12:00:00Z","statusCode":200}`
-	minimalErr = `{"statusCode":400,"message":"valor is invalid","error":"Bad Request"}`
-	extErr     = `{"statusCode":400,"timestamp":"2026-03-02T12:00:00Z","path":"/public/api/pix/cash-out","method":"POST","code":"PIX_INVALID_AMOUNT","errorCode":"PIX_INVALID_AMOUNT","message":["value must have at most 2 decimals"],"userMessage":"u","errorId":"id1","error":"Bad Request"}`
-	tokenErr   = `{"statusCode":401,"timestamp":"2026-03-02T12:00:00Z","path":"/api/auth/token","method":"POST","code":"PUB_INVALID_CREDENTIALS","message":"m","userMessage":"u","details":{"hint":"h","violations":[]},"errorId":"id1"}`
+	resendOK = `{"message":"sent","webhookLogId":3,"sentAt":"2026-03-02T12:00:00Z","statusCode":200}`
+	tokenErr = `{"statusCode":401,"timestamp":"2026-03-02T12:00:00Z","path":"/api/auth/token","method":"POST","code":"PUB_INVALID_CREDENTIALS","message":"m","userMessage":"u","details":{"hint":"h","violations":[]},"errorId":"id1"}`
 )
 
-var idem = header("X-Idempotency-Key", "6f1c1f3e-1b7a-4c1e-9d2a-0c5b8e7f6a10")
-
+// validExchanges is a valid exchange of every route: each judges clean, and
+// each case below breaks one rule of one of them.
 func validExchanges() map[string]*contract.Exchange {
 	return map[string]*contract.Exchange{
 		"token":         exch("POST /api/auth/token", tokenReq, 201, tokenOK, header("X-SSL-Client-Cert", "pem"), header("Authorization", "")),
