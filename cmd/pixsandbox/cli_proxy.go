@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 )
 
@@ -109,7 +110,7 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	fs.StringVar(&pf.junit, "junit", env("junit", ""), "write a JUnit XML report (one test case per rule) to this file on exit")
 	fs.StringVar(&pf.failOn, "fail-on", env("fail-on", "state"), "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", envInt("max-findings", proxy.DefaultMaxFindings), "findings kept in full (the latest); all are counted")
-	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", contract.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", state.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
 	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", envBool("quiet-accounts"), "the accounts are quiet (nothing but the traffic through the proxy takes money from them or blocks it): judge every balance read against the operations since the previous one")
 	fs.StringVar(&pf.opts.WebhooksTo, "webhooks-to", env("webhooks-to", ""), "the integrator's webhook receiver: the proxy takes the upstream's deliveries and forwards each there, unchanged, plus its sub-path")
 	fs.StringVar(&pf.opts.WebhooksAddr, "webhooks-addr", env("webhooks-addr", ""), "a listen address of its own for the deliveries (default: "+proxy.WebhooksPath+" on --addr)")

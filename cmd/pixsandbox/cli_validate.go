@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 )
 
@@ -62,7 +62,7 @@ func parseValidateFlags(args []string, stderr io.Writer, lookup func(string) (st
 	fs.StringVar(&pf.junit, "junit", "", "write a JUnit XML report (one test case per rule) to this file")
 	fs.StringVar(&pf.failOn, "fail-on", "state", "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", proxy.DefaultMaxFindings, "findings kept in full (the latest); all are counted")
-	fs.IntVar(&pf.opts.Bounds.Keys, "window", contract.DefaultBounds.Keys, "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.IntVar(&pf.opts.Bounds.Keys, "window", state.DefaultBounds.Keys, "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
 	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", false, "the accounts were quiet (nothing but the recorded traffic took money from them or blocked it): judge every balance read against the operations since the previous one")
 	err := applyEnvNamed(fs, lookup, func(name string) string {
 		return validateEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))

@@ -14,7 +14,7 @@ func consistency(ex *Exchange, rt *Route, v any) []Finding {
 	if !ok {
 		return nil
 	}
-	req, _ := ex.reqValue()
+	req, _ := ex.ReqValue()
 	_, params := Match(ex.Method, ex.Path)
 	c := &consistencyCheck{ex: ex, rt: rt, resp: obj}
 	switch rt.Name {
@@ -34,9 +34,9 @@ func consistency(ex *Exchange, rt *Route, v any) []Finding {
 	case "cob.put", "cob.get", "cob.patch":
 		c.cob(params["txid"], req)
 	case "refund.put", "refund.get":
-		c.echoValue(resRefund, "id", params["id"])
+		c.echoValue(ResRefund, "id", params["id"])
 		if rt.Name == "refund.put" {
-			c.echoMoney(resRefund, "valor", req, "valor")
+			c.echoMoney(ResRefund, "valor", req, "valor")
 		}
 	case "refundin.create":
 		c.echoMoney(resRefundIn, "refundValue", req, "refundValue")
@@ -55,7 +55,7 @@ type consistencyCheck struct {
 }
 
 func (c *consistencyCheck) add(id, sec, field, expected, seen, msg string) {
-	f := newFinding(id, c.ex, sec)
+	f := NewFinding(id, c.ex, sec)
 	f.Field, f.Expected, f.Seen, f.Message = field, expected, seen, msg
 	c.out = append(c.out, f)
 }
@@ -131,19 +131,19 @@ func (c *consistencyCheck) qrCodeImage(req any) {
 }
 
 func (c *consistencyCheck) cob(txid string, req any) {
-	c.echoValue(resCob, "txid", txid)
+	c.echoValue(ResCob, "txid", txid)
 	if loc, ok := apiclient.Lookup(c.resp, "loc.location"); ok {
 		if l, ok := c.resp["location"]; ok && l != loc {
-			c.inconsistent(resCob, "location", fmt.Sprintf("loc.location (%s)", render(loc)), render(l))
+			c.inconsistent(ResCob, "location", fmt.Sprintf("loc.location (%s)", Render(loc)), Render(l))
 		}
 	}
 	if c.rt.Name != "cob.put" {
 		return
 	}
 	if r, ok := c.resp["revisao"].(json.Number); ok && !apiclient.SameNumber(string(r), "0") {
-		c.inconsistent(resCob, "revisao", "0 at creation", string(r))
+		c.inconsistent(ResCob, "revisao", "0 at creation", string(r))
 	}
-	c.echoMoney(resCob, "valor.original", req, "valor.original")
+	c.echoMoney(ResCob, "valor.original", req, "valor.original")
 }
 
 // movementType per operationType ("GET /api/transactions", display mapping).

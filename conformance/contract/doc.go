@@ -5,11 +5,11 @@
 //
 // An Exchange is one request and its answer. Judge applies the request and
 // response rules of the exchange's route (the route table, Routes) and
-// returns Findings; a Model keeps a bounded window of what earlier exchanges
-// showed and returns the state findings a new exchange contradicts. Every
-// finding names its rule (Rules lists them: id, kind, contract section), the
-// exchange, the field, and what was expected and seen. JudgeDelivery and
-// Hooks do the same for a webhook delivery of the upstream.
+// returns Findings; JudgeDelivery does the same for a webhook delivery of
+// the upstream. Every finding names its rule (Rules lists them all: id, kind,
+// contract section), the exchange, the field, and what was expected and
+// seen. The state rules, which judge an exchange against what earlier ones
+// showed, are conformance/contract/state's.
 //
 // The package never imports the simulator: like the conformance suite it is
 // an independent oracle, and it spells the contract's wire words literally.

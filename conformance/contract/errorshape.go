@@ -18,7 +18,7 @@ import (
 func ShapeProblems(shape Shape, v any, status int, method string) []ShapeProblem {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return []ShapeProblem{{Field: "body", Expected: "a JSON object", Seen: render(v)}}
+		return []ShapeProblem{{Field: "body", Expected: "a JSON object", Seen: Render(v)}}
 	}
 	s := &shapeCheck{v: obj}
 	s.statusCode(status)
@@ -35,7 +35,7 @@ func ShapeProblems(shape Shape, v any, status int, method string) []ShapeProblem
 		if d, ok := obj["details"]; !ok {
 			s.add("details", "an object with hint", "absent")
 		} else if _, isObj := d.(map[string]any); !isObj {
-			s.add("details", "an object with hint", render(d))
+			s.add("details", "an object with hint", Render(d))
 		} else {
 			s.str("details.hint", false)
 		}
@@ -87,7 +87,7 @@ func (s *shapeCheck) statusCode(status int) {
 	}
 	n, isNum := got.(json.Number)
 	if !isNum || !apiclient.SameNumber(string(n), strconv.Itoa(status)) {
-		s.add("statusCode", want, render(got))
+		s.add("statusCode", want, Render(got))
 	}
 }
 
@@ -104,7 +104,7 @@ func (s *shapeCheck) str(field string, nonEmpty bool) string {
 	}
 	str, isStr := got.(string)
 	if !isStr || (nonEmpty && str == "") {
-		s.add(field, want, render(got))
+		s.add(field, want, Render(got))
 		return ""
 	}
 	return str
@@ -144,10 +144,10 @@ func (s *shapeCheck) message() {
 		}
 		for i, e := range m {
 			if _, ok := e.(string); !ok {
-				s.add("message["+strconv.Itoa(i)+"]", "a string", render(e))
+				s.add("message["+strconv.Itoa(i)+"]", "a string", Render(e))
 			}
 		}
 	default:
-		s.add("message", want, render(got))
+		s.add("message", want, Render(got))
 	}
 }

@@ -1,18 +1,12 @@
 package contract
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"mime"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
@@ -54,8 +48,9 @@ type Exchange struct {
 	reqParsed, respParsed bool
 }
 
-// reqValue returns the request body decoded (numbers as json.Number).
-func (ex *Exchange) reqValue() (any, error) {
+// ReqValue returns the request body decoded (numbers as json.Number), read
+// once however many rules ask.
+func (ex *Exchange) ReqValue() (any, error) {
 	if !ex.reqParsed {
 		ex.reqParsed = true
 		ex.reqJSON, ex.reqErr = apiclient.DecodeJSON(ex.ReqBody)
@@ -63,8 +58,9 @@ func (ex *Exchange) reqValue() (any, error) {
 	return ex.reqJSON, ex.reqErr
 }
 
-// respValue returns the response body decoded (numbers as json.Number).
-func (ex *Exchange) respValue() (any, error) {
+// RespValue returns the response body decoded (numbers as json.Number), read
+// once however many rules ask.
+func (ex *Exchange) RespValue() (any, error) {
 	if !ex.respParsed {
 		ex.respParsed = true
 		ex.respJSON, ex.respErr = apiclient.DecodeJSON(ex.RespBody)
@@ -72,8 +68,8 @@ func (ex *Exchange) respValue() (any, error) {
 	return ex.respJSON, ex.respErr
 }
 
-// success reports a 2xx answer.
-func (ex *Exchange) success() bool { return ex.Status >= 200 && ex.Status <= 299 }
+// Success reports a 2xx answer.
+func (ex *Exchange) Success() bool { return ex.Status >= 200 && ex.Status <= 299 }
 
 // query returns the parsed query string.
 func (ex *Exchange) query() url.Values {
@@ -81,13 +77,13 @@ func (ex *Exchange) query() url.Values {
 	return v
 }
 
-// scenario reports whether the request asks the sandbox for a scenario
+// Scenario reports whether the request asks the sandbox for a scenario
 // (X-Sandbox-Scenario): the contract does not show its values or effects,
 // so status and code rules do not judge such answers.
-func (ex *Exchange) scenario() bool { return ex.ReqHeader.Get("X-Sandbox-Scenario") != "" }
+func (ex *Exchange) Scenario() bool { return ex.ReqHeader.Get("X-Sandbox-Scenario") != "" }
 
-// bearer returns the bearer token of the request, if any.
-func (ex *Exchange) bearer() (string, bool) {
+// Bearer returns the bearer token of the request, if any.
+func (ex *Exchange) Bearer() (string, bool) {
 	h := ex.ReqHeader.Get("Authorization")
 	scheme, tok, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
@@ -109,105 +105,8 @@ func jsonContentType(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// Token is what the proxy reads of a bearer token without verifying it.
-type Token struct {
-	// Account identifies the account the token acts for: its claims other
-	// than its times and its id (iss, sub, client ids, a workspace), or a
-	// hash of the whole Authorization value for a token that is not a JWT.
-	Account string
-	// IssuedAt and ExpiresAt are the iat and exp claims (zero when absent).
-	IssuedAt, ExpiresAt time.Time
-	JWT                 bool
-	// Subject and Workspace are the sub and ws claims (the sandbox's
-	// account id and workspace), when they are strings.
-	Subject, Workspace string
-}
-
-// ParseToken reads a bearer token's claims without verifying its signature
-// (the proxy cannot know the upstream's key), with the JWT library of go.mod.
-// A client sends the same token with every request for up to 30 minutes, so
-// the tokens read last are kept (tokenCache): a proxy reads each once.
-func ParseToken(raw string) Token {
-	if t, ok := tokens.get(raw); ok {
-		return t
-	}
-	t := parseToken(raw)
-	tokens.put(raw, t)
-	return t
-}
-
-// tokens is the tokens ParseToken read last.
-var tokens = tokenCache{max: 4096}
-
-// tokenCache maps a token's text to what ParseToken read of it, up to max
-// tokens; once full it starts again empty (a proxy in front of more clients
-// than that reads some tokens again, nothing worse).
-type tokenCache struct {
-	mu  sync.RWMutex
-	max int
-	m   map[string]Token
-}
-
-func (c *tokenCache) get(raw string) (Token, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	t, ok := c.m[raw]
-	return t, ok
-}
-
-func (c *tokenCache) put(raw string, t Token) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= c.max {
-		c.m = make(map[string]Token, min(c.max, 64))
-	}
-	c.m[raw] = t
-}
-
-func parseToken(raw string) Token {
-	claims := jwt.MapClaims{}
-	if _, _, err := jwt.NewParser().ParseUnverified(raw, claims); err != nil {
-		sum := sha256.Sum256([]byte(raw))
-		return Token{Account: "authorization:" + hex.EncodeToString(sum[:8])}
-	}
-	t := Token{JWT: true}
-	t.Subject, _ = claims["sub"].(string)
-	t.Workspace, _ = claims["ws"].(string)
-	if iat, err := claims.GetIssuedAt(); err == nil && iat != nil {
-		t.IssuedAt = iat.Time
-	}
-	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
-		t.ExpiresAt = exp.Time
-	}
-	keys := make([]string, 0, len(claims))
-	for k := range claims {
-		switch k {
-		case "iat", "exp", "nbf", "jti":
-		default:
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		v, _ := json.Marshal(claims[k])
-		b.WriteString(k + "=" + string(v) + ";")
-	}
-	t.Account = "jwt:" + b.String()
-	return t
-}
-
-// account returns the account key of the exchange's bearer token, or "".
-func (ex *Exchange) account() (Token, bool) {
-	raw, ok := ex.bearer()
-	if !ok {
-		return Token{}, false
-	}
-	return ParseToken(raw), true
-}
-
-// render writes a JSON value shortly for a finding's evidence.
-func render(v any) string {
+// Render writes a JSON value shortly for a finding's evidence.
+func Render(v any) string {
 	if v == nil {
 		return "null"
 	}

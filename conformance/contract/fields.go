@@ -200,7 +200,7 @@ func (f field) checkValue(at string, val any, present bool) []issue {
 		return nil
 	}
 	if t&f.typ == 0 {
-		return []issue{{rule: "field-type", field: at, expected: f.typ.String(), seen: render(val),
+		return []issue{{rule: "field-type", field: at, expected: f.typ.String(), seen: Render(val),
 			message: fmt.Sprintf("%s is %s, not %s", at, t, f.typ), section: f.section}}
 	}
 	var out []issue
@@ -240,11 +240,11 @@ func (f field) checkFormat(at string, val any) *issue {
 	if ok {
 		return nil
 	}
-	msg := fmt.Sprintf("%s is %s, not %s", at, render(val), formatNames[f.format])
+	msg := fmt.Sprintf("%s is %s, not %s", at, Render(val), formatNames[f.format])
 	if detail != "" {
 		msg += ": " + detail
 	}
-	return &issue{rule: formatRule(f.format), field: at, expected: formatNames[f.format], seen: render(val), message: msg, section: f.section}
+	return &issue{rule: formatRule(f.format), field: at, expected: formatNames[f.format], seen: Render(val), message: msg, section: f.section}
 }
 
 // formatOK reports whether val (whose text is text) has format fm, and why not.
@@ -288,8 +288,8 @@ var formatPatterns = map[format]*regexp.Regexp{
 
 func (f field) checkAllowed(at string, val any) *issue {
 	fail := func(expected string) *issue {
-		return &issue{rule: "value-allowed", field: at, expected: expected, seen: render(val),
-			message: fmt.Sprintf("%s is %s, want %s", at, render(val), expected), section: f.section}
+		return &issue{rule: "value-allowed", field: at, expected: expected, seen: Render(val),
+			message: fmt.Sprintf("%s is %s, want %s", at, Render(val), expected), section: f.section}
 	}
 	switch x := val.(type) {
 	case string:
@@ -353,10 +353,12 @@ func checkFields(rows []field, v any) []issue {
 	return out
 }
 
-// clockValues returns the instants of v that rows mark as clock readings.
-func clockValues(rows []field, v any) []time.Time {
+// ClockValues returns the instants of a success body of the route that
+// cannot be later than the upstream's clock when it answered: the creation
+// and read times its resource table marks.
+func (r *Route) ClockValues(v any) []time.Time {
 	var out []time.Time
-	for _, f := range rows {
+	for _, f := range r.response {
 		if !f.clock {
 			continue
 		}

@@ -8,15 +8,11 @@ import (
 // The exchanges, deliveries and bodies the tests build, by the names they
 // use, from the package's test kit (internal/contracttest).
 var (
-	epoch        = contracttest.Epoch
 	exch         = contracttest.Exch
 	header       = contracttest.Header
-	at           = contracttest.At
 	hasFinding   = contracttest.HasFinding
 	describe     = contracttest.Describe
 	brCode       = contracttest.BRCode
-	testToken    = contracttest.TestToken
-	tokenWith    = contracttest.TokenWith
 	itoa         = contracttest.Itoa
 	mut          = contracttest.Mut
 	idem         = contracttest.Idem

@@ -13,11 +13,11 @@ import (
 func judgeRequest(ex *Exchange, rt *Route, params map[string]string) []Finding {
 	var out []Finding
 	add := func(id, sec, field, expected, seen, msg string) {
-		f := newFinding(id, ex, sec)
+		f := NewFinding(id, ex, sec)
 		f.Field, f.Expected, f.Seen, f.Message = field, expected, seen, msg
 		out = append(out, f)
 	}
-	if _, ok := ex.bearer(); !rt.Public && !ok {
+	if _, ok := ex.Bearer(); !rt.Public && !ok {
 		add("req.authorization-missing", "", "Authorization", "Bearer <token>", headerSeen(ex.ReqHeader, "Authorization"),
 			rt.String()+" is protected: the request carries no bearer token")
 	}
@@ -86,7 +86,7 @@ func judgeQuery(ex *Exchange, rt *Route) []Finding {
 	}
 	var out []Finding
 	for _, is := range checkFields(rt.query, obj) {
-		f := newFinding("req.query-value", ex, is.section)
+		f := NewFinding("req.query-value", ex, is.section)
 		f.Field, f.Expected, f.Seen, f.Message = "?"+is.field, is.expected, is.seen, "query parameter "+is.message
 		out = append(out, f)
 	}
@@ -96,7 +96,7 @@ func judgeQuery(ex *Exchange, rt *Route) []Finding {
 // judgeBody checks the request body against the route's body table.
 func judgeBody(ex *Exchange, rt *Route) []Finding {
 	if ex.ReqUnjudged != "" {
-		f := newFinding("req.body-unjudged", ex, "")
+		f := NewFinding("req.body-unjudged", ex, "")
 		f.Field, f.Message = "body", "request body not judged: "+ex.ReqUnjudged
 		return []Finding{f}
 	}
@@ -105,22 +105,22 @@ func judgeBody(ex *Exchange, rt *Route) []Finding {
 	}
 	var out []Finding
 	if ct := ex.ReqHeader.Get("Content-Type"); !jsonContentType(ct) {
-		f := newFinding("req.content-type", ex, "")
+		f := NewFinding("req.content-type", ex, "")
 		f.Field, f.Expected, f.Seen = "Content-Type", "application/json", strconv.Quote(ct)
 		f.Message = fmt.Sprintf("%s sent its JSON body with Content-Type %q", rt, ct)
 		out = append(out, f)
 	}
-	v, err := ex.reqValue()
+	v, err := ex.ReqValue()
 	if err != nil {
-		f := newFinding("req.body-json", ex, rt.Section)
+		f := NewFinding("req.body-json", ex, rt.Section)
 		f.Field, f.Expected, f.Seen = "body", "a JSON object", snippet(ex.ReqBody)
 		f.Message = fmt.Sprintf("%s sent a body that is not JSON: %v", rt, err)
 		return append(out, f)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		f := newFinding("req.field-type", ex, rt.Section)
-		f.Field, f.Expected, f.Seen = "body", "a JSON object", render(v)
-		f.Message = fmt.Sprintf("%s sent %s, not a JSON object", rt, render(v))
+		f := NewFinding("req.field-type", ex, rt.Section)
+		f.Field, f.Expected, f.Seen = "body", "a JSON object", Render(v)
+		f.Message = fmt.Sprintf("%s sent %s, not a JSON object", rt, Render(v))
 		return append(out, f)
 	}
 	for _, is := range checkFields(rt.request, v) {

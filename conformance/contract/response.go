@@ -27,14 +27,14 @@ func Judge(ex *Exchange) []Finding {
 // judgeResponse applies the response rules of rt to ex.
 func judgeResponse(ex *Exchange, rt *Route) []Finding {
 	var out []Finding
-	if !ex.scenario() && !rt.allowed(ex.Status) {
-		f := newFinding("resp.status-allowed", ex, rt.Section)
+	if !ex.Scenario() && !rt.allowed(ex.Status) {
+		f := NewFinding("resp.status-allowed", ex, rt.Section)
 		f.Field, f.Expected, f.Seen = "status", rt.allowedText(), strconv.Itoa(ex.Status)
 		f.Message = fmt.Sprintf("%s answered %d, which the contract does not give the route (it may answer %s)", rt, ex.Status, rt.allowedText())
 		out = append(out, f)
 	}
 	if ex.RespUnjudged != "" {
-		f := newFinding("resp.body-unjudged", ex, "")
+		f := NewFinding("resp.body-unjudged", ex, "")
 		f.Field, f.Message = "body", "response body not judged: "+ex.RespUnjudged
 		return append(out, f)
 	}
@@ -46,7 +46,7 @@ func judgeResponse(ex *Exchange, rt *Route) []Finding {
 	switch {
 	case ex.Status >= 400:
 		out = append(out, judgeError(ex, rt, v)...)
-	case ex.success():
+	case ex.Success():
 		for _, is := range checkFields(rt.response, v) {
 			out = append(out, issueFinding("resp.", is, ex, rt))
 		}
@@ -59,19 +59,19 @@ func judgeResponse(ex *Exchange, rt *Route) []Finding {
 // error, or a success of a route with a resource) and reports a body that is
 // not JSON or comes with another Content-Type.
 func responseJSON(ex *Exchange, rt *Route) (any, bool, []Finding) {
-	wantBody := ex.Status >= 400 || (ex.success() && len(rt.response) > 0)
+	wantBody := ex.Status >= 400 || (ex.Success() && len(rt.response) > 0)
 	if !wantBody || ex.Method == http.MethodHead {
 		return nil, false, nil
 	}
-	v, err := ex.respValue()
+	v, err := ex.RespValue()
 	if err != nil {
-		f := newFinding("resp.body-json", ex, "")
+		f := NewFinding("resp.body-json", ex, "")
 		f.Field, f.Expected, f.Seen = "body", "JSON", snippet(ex.RespBody)
 		f.Message = fmt.Sprintf("%s answered %d with a body that is not JSON: %v", rt, ex.Status, err)
 		return nil, false, []Finding{f}
 	}
 	if ct := ex.RespHeader.Get("Content-Type"); ct == "" || !jsonContentType(ct) {
-		f := newFinding("resp.body-json", ex, "")
+		f := NewFinding("resp.body-json", ex, "")
 		f.Field, f.Expected, f.Seen = "Content-Type", "application/json", strconv.Quote(ct)
 		f.Message = fmt.Sprintf("%s answered a JSON body with Content-Type %q", rt, ct)
 		return v, true, []Finding{f}
@@ -100,7 +100,7 @@ func issueFinding(side string, is issue, ex *Exchange, rt *Route) Finding {
 	if sec == "" {
 		sec = rt.Section
 	}
-	f := newFinding(id, ex, sec)
+	f := NewFinding(id, ex, sec)
 	f.Field, f.Expected, f.Seen, f.Message = is.field, is.expected, is.seen, is.message
 	return f
 }
@@ -110,12 +110,12 @@ func issueFinding(side string, is issue, ex *Exchange, rt *Route) Finding {
 func judgeError(ex *Exchange, rt *Route, v any) []Finding {
 	var out []Finding
 	for _, p := range ShapeProblems(rt.Shape, v, ex.Status, ex.Method) {
-		f := newFinding("resp.error-shape", ex, secShapes+" ("+rt.Shape.String()+")")
+		f := NewFinding("resp.error-shape", ex, secShapes+" ("+rt.Shape.String()+")")
 		f.Field, f.Expected, f.Seen = p.Field, p.Expected, p.Seen
 		f.Message = fmt.Sprintf("%s answered %d in a body that is not the %s: %s", rt, ex.Status, rt.Shape, p)
 		out = append(out, f)
 	}
-	if rt.Codes == nil || ex.scenario() {
+	if rt.Codes == nil || ex.Scenario() {
 		return out
 	}
 	obj, _ := v.(map[string]any)
@@ -136,7 +136,7 @@ func judgeCode(ex *Exchange, rt *Route, field, code string) []Finding {
 	}
 	statuses, listed := rt.CodeStatuses(code)
 	if !listed {
-		f := newFinding("resp.error-code-listed", ex, sec)
+		f := NewFinding("resp.error-code-listed", ex, sec)
 		f.Field, f.Expected, f.Seen = field, "one of "+strings.Join(codeNames(rt.Codes), ", "), code
 		f.Message = fmt.Sprintf("%s answered %s %s, a code the contract does not list for the route", rt, field, code)
 		return []Finding{f}
@@ -148,7 +148,7 @@ func judgeCode(ex *Exchange, rt *Route, field, code string) []Finding {
 	for i, s := range statuses {
 		want[i] = strconv.Itoa(s)
 	}
-	f := newFinding("resp.error-code-status", ex, sec)
+	f := NewFinding("resp.error-code-status", ex, sec)
 	f.Field, f.Expected, f.Seen = field, code+" with status "+strings.Join(want, " or "), code+" with status "+strconv.Itoa(ex.Status)
 	f.Message = fmt.Sprintf("%s answered %s with status %d; the contract gives it %s", rt, code, ex.Status, strings.Join(want, " or "))
 	return []Finding{f}

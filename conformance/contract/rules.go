@@ -99,6 +99,7 @@ const (
 	secRefStates  = "States and transitions > Refund (devolucao)"
 	secLimits     = "Limits"
 	secListStates = "States and transitions (Cash-out transaction; Cash-in charge; Refund (devolucao)); Resources > Transaction listing item"
+	secReads      = "Resources and their fields; States and transitions"
 	secBalance    = "What the service does (balance effects of payments); Resources > Balance (Central Bank-compatible); Errors > Cash-out and cash-in codes (PIX_INSUFFICIENT_BALANCE: amount plus fee)"
 )
 
@@ -193,7 +194,7 @@ var rules = []Rule{
 		Summary: "V2 payment.amount is a string with exactly 2 decimals (a REFUND's may be a number with at most 2), refunds[].payment.amount and the flat payloads' amounts JSON numbers with at most 2 decimals."},
 	{ID: "hook.date-format", Kind: KindWebhook, Section: secWhat,
 		Summary: "A payload timestamp (processingDate, eventDate, the MED's dates) is ISO 8601."},
-	{ID: "hook.id-format", Kind: KindWebhook, Section: secCashOutHook + "; " + resMED,
+	{ID: "hook.id-format", Kind: KindWebhook, Section: secCashOutHook + "; " + ResMED,
 		Summary: "An identifier has its format: transactionId numeric text, correlationId a UUID, a MED's endToEnd an end-to-end id."},
 	{ID: "hook.status-allowed", Kind: KindWebhook, Section: secEnvelopeV2 + "; " + secCashOutHook + "; docs/spec-gaps.md G-28, G-49, G-51",
 		Summary: "A payload's status is one the payload may carry (CashOut and CashIn CONFIRMED or ERROR; TRANSFER and RECEIVE LIQUIDATED or ERROR; REFUND REFUNDED or ERROR, its refunds LIQUIDATED or ERROR), and a MED's state fits its event."},
@@ -229,12 +230,13 @@ func RuleByID(id string) (Rule, bool) {
 	return rules[i], true
 }
 
-// newFinding returns a finding of rule id about ex; section, when not empty,
-// replaces the rule's own (a more precise heading).
-func newFinding(id string, ex *Exchange, section string) Finding {
+// NewFinding returns a finding of rule id about ex; section, when not empty,
+// replaces the rule's own (a more precise heading). An id not in the
+// catalogue panics: a typo in the rules, which their tests catch.
+func NewFinding(id string, ex *Exchange, section string) Finding {
 	r, ok := RuleByID(id)
 	if !ok {
-		panic("contract: unknown rule " + id) // a typo in this package; covered by the tests
+		panic("contract: unknown rule " + id)
 	}
 	if section == "" {
 		section = r.Section
@@ -252,7 +254,7 @@ func newFinding(id string, ex *Exchange, section string) Finding {
 // UpstreamFinding is the finding of an exchange the upstream did not
 // answer: the client got 502 from the proxy.
 func UpstreamFinding(ex *Exchange, upstream string, err error) Finding {
-	f := newFinding("upstream.unreachable", ex, "")
+	f := NewFinding("upstream.unreachable", ex, "")
 	f.Field, f.Expected, f.Seen = "upstream", "an answer from "+upstream, err.Error()
 	f.Message = "upstream " + upstream + " did not answer: " + err.Error() + "; the client got 502"
 	return f

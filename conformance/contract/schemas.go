@@ -6,17 +6,22 @@ package contract
 // may omit, and the table marks optional ("may be null", "optional",
 // "present only when"), is checked only when present.
 
+// The sections of the resources whose fields the state rules compare
+// between answers: a finding about one cites its resource.
+const (
+	ResTransfer = "Resources > PIX transfer (DICT route) response"
+	ResCob      = "Resources > Immediate charge (cob)"
+	ResRefund   = "Resources > Refund (devolucao)"
+	ResMED      = "Resources > MED"
+	ResListing  = "Resources > Transaction listing item"
+)
+
 const (
 	resToken     = "Resources > Access token"
 	resBalance   = "Resources > Balance (Central Bank-compatible)"
-	resTransfer  = "Resources > PIX transfer (DICT route) response"
 	resCashOut   = "Resources > Cash-out transaction (response)"
 	resCashIn    = "Resources > Cash-in charge (response)"
-	resCob       = "Resources > Immediate charge (cob)"
-	resRefund    = "Resources > Refund (devolucao)"
 	resRefundIn  = "Resources > Refund-in (response)"
-	resMED       = "Resources > MED"
-	resListing   = "Resources > Transaction listing item"
 	resWebhook   = "Resources > Webhook registration"
 	secStdBal    = "What the service does (GET /balance); Resources > Balance (Central Bank-compatible), mapping"
 	secMEDRoute  = "Endpoints > GET /api/med"
@@ -78,7 +83,7 @@ var standardBalanceResponse = section(secStdBal, []field{
 	{path: "consultedAt", typ: tString, required: true, format: fDate, clock: true},
 })
 
-var transferResponse = section(resTransfer, []field{
+var transferResponse = section(ResTransfer, []field{
 	{path: "endToEndId", typ: tString, required: true},
 	{path: "eventDate", typ: tString, required: true, format: fDate, clock: true},
 	{path: "id", typ: tNumber, required: true},
@@ -107,7 +112,7 @@ var cashInResponse = section(resCashIn, []field{
 
 // cobResponse is the cob resource of PUT, GET and PATCH /cob/{txid}.
 // calendario.criacao is a clock reading only on creation (see cobCreated).
-var cobResponse = section(resCob, []field{
+var cobResponse = section(ResCob, []field{
 	{path: "calendario", typ: tObject, required: true},
 	{path: "calendario.criacao", typ: tString, required: true, format: fDate},
 	{path: "calendario.expiracao", typ: tNumber, required: true},
@@ -135,9 +140,9 @@ var cobResponse = section(resCob, []field{
 })
 
 var cobCreated = append(append([]field(nil), cobResponse...),
-	field{path: "calendario.criacao", typ: tString, format: fDate, clock: true, section: resCob})
+	field{path: "calendario.criacao", typ: tString, format: fDate, clock: true, section: ResCob})
 
-var refundResponse = section(resRefund, []field{
+var refundResponse = section(ResRefund, []field{
 	{path: "id", typ: tString, required: true, maxLen: 35},
 	{path: "rtrId", typ: tString, required: true, format: fAlnum32},
 	{path: "valor", typ: tString, required: true, format: fMoneyString},
@@ -158,7 +163,7 @@ var refundInResponse = section(resRefundIn, []field{
 	{path: "generateTime", typ: tString, required: true, format: fDate, clock: true},
 })
 
-var medItem = section(resMED, []field{
+var medItem = section(ResMED, []field{
 	{path: "id", typ: tNumber, required: true},
 	{path: "endToEnd", typ: tString, required: true, format: fE2E},
 	{path: "status", typ: tString, required: true, enum: []string{"OPEN", "RECEIVED", "CANCELLED", "ANALYZED"}},
@@ -196,7 +201,7 @@ var medListResponse = append(section(secMEDRoute, []field{
 	{path: "metadata.totalPages", typ: tNumber, required: true},
 }), withPrefix("data[].", medItem)...)
 
-var listingItem = section(resListing, []field{
+var listingItem = section(ResListing, []field{
 	{path: "transactionId", typ: tString, required: true},
 	{path: "externalId", typ: tString, required: true},
 	{path: "status", typ: tString, required: true, enum: []string{"Pendente", "Confirmado", "Error"}},
@@ -219,7 +224,7 @@ var listingItem = section(resListing, []field{
 	{path: "counterpart.bank.accountNumber", typ: tString, required: true},
 })
 
-var listingResponse = append(section(resListing+" (list envelope)", []field{
+var listingResponse = append(section(ResListing+" (list envelope)", []field{
 	{path: "data", typ: tArray, required: true},
 	{path: "data[]", typ: tObject},
 	{path: "metadata", typ: tObject, required: true},

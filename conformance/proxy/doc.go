@@ -1,8 +1,8 @@
 // Package proxy is the validating proxy of `pixsandbox proxy`: an
 // http.Handler that forwards every request unchanged to an upstream
 // implementation of the PIX contract, returns the upstream's answer
-// unchanged, and judges each exchange with the rules of
-// conformance/contract (the request, response and state rules). With
+// unchanged, and judges each exchange with the request and response rules of
+// conformance/contract and the state rules of conformance/contract/state. With
 // Options.WebhooksTo it is also the receiver of the upstream's webhook
 // deliveries (POST /_proxy/webhooks), forwarding each unchanged to the
 // integrator's receiver and judging it with the webhook rules. Findings are

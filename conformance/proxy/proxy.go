@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 const (
@@ -48,12 +49,12 @@ type Options struct {
 	Log io.Writer
 	// MaxFindings is how many findings are kept in full (DefaultMaxFindings).
 	MaxFindings int
-	// Bounds bound the state model (contract.DefaultBounds).
-	Bounds contract.Bounds
+	// Bounds bound the state model (state.DefaultBounds).
+	Bounds state.Bounds
 	// CaptureBudget bounds the body bytes held at once (DefaultCaptureBudget).
 	CaptureBudget int64
 	// QuietAccounts turns on the rules that need a quiet account (the
-	// balance rule, contract.Model.QuietAccounts): nothing but the traffic
+	// balance rule, state.Model.QuietAccounts): nothing but the traffic
 	// through the proxy takes money from an account or blocks it.
 	QuietAccounts bool
 
@@ -79,9 +80,9 @@ type Options struct {
 type Proxy struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	model    *contract.Model
+	model    *state.Model
 	store    *store
-	bounds   contract.Bounds
+	bounds   state.Bounds
 	hooks    *webhooks // nil without Options.WebhooksTo
 	quiet    bool      // Options.QuietAccounts
 
@@ -118,12 +119,12 @@ func New(o Options) (*Proxy, error) {
 		o.CaptureBudget = DefaultCaptureBudget
 	}
 	if o.Bounds.Keys <= 0 {
-		o.Bounds.Keys = contract.DefaultBounds.Keys
+		o.Bounds.Keys = state.DefaultBounds.Keys
 	}
 	if o.Bounds.Accounts <= 0 {
-		o.Bounds.Accounts = contract.DefaultBounds.Accounts
+		o.Bounds.Accounts = state.DefaultBounds.Accounts
 	}
-	p := &Proxy{upstream: u, model: contract.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
+	p := &Proxy{upstream: u, model: state.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
 		log: o.Log, started: time.Now()} // wall clock: the report's start
 	p.model.QuietAccounts(o.QuietAccounts)
 	p.quiet = o.QuietAccounts

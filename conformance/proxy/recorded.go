@@ -33,7 +33,7 @@ import (
 // file before any exchange is judged. The second pass reads the entries
 // again one at a time, in the order their answers ended (the journal's ids,
 // HAR's startedDateTime + time), and judges each with contract.Judge and
-// one contract.Model, as Proxy.finish judges a live exchange.
+// one state.Model, as Proxy.finish judges a live exchange.
 //
 // Memory: one entry at a time (the decoder holds at most its JSON text,
 // MaxRecordedEntry, and what it read ahead) and an index of 56 bytes per

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // Summary is the state of a proxy run: what passed through and what was found.
@@ -30,8 +31,8 @@ type Summary struct {
 	Counts      Counts `json:"counts"`
 	// Model is how many entries each window of the state model holds, and
 	// Bounds what bounds them.
-	Model  map[string]int  `json:"model"`
-	Bounds contract.Bounds `json:"bounds"`
+	Model  map[string]int `json:"model"`
+	Bounds state.Bounds   `json:"bounds"`
 	// QuietAccounts: the balance rule was on; BalanceJudged counts the
 	// balance reads it compared with an earlier one.
 	QuietAccounts bool `json:"quietAccounts"`

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // WebhooksPath is where the proxy takes the upstream's webhook deliveries
@@ -28,7 +29,7 @@ type webhooks struct {
 	to     *url.URL
 	secret string
 	rp     *httputil.ReverseProxy
-	model  *contract.Hooks
+	model  *state.Hooks
 
 	deliveries, unanswered, findings, notices atomic.Int64
 }
@@ -76,7 +77,7 @@ func (p *Proxy) initWebhooks(o Options) error {
 		dt.DisableCompression = true
 		t = dt
 	}
-	h := &webhooks{to: to, secret: o.WebhookSecret, model: contract.NewHooks(o.Bounds)}
+	h := &webhooks{to: to, secret: o.WebhookSecret, model: state.NewHooks(o.Bounds)}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(to)

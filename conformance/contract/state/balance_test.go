@@ -1,4 +1,4 @@
-package contract_test
+package state_test
 
 import (
 	"fmt"
@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // observeQuiet feeds the exchanges to a new model with quiet accounts.
 func observeQuiet(exs ...*contract.Exchange) []contract.Finding {
-	m := contract.NewModel(contract.Bounds{})
+	m := state.NewModel(state.Bounds{})
 	m.QuietAccounts(true)
 	var out []contract.Finding
 	for _, ex := range exs {
@@ -148,7 +149,7 @@ func TestModel_BalanceRule(t *testing.T) {
 
 // TestModel_BalanceRuleOff: without quiet accounts the rule judges nothing.
 func TestModel_BalanceRuleOff(t *testing.T) {
-	fs := observeAll(contract.Bounds{}, bal(1, "100.00", "0"), bal(2, "90.00", "7.00"), control(3, "/_sandbox/med"))
+	fs := observeAll(state.Bounds{}, bal(1, "100.00", "0"), bal(2, "90.00", "7.00"), control(3, "/_sandbox/med"))
 	if len(fs) > 0 {
 		t.Fatalf("findings:%s", describe(fs))
 	}
@@ -176,7 +177,7 @@ func TestModel_BalanceMessage(t *testing.T) {
 // account starts again from its next read, and the ledgers are bounded by
 // Bounds.Accounts.
 func TestModel_BalanceBounded(t *testing.T) {
-	m := contract.NewModel(contract.Bounds{Accounts: 2})
+	m := state.NewModel(state.Bounds{Accounts: 2})
 	m.QuietAccounts(true)
 	exs := []*contract.Exchange{bal(1, "1000.00", "0")}
 	for i := range 9 {

@@ -1,4 +1,4 @@
-package contract
+package state
 
 import "container/list"
 

@@ -1,4 +1,4 @@
-package contract
+package state
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
@@ -31,8 +32,6 @@ type seenValue struct {
 	end   time.Time
 }
 
-const secReads = "Resources and their fields; States and transitions"
-
 // readsOf returns the record of the transaction at key.
 func (m *Model) readsOf(key string) *readRec {
 	r, _ := m.reads.get(key)
@@ -46,7 +45,7 @@ func (m *Model) readsOf(key string) *readRec {
 // same compares a field that never changes with what an earlier answer
 // showed, and returns the finding when it differs. what names the
 // transaction in the message, field the field as the answer writes it.
-func (r *readRec) same(ex *Exchange, section, what, name, field, value string) []Finding {
+func (r *readRec) same(ex *contract.Exchange, section, what, name, field, value string) []contract.Finding {
 	prev, ok := r.fields[name]
 	if !ok || prev.value == value {
 		if !ok {
@@ -58,10 +57,10 @@ func (r *readRec) same(ex *Exchange, section, what, name, field, value string) [
 		return nil // in flight together: the earlier answer may be the later
 	}
 	r.fields[name] = seenValue{value: value, ex: ex.Seq, end: ex.End}
-	f := newFinding("state.read-contradicts", ex, section)
+	f := contract.NewFinding("state.read-contradicts", ex, section)
 	f.Field, f.Expected, f.Seen, f.Related = field, prev.value+" (as exchange "+strconv.FormatUint(prev.ex, 10)+" showed)", value, []uint64{prev.ex}
 	f.Message = fmt.Sprintf("%s: %s was %s in exchange %d and is now %s; it never changes", what, field, prev.value, prev.ex, value)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // text renders a field's value for comparing: strings as they are, money
@@ -76,12 +75,12 @@ func text(v any, money bool) (string, bool) {
 	case isStr:
 		return strconv.Quote(s), true
 	}
-	return render(v), true
+	return contract.Render(v), true
 }
 
 // fieldsSame compares the fields of obj named in fields (money when marked).
-func (r *readRec) fieldsSame(ex *Exchange, section, what, prefix string, obj any, fields map[string]bool) []Finding {
-	var out []Finding
+func (r *readRec) fieldsSame(ex *contract.Exchange, section, what, prefix string, obj any, fields map[string]bool) []contract.Finding {
+	var out []contract.Finding
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		if s, ok := text(lookup(obj, name), fields[name]); ok {
 			out = append(out, r.same(ex, section, what, name, prefix+name, s)...)
@@ -97,9 +96,9 @@ var (
 
 // listingReads compares each item of a transaction listing with earlier
 // answers about it.
-func (m *Model) listingReads(ex *Exchange, acct string, obj map[string]any) []Finding {
+func (m *Model) listingReads(ex *contract.Exchange, acct string, obj map[string]any) []contract.Finding {
 	data, _ := obj["data"].([]any)
-	var out []Finding
+	var out []contract.Finding
 	for i, it := range data {
 		item, _ := it.(map[string]any)
 		id, _ := item["transactionId"].(string)
@@ -108,21 +107,21 @@ func (m *Model) listingReads(ex *Exchange, acct string, obj map[string]any) []Fi
 		}
 		r := m.readsOf("item|" + acct + "|" + id)
 		what, prefix := "transaction "+id, fmt.Sprintf("data[%d].", i)
-		out = append(out, r.fieldsSame(ex, resListing, what, prefix, item, itemIdentity)...)
+		out = append(out, r.fieldsSame(ex, contract.ResListing, what, prefix, item, itemIdentity)...)
 		status, _ := item["status"].(string)
 		if status != "Confirmado" && status != "Error" && status != "Pendente" {
 			continue
 		}
 		out = append(out, r.listingStatus(ex, what, prefix+"status", status)...)
 		if status != "Pendente" {
-			out = append(out, r.fieldsSame(ex, resListing, what, prefix, item, itemAmounts)...)
+			out = append(out, r.fieldsSame(ex, contract.ResListing, what, prefix, item, itemAmounts)...)
 		}
 	}
 	return out
 }
 
 // listingStatus: an ended item stays as it ended.
-func (r *readRec) listingStatus(ex *Exchange, what, field, status string) []Finding {
+func (r *readRec) listingStatus(ex *contract.Exchange, what, field, status string) []contract.Finding {
 	prev := r.ended
 	if prev == nil || !prev.end.Before(ex.Start) {
 		if prev == nil && status != "Pendente" {
@@ -136,23 +135,23 @@ func (r *readRec) listingStatus(ex *Exchange, what, field, status string) []Find
 	if status != "Pendente" {
 		r.ended = &seenValue{value: status, ex: ex.Seq, end: ex.End}
 	}
-	f := newFinding("state.listing-transition", ex, "")
+	f := contract.NewFinding("state.listing-transition", ex, "")
 	f.Field, f.Expected, f.Seen, f.Related = field, prev.value+" (ended in exchange "+strconv.FormatUint(prev.ex, 10)+")", status, []uint64{prev.ex}
 	f.Message = fmt.Sprintf("%s was %s in exchange %d and is now %s: an ended transaction does not change", what, prev.value, prev.ex, status)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 var refundConstant = map[string]bool{"valor": true, "natureza": false, "rtrId": false}
 
 // refundReads compares a refund's answer with earlier ones.
-func (m *Model) refundReads(ex *Exchange, acct, e2eid, id string, obj map[string]any) []Finding {
+func (m *Model) refundReads(ex *contract.Exchange, acct, e2eid, id string, obj map[string]any) []contract.Finding {
 	r := m.readsOf("refund|" + acct + "|" + e2eid + "|" + id)
-	return r.fieldsSame(ex, resRefund, "refund "+id+" of "+e2eid, "", obj, refundConstant)
+	return r.fieldsSame(ex, contract.ResRefund, "refund "+id+" of "+e2eid, "", obj, refundConstant)
 }
 
 // cobReads compares a cob's answer with earlier ones: revisao never lower;
 // valor.original and chave as they were within one revisao.
-func (m *Model) cobReads(ex *Exchange, acct, txid string, obj map[string]any) []Finding {
+func (m *Model) cobReads(ex *contract.Exchange, acct, txid string, obj map[string]any) []contract.Finding {
 	rev, ok := obj["revisao"].(json.Number)
 	n, err := strconv.ParseInt(string(rev), 10, 64)
 	if !ok || err != nil {
@@ -162,42 +161,42 @@ func (m *Model) cobReads(ex *Exchange, acct, txid string, obj map[string]any) []
 	prev, seen := r.fields["revisao"]
 	switch p, _ := strconv.ParseInt(prev.value, 10, 64); {
 	case seen && n < p && prev.end.Before(ex.Start):
-		f := newFinding("state.read-contradicts", ex, resCob)
+		f := contract.NewFinding("state.read-contradicts", ex, contract.ResCob)
 		f.Field, f.Expected, f.Seen, f.Related = "revisao", "at least "+prev.value+" (as exchange "+strconv.FormatUint(prev.ex, 10)+" showed)", string(rev), []uint64{prev.ex}
 		f.Message = fmt.Sprintf("%s: revisao was %s in exchange %d and is now %s; a revision never goes back", what, prev.value, prev.ex, rev)
-		return []Finding{f}
+		return []contract.Finding{f}
 	case seen && n < p:
 		return nil
 	case !seen || n > p: // a new revision: its fields as it shows them
 		r.fields = map[string]seenValue{"revisao": {value: strconv.FormatInt(n, 10), ex: ex.Seq, end: ex.End}}
 	}
-	return r.fieldsSame(ex, resCob, what+" (revisao "+string(rev)+")", "", obj, map[string]bool{"valor.original": true, "chave": false})
+	return r.fieldsSame(ex, contract.ResCob, what+" (revisao "+string(rev)+")", "", obj, map[string]bool{"valor.original": true, "chave": false})
 }
 
 var medConstant = map[string]bool{"endToEnd": false, "originalTransaction.amount": true}
 
 // medReads compares each MED of a listing with earlier answers about it.
-func (m *Model) medReads(ex *Exchange, acct string, obj map[string]any) []Finding {
+func (m *Model) medReads(ex *contract.Exchange, acct string, obj map[string]any) []contract.Finding {
 	data, _ := obj["data"].([]any)
-	var out []Finding
+	var out []contract.Finding
 	for i, it := range data {
 		id, ok := lookup(it, "id").(json.Number)
 		if !ok {
 			continue
 		}
 		r := m.readsOf("med|" + acct + "|" + string(id))
-		out = append(out, r.fieldsSame(ex, resMED, "MED "+string(id), fmt.Sprintf("data[%d].", i), it, medConstant)...)
+		out = append(out, r.fieldsSame(ex, contract.ResMED, "MED "+string(id), fmt.Sprintf("data[%d].", i), it, medConstant)...)
 	}
 	return out
 }
 
 // transferReads: one transfer id answers one amount (a replay returns the
 // transfer it first returned).
-func (m *Model) transferReads(ex *Exchange, acct string, obj map[string]any) []Finding {
+func (m *Model) transferReads(ex *contract.Exchange, acct string, obj map[string]any) []contract.Finding {
 	id, ok := obj["id"].(json.Number)
 	if !ok {
 		return nil
 	}
 	r := m.readsOf("transfer|" + acct + "|" + string(id))
-	return r.fieldsSame(ex, resTransfer, "transfer "+string(id), "", obj, map[string]bool{"payment.amount": true})
+	return r.fieldsSame(ex, contract.ResTransfer, "transfer "+string(id), "", obj, map[string]bool{"payment.amount": true})
 }

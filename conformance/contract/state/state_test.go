@@ -1,4 +1,4 @@
-package contract_test
+package state_test
 
 import (
 	"fmt"
@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // observeAll feeds the exchanges to a new model in order and returns the
 // state findings, with the exchange each came from.
-func observeAll(b contract.Bounds, exs ...*contract.Exchange) []contract.Finding {
-	m := contract.NewModel(b)
+func observeAll(b state.Bounds, exs ...*contract.Exchange) []contract.Finding {
+	m := state.NewModel(b)
 	var out []contract.Finding
 	for _, ex := range exs {
 		out = append(out, m.Observe(ex)...)
@@ -143,7 +144,7 @@ func TestModel_StateRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := observeAll(contract.Bounds{}, tt.exs...)
+			fs := observeAll(state.Bounds{}, tt.exs...)
 			if tt.rule == "" {
 				if len(fs) > 0 {
 					t.Fatalf("state findings:%s", describe(fs))
@@ -163,7 +164,7 @@ func TestModel_StateRules(t *testing.T) {
 // TestModel_Bounded: each window keeps at most Bounds.Keys entries; a key
 // forgotten is judged as new (a finding missed, none made up).
 func TestModel_Bounded(t *testing.T) {
-	m := contract.NewModel(contract.Bounds{Keys: 3, Accounts: 2})
+	m := state.NewModel(state.Bounds{Keys: 3, Accounts: 2})
 	for i := range 100 {
 		m.Observe(transfer(uint64(i+1), fmt.Sprintf("6f1c1f3e-1b7a-4c1e-9d2a-%012d", i), i))
 		m.Observe(balanceAt(uint64(i+1), time.Duration(i)*time.Second, epoch, tokenOf(fmt.Sprint(i), epoch)))
@@ -183,16 +184,16 @@ func TestModel_Bounded(t *testing.T) {
 // TestParseToken: the account of a token is its claims but times and id; a
 // value that is not a JWT is its Authorization's hash.
 func TestParseToken(t *testing.T) {
-	a := contract.ParseToken(tokenWith(`{"sub":"1","ws":"w1","iat":100,"exp":1900,"jti":"a"}`))
-	b := contract.ParseToken(tokenWith(`{"sub":"1","ws":"w1","iat":200,"exp":2000,"jti":"b"}`))
-	c := contract.ParseToken(tokenWith(`{"sub":"1","ws":"w2","iat":100,"exp":1900,"jti":"a"}`))
+	a := state.ParseToken(tokenWith(`{"sub":"1","ws":"w1","iat":100,"exp":1900,"jti":"a"}`))
+	b := state.ParseToken(tokenWith(`{"sub":"1","ws":"w1","iat":200,"exp":2000,"jti":"b"}`))
+	c := state.ParseToken(tokenWith(`{"sub":"1","ws":"w2","iat":100,"exp":1900,"jti":"a"}`))
 	if !a.JWT || a.Account != b.Account || a.Account == c.Account {
 		t.Fatalf("accounts %q %q %q: want the first two alike and the third apart", a.Account, b.Account, c.Account)
 	}
 	if a.IssuedAt.Unix() != 100 || a.ExpiresAt.Unix() != 1900 {
 		t.Fatalf("iat %v exp %v", a.IssuedAt, a.ExpiresAt)
 	}
-	if o := contract.ParseToken("opaque"); o.JWT || !strings.HasPrefix(o.Account, "authorization:") {
+	if o := state.ParseToken("opaque"); o.JWT || !strings.HasPrefix(o.Account, "authorization:") {
 		t.Fatalf("opaque token: %+v", o)
 	}
 	_ = http.Header{}

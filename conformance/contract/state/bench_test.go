@@ -1,4 +1,4 @@
-package contract_test
+package state_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // What the proxy spends judging one exchange of its latency row (balance
@@ -23,7 +24,7 @@ func BenchmarkJudgeAndObserve(b *testing.B) {
 		txid := fmt.Sprintf("proxytxid%022d", i)
 		exs[i] = exch("PUT /cob/"+txid, cobReq, 201, mut(cobOK, "txid", `"`+txid+`"`), at(uint64(i+1), d))
 	}
-	m := contract.NewModel(contract.DefaultBounds)
+	m := state.NewModel(state.DefaultBounds)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i, ex := range exs {

@@ -1,10 +1,11 @@
-package contract_test
+package state_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // listed is a listing of one item, transaction "5", changed at path.
@@ -81,7 +82,7 @@ func TestModel_ContradictingReads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := observeAll(contract.Bounds{}, tt.exs...)
+			fs := observeAll(state.Bounds{}, tt.exs...)
 			if tt.rule == "" {
 				if len(fs) > 0 {
 					t.Fatalf("findings:%s", describe(fs))
@@ -102,7 +103,7 @@ func TestModel_ContradictingReads(t *testing.T) {
 // TestModel_ContradictionOnce: a value changed is reported once, then
 // compared as it now is.
 func TestModel_ContradictionOnce(t *testing.T) {
-	fs := observeAll(contract.Bounds{}, listed(1), listed(2, "data[0].externalId", `"other"`), listed(3, "data[0].externalId", `"other"`))
+	fs := observeAll(state.Bounds{}, listed(1), listed(2, "data[0].externalId", `"other"`), listed(3, "data[0].externalId", `"other"`))
 	if len(fs) != 1 {
 		t.Fatalf("findings:%s", describe(fs))
 	}

@@ -1,4 +1,4 @@
-package contract
+package state
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
@@ -92,13 +93,13 @@ type seenID struct {
 // Observe adds an exchange to the model and returns the state findings it
 // raises. Exchanges off the route table feed the model where the sandbox's
 // control plane shows a PIX received (its amount), and raise nothing.
-func (m *Model) Observe(ex *Exchange) []Finding {
+func (m *Model) Observe(ex *contract.Exchange) []contract.Finding {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if strings.HasPrefix(ex.Path, "/_sandbox/") {
 		return append(m.sandboxEvidence(ex), m.sandboxBalance(ex)...)
 	}
-	rt, params := Match(ex.Method, ex.Path)
+	rt, params := contract.Match(ex.Method, ex.Path)
 	if rt == nil || ex.Status == 0 {
 		return nil
 	}
@@ -106,16 +107,16 @@ func (m *Model) Observe(ex *Exchange) []Finding {
 	if ex.RespUnjudged != "" {
 		return out
 	}
-	v, err := ex.respValue()
+	v, err := ex.RespValue()
 	if err != nil {
 		return out
 	}
 	out = append(out, m.observeClock(ex, rt, v)...)
-	if !ex.success() {
+	if !ex.Success() {
 		return out
 	}
 	acct := ""
-	if tok, ok := ex.account(); ok {
+	if tok, ok := accountOf(ex); ok {
 		acct = tok.Account
 	}
 	obj, _ := v.(map[string]any)
@@ -145,7 +146,7 @@ func (m *Model) Observe(ex *Exchange) []Finding {
 }
 
 // idempotency: "POST /dict/pix" rule 2.
-func (m *Model) idempotency(ex *Exchange, acct string, obj map[string]any) []Finding {
+func (m *Model) idempotency(ex *contract.Exchange, acct string, obj map[string]any) []contract.Finding {
 	key := ex.ReqHeader.Get("X-Idempotency-Key")
 	id := transferID(obj)
 	if key == "" || id == "" {
@@ -160,10 +161,10 @@ func (m *Model) idempotency(ex *Exchange, acct string, obj map[string]any) []Fin
 	if prev.id == id {
 		return nil
 	}
-	f := newFinding("state.idempotent-replay", ex, "")
+	f := contract.NewFinding("state.idempotent-replay", ex, "")
 	f.Field, f.Expected, f.Seen, f.Related = "id", "transfer "+prev.id+" (the key's first answer)", "transfer "+id, []uint64{prev.ex}
 	f.Message = fmt.Sprintf("x-idempotency-key %s was answered with transfer %s in exchange %d and now with transfer %s", key, prev.id, prev.ex, id)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // transferID is the transfer's id, or its endToEndId when it has none.
@@ -178,8 +179,8 @@ func transferID(obj map[string]any) string {
 }
 
 // externalID: externalId "unique per account" (cash-out, cash-in).
-func (m *Model) externalID(ex *Exchange, rt *Route, acct string, obj map[string]any) []Finding {
-	req, _ := ex.reqValue()
+func (m *Model) externalID(ex *contract.Exchange, rt *contract.Route, acct string, obj map[string]any) []contract.Finding {
+	req, _ := ex.ReqValue()
 	path := "externalId"
 	if rt.Name == "cashin.create" {
 		path = "transaction.externalId"
@@ -199,27 +200,27 @@ func (m *Model) externalID(ex *Exchange, rt *Route, acct string, obj map[string]
 	if prev.id == id {
 		return nil
 	}
-	f := newFinding("state.external-id-duplicate", ex, "")
+	f := contract.NewFinding("state.external-id-duplicate", ex, "")
 	f.Field, f.Expected, f.Seen, f.Related = path, "400 PIX_DUPLICATE_EXTERNAL_ID", fmt.Sprintf("%d, transaction %s", ex.Status, id), []uint64{prev.ex}
 	f.Message = fmt.Sprintf("%s accepted externalId %q again (transaction %s); exchange %d had it accepted as transaction %s", rt, extID, id, prev.ex, prev.id)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // observeClock checks an accepted token against the upstream's clock and
 // records the answer's clock readings for the token's account.
-func (m *Model) observeClock(ex *Exchange, rt *Route, v any) []Finding {
+func (m *Model) observeClock(ex *contract.Exchange, rt *contract.Route, v any) []contract.Finding {
 	if rt.Name == "auth.token" {
 		m.tokenIssued(ex, v)
 		return nil
 	}
-	tok, ok := ex.account()
+	tok, ok := accountOf(ex)
 	if !ok || ex.Status == 401 {
 		return nil // a refused token says nothing of its account's clock
 	}
-	readings := ex.clockReadings(rt, v)
+	readings := clockReadings(ex, rt, v)
 	c, _ := m.clocks.get(tok.Account)
-	var out []Finding
-	if ex.success() && tok.JWT {
+	var out []contract.Finding
+	if ex.Success() && tok.JWT {
 		out = m.tokenAccepted(ex, tok, c, readings)
 	}
 	if len(readings) > 0 {
@@ -237,11 +238,11 @@ func (m *Model) observeClock(ex *Exchange, rt *Route, v any) []Finding {
 // clockReadings are the instants of the answer that cannot be later than the
 // upstream's clock when it answered: creation times and read times of a
 // success, the timestamp of an error.
-func (ex *Exchange) clockReadings(rt *Route, v any) []time.Time {
-	if ex.success() {
-		return clockValues(rt.response, v)
+func clockReadings(ex *contract.Exchange, rt *contract.Route, v any) []time.Time {
+	if ex.Success() {
+		return rt.ClockValues(v)
 	}
-	if rt.Shape == MinimalShape {
+	if rt.Shape == contract.MinimalShape {
 		return nil
 	}
 	if s, ok := apiclient.Lookup(v, "timestamp"); ok {
@@ -252,7 +253,7 @@ func (ex *Exchange) clockReadings(rt *Route, v any) []time.Time {
 	return nil
 }
 
-func (m *Model) tokenAccepted(ex *Exchange, tok Token, c *clockHist, readings []time.Time) []Finding {
+func (m *Model) tokenAccepted(ex *contract.Exchange, tok Token, c *clockHist, readings []time.Time) []contract.Finding {
 	var limit time.Time
 	basis := "iat"
 	switch {
@@ -275,7 +276,7 @@ func (m *Model) tokenAccepted(ex *Exchange, tok Token, c *clockHist, readings []
 	if now.IsZero() || now.Before(limit) {
 		return nil
 	}
-	f := newFinding("state.token-expired-accepted", ex, "")
+	f := contract.NewFinding("state.token-expired-accepted", ex, "")
 	f.Field = "Authorization (" + basis + ")"
 	f.Expected = "401 from " + limit.UTC().Format(time.RFC3339)
 	f.Seen = fmt.Sprintf("%d at %s", ex.Status, now.UTC().Format(time.RFC3339))
@@ -290,17 +291,17 @@ func (m *Model) tokenAccepted(ex *Exchange, tok Token, c *clockHist, readings []
 		f.Message = fmt.Sprintf("a token issued %s earlier (iat %s) was accepted; its lifetime is 1800 s (the upstream's clock read %s, exchange %d)",
 			age, tok.IssuedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), from)
 	}
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // tokenIssued records a new token's iat as a clock reading of its account.
 // An iat well before what the account's clock read means the upstream's
 // clock was set back (a new data directory, a restart): the account's
 // readings, and what the balance rule knew of it, start again from it.
-func (m *Model) tokenIssued(ex *Exchange, v any) {
+func (m *Model) tokenIssued(ex *contract.Exchange, v any) {
 	raw, _ := apiclient.Lookup(v, "access_token")
 	s, ok := raw.(string)
-	if !ok || !ex.success() {
+	if !ok || !ex.Success() {
 		return
 	}
 	tok := ParseToken(s)

@@ -1,9 +1,11 @@
-package contract
+package state
 
 import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
 
 // history is the statuses a cob or a refund was seen in, each with when its
@@ -51,7 +53,7 @@ func refundAllowed(from, to string) bool {
 
 // cob records a cob's status and judges it against the earlier ones; a
 // creation (PUT answered 2xx) must be ATIVA.
-func (m *Model) cob(ex *Exchange, rt *Route, key string, obj map[string]any) []Finding {
+func (m *Model) cob(ex *contract.Exchange, rt *contract.Route, key string, obj map[string]any) []contract.Finding {
 	status, _ := obj["status"].(string)
 	if status == "" {
 		return nil
@@ -62,9 +64,9 @@ func (m *Model) cob(ex *Exchange, rt *Route, key string, obj map[string]any) []F
 		h = &history{}
 		m.cobs.put(key, h)
 	}
-	var out []Finding
+	var out []contract.Finding
 	if rt.Name == "cob.put" && status != "ATIVA" {
-		f := newFinding("state.cob-transition", ex, "")
+		f := contract.NewFinding("state.cob-transition", ex, "")
 		f.Field, f.Expected, f.Seen = "status", "ATIVA (creation)", status
 		f.Message = fmt.Sprintf("PUT /cob created the cob in status %s; the contract creates it ATIVA", status)
 		out = append(out, f)
@@ -78,7 +80,7 @@ func (m *Model) cob(ex *Exchange, rt *Route, key string, obj map[string]any) []F
 // refundState records a refund's status and judges it against the earlier
 // ones. A PUT may answer a refund already processed (a repeated PUT, or one
 // processed at once), so its answer is judged like a read.
-func (m *Model) refundState(ex *Exchange, key string, obj map[string]any) []Finding {
+func (m *Model) refundState(ex *contract.Exchange, key string, obj map[string]any) []contract.Finding {
 	status, _ := obj["status"].(string)
 	if status == "" {
 		return nil
@@ -89,7 +91,7 @@ func (m *Model) refundState(ex *Exchange, key string, obj map[string]any) []Find
 		h = &history{}
 		m.refunds.put(key, h)
 	}
-	var out []Finding
+	var out []contract.Finding
 	if p, bad := h.contradiction(o, refundAllowed); bad {
 		out = append(out, transitionFinding("state.refund-transition", ex, "refund", p, status))
 	}
@@ -97,8 +99,8 @@ func (m *Model) refundState(ex *Exchange, key string, obj map[string]any) []Find
 	return out
 }
 
-func transitionFinding(id string, ex *Exchange, what string, p statusObs, status string) Finding {
-	f := newFinding(id, ex, "")
+func transitionFinding(id string, ex *contract.Exchange, what string, p statusObs, status string) contract.Finding {
+	f := contract.NewFinding(id, ex, "")
 	f.Field, f.Expected, f.Seen, f.Related = "status", "a status reachable from "+p.status, status, []uint64{p.ex}
 	f.Message = fmt.Sprintf("the %s was %s in exchange %d (answered before this request started) and is now %s, a transition the contract does not allow",
 		what, p.status, p.ex, status)

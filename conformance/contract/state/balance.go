@@ -1,4 +1,4 @@
-package contract
+package state
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
@@ -16,7 +17,7 @@ import (
 // (held, out, given back: settlement and failure happen off the traffic).
 // Blocked must be what a way leaves; available at least that, since a PIX
 // received may add to it. Only reads no other exchange overlapped are used
-// (Exchange.Alone). docs/proxy.md, "The balance rule", says what each
+// (contract.Exchange.Alone). docs/proxy.md, "The balance rule", says what each
 // operation moves and how the sandbox's control plane is read.
 
 // opPhase is where an operation stands, as a set of bits when not known.
@@ -126,8 +127,8 @@ func (m *Model) ledgerOf(acct string) *ledger {
 }
 
 // balance feeds the balance rule an exchange of a route of the contract.
-func (m *Model) balance(ex *Exchange, rt *Route, params map[string]string) []Finding {
-	tok, ok := ex.account()
+func (m *Model) balance(ex *contract.Exchange, rt *contract.Route, params map[string]string) []contract.Finding {
+	tok, ok := accountOf(ex)
 	if !m.quiet || m.balanceOff || !ok || ex.Status < 200 || (ex.Status >= 300 && ex.Status < 500) {
 		return nil // a refusal moves nothing
 	}
@@ -138,19 +139,19 @@ func (m *Model) balance(ex *Exchange, rt *Route, params map[string]string) []Fin
 	if l.never != "" {
 		return nil
 	}
-	if ex.scenario() && ex.success() {
+	if ex.Scenario() && ex.Success() {
 		l.never = fmt.Sprintf("exchange %d asked for an X-Sandbox-Scenario, whose effects the contract does not show", ex.Seq)
 		return nil
 	}
 	switch rt.Name {
 	case "balance.bacen", "balance.get", "balance.get.api":
-		if ex.success() {
+		if ex.Success() {
 			return m.balanceRead(ex, rt, l)
 		}
 	case "transfer.create", "cashout.create", "refund.put", "refundin.create":
 		l.add(opOf(ex, rt, params))
 	case "cashin.create":
-		if req, err := ex.reqValue(); err != nil || hasSplits(req) {
+		if req, err := ex.ReqValue(); err != nil || hasSplits(req) {
 			l.never = fmt.Sprintf("exchange %d created a charge with splits, which move the balance when the account's schedule pays them", ex.Seq)
 		}
 	}
@@ -179,12 +180,12 @@ func (l *ledger) add(o *balanceOp) {
 // opOf reads an accepted operation's amount and identity. An answer that is
 // not an acceptance (5xx) may or may not have created it: it is recorded
 // without identity, and its giving back is always one of its ways.
-func opOf(ex *Exchange, rt *Route, params map[string]string) *balanceOp {
+func opOf(ex *contract.Exchange, rt *contract.Route, params map[string]string) *balanceOp {
 	o := &balanceOp{phases: phaseNone, ex: ex.Seq, min: 1}
-	req, _ := ex.reqValue()
+	req, _ := ex.ReqValue()
 	var resp map[string]any
-	if ex.success() && ex.RespUnjudged == "" {
-		v, _ := ex.respValue()
+	if ex.Success() && ex.RespUnjudged == "" {
+		v, _ := ex.RespValue()
 		resp, _ = v.(map[string]any)
 	}
 	amount := func(respPath, reqPath string) {
@@ -233,7 +234,7 @@ func lookup(v any, path string) any {
 
 // readBalance returns the available and blocked a balance answer shows, and
 // the names of their fields.
-func readBalance(rt *Route, v any) (avail, blocked int64, fields [2]string, ok bool) {
+func readBalance(rt *contract.Route, v any) (avail, blocked int64, fields [2]string, ok bool) {
 	fields = [2]string{"netBalance", "blockedBalance"}
 	if rt.Name == "balance.bacen" {
 		if data, _ := lookup(v, "data").([]any); len(data) != 1 {
@@ -254,11 +255,11 @@ func readBalance(rt *Route, v any) (avail, blocked int64, fields [2]string, ok b
 }
 
 // balanceRead judges a read against the account's previous one.
-func (m *Model) balanceRead(ex *Exchange, rt *Route, l *ledger) []Finding {
+func (m *Model) balanceRead(ex *contract.Exchange, rt *contract.Route, l *ledger) []contract.Finding {
 	if !ex.Alone || ex.RespUnjudged != "" {
 		return nil // served beside another exchange: its effect may be in it or not
 	}
-	v, err := ex.respValue()
+	v, err := ex.RespValue()
 	if err != nil {
 		return nil
 	}
@@ -284,7 +285,7 @@ func (m *Model) balanceRead(ex *Exchange, rt *Route, l *ledger) []Finding {
 	f := l.finding(ex, rt, read, fields, j)
 	l.ops = nil // what stands is not known: every hold is of before
 	l.rebase(read)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // rebase makes read the base, every operation in any phase it may have
@@ -499,8 +500,8 @@ func (l *ledger) moveOn(read *balanceRead, j *judgement) {
 }
 
 // finding describes a read no way matches.
-func (l *ledger) finding(ex *Exchange, rt *Route, read *balanceRead, fields [2]string, j *judgement) Finding {
-	f := newFinding("state.balance-mismatch", ex, "")
+func (l *ledger) finding(ex *contract.Exchange, rt *contract.Route, read *balanceRead, fields [2]string, j *judgement) contract.Finding {
+	f := contract.NewFinding("state.balance-mismatch", ex, "")
 	f.Related = []uint64{l.base.ex}
 	ops := []string{"no operation of the account"}
 	for _, o := range l.ops {
@@ -540,12 +541,12 @@ func (l *ledger) finding(ex *Exchange, rt *Route, read *balanceRead, fields [2]s
 // the rule does not allow; a MED's account is judged no more; a reset or a
 // workspace deleted starts accounts and transactions again; any other write
 // ends the balance rule for the run, with a notice.
-func (m *Model) sandboxBalance(ex *Exchange) []Finding {
+func (m *Model) sandboxBalance(ex *contract.Exchange) []contract.Finding {
 	switch ex.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	}
-	if !ex.success() {
+	if !ex.Success() {
 		return nil
 	}
 	ws, rest := sandboxPath(ex)
@@ -556,7 +557,7 @@ func (m *Model) sandboxBalance(ex *Exchange) []Finding {
 		m.ledgers, m.reads = newWindow[*ledger](m.bounds.Accounts), newWindow[*readRec](m.bounds.Keys)
 		return nil
 	case rest == "med" || strings.HasPrefix(rest, "med/"):
-		v, _ := ex.respValue()
+		v, _ := ex.RespValue()
 		if id := fmt.Sprint(lookup(v, "accountId")); ex.RespUnjudged == "" && id != "<nil>" {
 			m.medAccounts.put(ws+"/"+id, fmt.Sprintf("exchange %d (%s %s) opened or moved a MED of the account, which moves its balance on the clock", ex.Seq, ex.Method, ex.Path))
 			return nil
@@ -566,16 +567,16 @@ func (m *Model) sandboxBalance(ex *Exchange) []Finding {
 		return nil
 	}
 	m.balanceOff = true
-	f := newFinding("state.balance-unjudged", ex, "")
+	f := contract.NewFinding("state.balance-unjudged", ex, "")
 	f.Field = "quiet accounts"
 	f.Message = fmt.Sprintf("%s %s may move balances in ways the traffic does not show: the balance rule judges no more reads", ex.Method, ex.Path)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // sandboxPath splits a control-plane path into its workspace (the path's,
 // else the X-Sandbox-Workspace header's, else the default's "") and the
 // rest after /_sandbox/ (and /_sandbox/workspaces/{id}/).
-func sandboxPath(ex *Exchange) (string, string) {
+func sandboxPath(ex *contract.Exchange) (string, string) {
 	rest := strings.Trim(strings.TrimPrefix(ex.Path, "/_sandbox/"), "/")
 	if ws, after, ok := strings.Cut(strings.TrimPrefix(rest, "workspaces/"), "/"); strings.HasPrefix(rest, "workspaces/") {
 		if !ok {

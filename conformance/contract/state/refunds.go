@@ -1,4 +1,4 @@
-package contract
+package state
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
 )
 
@@ -72,7 +73,7 @@ type refundEvent struct {
 // addRefund records a refund accepted (or read) against the original at
 // key and returns the finding, about ex, when the counted refunds now exceed
 // the original.
-func (m *Model) addRefund(ex *Exchange, key string, ev refundEvent) []Finding {
+func (m *Model) addRefund(ex *contract.Exchange, key string, ev refundEvent) []contract.Finding {
 	o := m.originalOf(key)
 	failed, done := refundStatus(ev.status)
 	r, seen := o.refunds[ev.id]
@@ -97,12 +98,12 @@ func (m *Model) addRefund(ex *Exchange, key string, ev refundEvent) []Finding {
 }
 
 // excess returns the finding of refunds above the original, if any.
-func (o *original) excess(ex *Exchange, evidence string) []Finding {
+func (o *original) excess(ex *contract.Exchange, evidence string) []contract.Finding {
 	sum, exs := o.counted()
 	if !o.known || sum <= o.amount {
 		return nil
 	}
-	f := newFinding("state.refund-over-original", ex, "")
+	f := contract.NewFinding("state.refund-over-original", ex, "")
 	f.Field = "refunds"
 	f.Expected = "at most " + apiclient.FormatCents(o.amount) + " in all (the original amount)"
 	f.Seen = apiclient.FormatCents(sum) + " accepted"
@@ -110,11 +111,11 @@ func (o *original) excess(ex *Exchange, evidence string) []Finding {
 	sort.Slice(f.Related, func(i, j int) bool { return f.Related[i] < f.Related[j] })
 	f.Message = fmt.Sprintf("refunds accepted in exchanges %v sum %s, above the original amount %s (exchange %d)%s",
 		exs, apiclient.FormatCents(sum), apiclient.FormatCents(o.amount), o.amountEx, evidence)
-	return []Finding{f}
+	return []contract.Finding{f}
 }
 
 // setAmount records the original amount of the PIX at key.
-func (m *Model) setAmount(ex *Exchange, key string, cents int64) []Finding {
+func (m *Model) setAmount(ex *contract.Exchange, key string, cents int64) []contract.Finding {
 	o := m.originalOf(key)
 	if o.known {
 		return nil
@@ -124,23 +125,23 @@ func (m *Model) setAmount(ex *Exchange, key string, cents int64) []Finding {
 }
 
 // refundSum handles a PUT or GET of /pix/{e2eid}/devolucao/{id}.
-func (m *Model) refundSum(ex *Exchange, e2eid, id string, obj map[string]any) []Finding {
+func (m *Model) refundSum(ex *contract.Exchange, e2eid, id string, obj map[string]any) []contract.Finding {
 	cents, err := apiclient.Cents(obj["valor"])
 	if err != nil {
 		return nil
 	}
 	status, _ := obj["status"].(string)
-	return m.addRefund(ex, "e2e:"+e2eid, refundEvent{id: id, cents: cents, status: status, uncertain: ex.scenario(), ex: ex.Seq})
+	return m.addRefund(ex, "e2e:"+e2eid, refundEvent{id: id, cents: cents, status: status, uncertain: ex.Scenario(), ex: ex.Seq})
 }
 
 // refundIn handles POST /api/pix/refund-in/{id}: {id} is the original's
 // transaction id, tied to its end-to-end id by a listing seen earlier.
-func (m *Model) refundIn(ex *Exchange, acct, txID string, obj map[string]any) []Finding {
+func (m *Model) refundIn(ex *contract.Exchange, acct, txID string, obj map[string]any) []contract.Finding {
 	cents, err := apiclient.Cents(obj["refundValue"])
 	if err != nil {
 		return nil
 	}
-	req, _ := ex.reqValue()
+	req, _ := ex.ReqValue()
 	refundID, _ := apiclient.Lookup(req, "externalId")
 	id, _ := refundID.(string)
 	if id == "" {
@@ -152,14 +153,14 @@ func (m *Model) refundIn(ex *Exchange, acct, txID string, obj map[string]any) []
 		key = e2e
 	}
 	status, _ := obj["status"].(string)
-	return m.addRefund(ex, key, refundEvent{id: id, cents: cents, status: status, uncertain: ex.scenario(), ex: ex.Seq})
+	return m.addRefund(ex, key, refundEvent{id: id, cents: cents, status: status, uncertain: ex.Scenario(), ex: ex.Seq})
 }
 
 // listing learns originals from a transaction listing: a confirmed "Pix in"
 // gives its end-to-end id, its amount and the transaction id refund-in uses.
-func (m *Model) listing(ex *Exchange, acct string, obj map[string]any) []Finding {
+func (m *Model) listing(ex *contract.Exchange, acct string, obj map[string]any) []contract.Finding {
 	data, _ := obj["data"].([]any)
-	var out []Finding
+	var out []contract.Finding
 	for _, it := range data {
 		item, _ := it.(map[string]any)
 		e2e, _ := item["endToEndId"].(string)
@@ -182,14 +183,14 @@ func (m *Model) listing(ex *Exchange, acct string, obj map[string]any) []Finding
 
 // learnAlias ties a transaction id to its end-to-end id, moving the refunds
 // recorded under the transaction id to the original.
-func (m *Model) learnAlias(ex *Exchange, txKey, e2eKey string) []Finding {
+func (m *Model) learnAlias(ex *contract.Exchange, txKey, e2eKey string) []contract.Finding {
 	m.alias.put(txKey, e2eKey)
 	tx, ok := m.origs.get(txKey)
 	if !ok {
 		return nil
 	}
 	m.origs.remove(txKey)
-	var out []Finding
+	var out []contract.Finding
 	for _, id := range tx.order {
 		r := tx.refunds[id]
 		status := ""
@@ -203,9 +204,9 @@ func (m *Model) learnAlias(ex *Exchange, txKey, e2eKey string) []Finding {
 
 // cobPayments learns originals from a cob's pix[] (the Central Bank
 // reference's list of payments received for it).
-func (m *Model) cobPayments(ex *Exchange, obj map[string]any) []Finding {
+func (m *Model) cobPayments(ex *contract.Exchange, obj map[string]any) []contract.Finding {
 	pix, _ := obj["pix"].([]any)
-	var out []Finding
+	var out []contract.Finding
 	for _, p := range pix {
 		e2e, _ := apiclient.Lookup(p, "endToEndId")
 		valor, _ := apiclient.Lookup(p, "valor")
@@ -221,12 +222,12 @@ func (m *Model) cobPayments(ex *Exchange, obj map[string]any) []Finding {
 // sandboxEvidence learns originals from the sandbox control plane's
 // payments (POST /_sandbox/pix-in, /_sandbox/payments, also under
 // /_sandbox/workspaces/{id}/): the answer names the PIX and its amount.
-func (m *Model) sandboxEvidence(ex *Exchange) []Finding {
-	if ex.Method != http.MethodPost || !ex.success() || ex.RespUnjudged != "" ||
+func (m *Model) sandboxEvidence(ex *contract.Exchange) []contract.Finding {
+	if ex.Method != http.MethodPost || !ex.Success() || ex.RespUnjudged != "" ||
 		!(strings.HasSuffix(ex.Path, "/pix-in") || strings.HasSuffix(ex.Path, "/payments")) {
 		return nil
 	}
-	v, err := ex.respValue()
+	v, err := ex.RespValue()
 	if err != nil {
 		return nil
 	}
