@@ -94,8 +94,13 @@ type Proxy struct {
 	pending inflight
 	overlap overlap
 	judging judgeQueue
-	stats   stats
-	started time.Time
+	// unjudged holds the sequence numbers of the API exchanges started and
+	// not yet judged; held, the deliveries that wait for some of them (only
+	// the judging goroutine touches it).
+	unjudged seqSet
+	held     []*exchange
+	stats    stats
+	started  time.Time
 }
 
 // stats counts the exchanges.
@@ -238,6 +243,11 @@ type exchange struct {
 	clientGone  bool
 	switched    bool // 101 Switching Protocols: passed through, not judged
 	bodyFailed  bool // the client's body broke off: a failure then is not the upstream's
+	// delivery marks a webhook delivery; after is the last sequence number
+	// given out when it ended: it is judged once every API exchange up to
+	// after has been (heldDeliveries).
+	delivery bool
+	after    uint64
 }
 
 // ServeHTTP forwards the request and judges the exchange once the answer has
@@ -253,9 +263,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.pending.add()
 	ex := &exchange{Exchange: contract.Exchange{
-		Seq: p.seq.Add(1), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
+		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		ReqHeader: r.Header.Clone(), Start: time.Now(), // wall clock: orders the state model's observations
 	}}
+	ex.Seq = p.unjudged.add(&p.seq)
 	ex.started, ex.Alone = p.overlap.start()
 	// Judged once the handler returns, also when the copy of the answer
 	// panicked (http.ErrAbortHandler).
@@ -290,7 +301,11 @@ type judgeQueue struct {
 // the proxy's memory growing.
 func (p *Proxy) judgeLater(ex *exchange) {
 	ex.End = time.Now() // wall clock: orders the state model's observations
-	ex.Alone = p.overlap.end(ex.started, ex.Alone)
+	if ex.delivery {
+		ex.after = p.seq.Load()
+	} else {
+		ex.Alone = p.overlap.end(ex.started, ex.Alone)
+	}
 	j := &p.judging
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -323,10 +338,38 @@ func (p *Proxy) judgeQueued() {
 	}
 }
 
-// judge finishes the exchange; Quiesce waits for it.
+// judge finishes the exchange; Quiesce waits for it. A delivery waits, held,
+// until the API exchanges in flight when it ended have been judged: a
+// webhook often reaches the proxy before the answer that shows its
+// transaction (the upstream sends it while it answers), and judged first it
+// would name a transaction the model has not seen yet. An API exchange
+// judged releases the deliveries that waited for it only, in order. Past
+// maxJudging deliveries held (an API exchange that hangs), a delivery is
+// judged at once.
 func (p *Proxy) judge(ex *exchange) {
-	defer p.pending.done()
+	if ex.delivery {
+		if len(p.held) < maxJudging && p.unjudged.anyUpTo(ex.after) {
+			p.held = append(p.held, ex)
+			return
+		}
+		p.finishDelivery(ex)
+		p.pending.done()
+		return
+	}
 	p.finish(ex)
+	p.unjudged.remove(ex.Seq)
+	p.pending.done()
+	kept := p.held[:0]
+	for _, d := range p.held {
+		if p.unjudged.anyUpTo(d.after) {
+			kept = append(kept, d)
+			continue
+		}
+		p.finishDelivery(d)
+		p.pending.done()
+	}
+	clear(p.held[len(kept):])
+	p.held = kept
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -560,6 +603,46 @@ func (o *overlap) end(started uint64, aloneAtStart bool) bool {
 	defer o.mu.Unlock()
 	o.active--
 	return aloneAtStart && o.starts == started
+}
+
+// seqSet is a set of sequence numbers.
+type seqSet struct {
+	mu  sync.Mutex
+	set map[uint64]struct{}
+}
+
+// add takes the next number of seq into the set and returns it; the two
+// happen under one lock, so a delivery that reads seq after it (judgeLater)
+// finds the number in the set until it is removed.
+func (s *seqSet) add(seq *atomic.Uint64) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := seq.Add(1)
+	if s.set == nil {
+		s.set = map[uint64]struct{}{}
+	}
+	s.set[n] = struct{}{}
+	return n
+}
+
+func (s *seqSet) remove(n uint64) {
+	s.mu.Lock()
+	delete(s.set, n)
+	s.mu.Unlock()
+}
+
+// anyUpTo reports whether the set holds a number up to n. The set holds the
+// API exchanges in flight or waiting for judgement: a few, up to maxJudging
+// and the connections served.
+func (s *seqSet) anyUpTo(n uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.set {
+		if k <= n {
+			return true
+		}
+	}
+	return false
 }
 
 // inflight counts the exchanges being served.

@@ -150,11 +150,8 @@ func (p *Proxy) serveDelivery(w http.ResponseWriter, r *http.Request, path, raw 
 	ex := &exchange{Exchange: contract.Exchange{
 		Seq: p.seq.Add(1), Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 		ReqHeader: r.Header.Clone(), RequestID: r.Header.Get("webhook-id"), Start: time.Now(), // wall clock: orders the model, judges webhook-timestamp
-	}}
-	defer func() {
-		p.finishDelivery(ex)
-		p.pending.done()
-	}()
+	}, delivery: true}
+	defer p.judgeLater(ex)
 	p.captureRequest(r, ex)
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 	u := *r.URL
@@ -199,7 +196,6 @@ func (p *Proxy) receiverError(w http.ResponseWriter, r *http.Request, err error)
 // whose body broke off is counted, not judged.
 func (p *Proxy) finishDelivery(ex *exchange) {
 	defer p.budget.Add(ex.reserved)
-	ex.End = time.Now() // wall clock: orders the model's observations
 	p.stats.exchanges.Add(1)
 	p.stats.contract.Add(1)
 	p.hooks.deliveries.Add(1)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,6 +208,59 @@ func fakeAPI(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// cashOutDelivery is the CashOut webhook of the cash-out fakeAPI answers
+// (externalId e1).
+const cashOutDelivery = `{"event":"CashOut","status":"CONFIRMED","transactionType":"PIX","movementType":"DEBIT","transactionId":"12","externalId":"e1","endToEndId":"E13140088202603021200abcdefghijk","pixKey":"k",` +
+	`"feeAmount":0.00,"originalAmount":10.50,"finalAmount":10.50,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` +
+	`"counterpart":{"name":"D","document":"***","bank":{"bankISPB":"1","bankName":"b","bankCode":"1","accountBranch":null,"accountNumber":null}},"metadata":{}}`
+
+// TestWebhooks_DeliveredBeforeTheAnswer: an upstream that delivers a
+// transaction's webhook while it answers the request that created it (the
+// delivery ends at the proxy before the answer does) gets no
+// hook.unknown-transaction: the delivery is judged after the exchange in
+// flight. A delivery of a transaction no answer shows still gets it once
+// that exchange is judged.
+func TestWebhooks_DeliveredBeforeTheAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		notice     bool
+	}{
+		{"the answer shows it", cashOutDelivery, false},
+		{"no answer shows it", strings.NewReplacer(`"e1"`, `"e-unknown"`, `"12"`, `"99"`, "E1314", "E9914").Replace(cashOutDelivery), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, integrator := newRecording(t, 204, nil, nil)
+			var hooksURL string
+			api := fakeAPI(t)
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/pix/cash-out" {
+					if a := deliver(t, hooksURL, []byte(tc.body), "webhook-id: msg_early"); a.Status != 204 {
+						t.Errorf("the delivery got %d", a.Status)
+					}
+				}
+				api.Config.Handler.ServeHTTP(w, r)
+			}))
+			t.Cleanup(upstream.Close)
+			s := listenHooks(t, upstream.URL, proxy.Options{WebhooksTo: integrator.URL})
+			hooksURL = s.WebhooksURL
+			c := newClient(t, s.URL)
+			c.token = "test-token"
+			expect(t, c.do("POST", "/api/pix/cash-out", `{"value":10.50,"externalId":"e1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`), 201, "cash-out")
+			s.Quiesce()
+			var notices []string
+			for _, f := range s.Findings() {
+				if f.Kind == contract.KindWebhook {
+					notices = append(notices, f.Rule)
+				}
+			}
+			sum, _ := s.Webhooks()
+			if got := slices.Contains(notices, "hook.unknown-transaction"); got != tc.notice || sum.Deliveries != 1 {
+				t.Errorf("webhook findings %v, %d deliveries judged; want hook.unknown-transaction %v, 1 delivery", notices, sum.Deliveries, tc.notice)
+			}
+		})
+	}
+}
+
 // TestWebhooks_Rules: an upstream whose deliveries break the rules, one
 // delivery per rule, through the proxy: each gives its finding, of kind
 // webhook, numbered with the exchanges and carrying the webhook-id; the
@@ -222,9 +276,7 @@ func TestWebhooks_Rules(t *testing.T) {
 	expect(t, c.do("POST", "/api/pix/cash-out", `{"value":10.50,"externalId":"e1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`), 201, "cash-out")
 	s.Quiesce()
 	receive := `{"type":"RECEIVE","data":{"id":15,"txId":"hooktxid00000000000000000001","status":"LIQUIDATED","payment":{"amount":"15.00","currency":"BRL"},"endToEndId":"E99999999202603021200abcdefghijk","debtorAccount":{"name":"F","document":"***"}}}`
-	cashOut := `{"event":"CashOut","status":"CONFIRMED","transactionType":"PIX","movementType":"DEBIT","transactionId":"12","externalId":"e1","endToEndId":"E13140088202603021200abcdefghijk","pixKey":"k",` +
-		`"feeAmount":0.00,"originalAmount":10.50,"finalAmount":10.50,"processingDate":"2026-03-02T12:00:02.000Z","errorCode":null,"errorMessage":null,` +
-		`"counterpart":{"name":"D","document":"***","bank":{"bankISPB":"1","bankName":"b","bankCode":"1","accountBranch":null,"accountNumber":null}},"metadata":{}}`
+	cashOut := cashOutDelivery
 	cases := []struct {
 		rule, body string
 		headers    []string
