@@ -24,6 +24,8 @@ var dependencyRules = []Rule{
 	{Pkg: "cmd/pixsandbox/internal/trigger", Allow: []string{"simulator/pix", "simulator/sandboxclient", "simulator/events", "scenarios", "fixtures", "github.com/google/uuid"},
 		Never: []string{"simulator", "simulator/core", "simulator/badgerstore", "simulator/httpapi", "simulator/sandboxapi"},
 		Note:  "the requests `pixsandbox trigger` sends to a running simulator (through sandboxclient) for a scenario or an event, and its summaries of an event"},
+	{Pkg: "cmd/pixsandbox/internal/cmdline", Never: []string{"simulator/...", "conformance/..."},
+		Note: "what every pixsandbox subcommand shares on its command line: flags read from PIXSANDBOX_<FLAG> variables, the hint after a usage error, the simulator's default URL"},
 	{Pkg: "simulator/httpapi",
 		Allow: []string{"simulator/pix", "simulator/wire", "simulator/clock", "simulator/metrics", "simulator/webhook", "simulator/receivercheck",
 			"simulator/qrcode", "simulator/faults", "simulator/netfault", "simulator/httpapi/strictjson", "simulator/selfcheck", "scenarios", "docs",

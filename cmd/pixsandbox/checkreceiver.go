@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/receivercheck"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -101,7 +102,7 @@ func (c *checkReceiverFlags) register(fs *flag.FlagSet) {
 }
 
 // receiverEnvPrefix prefixes the environment variables of check-receiver.
-const receiverEnvPrefix = envPrefix + "RECEIVER_"
+const receiverEnvPrefix = cmdline.EnvPrefix + "RECEIVER_"
 
 // checkReceiver runs pixsandbox check-receiver.
 func checkReceiver(args []string, stdout, stderr io.Writer) int {
@@ -112,7 +113,7 @@ func checkReceiver(args []string, stdout, stderr io.Writer) int {
 
 func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "pixsandbox check-receiver: "+format+"\n"+usageHint("check-receiver"), a...)
+		fmt.Fprintf(stderr, "pixsandbox check-receiver: "+format+"\n"+cmdline.UsageHint("check-receiver"), a...)
 		return 2
 	}
 	var f checkReceiverFlags
@@ -122,9 +123,11 @@ func runCheckReceiver(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.Usage = func() {} // errors are reported below, once, with the fix
 	// Its variables are PIXSANDBOX_RECEIVER_<FLAG>: PIXSANDBOX_URL is the
 	// simulator's address for the other commands, not the partner's receiver.
-	receiverEnv := func(k string) (string, bool) { return lookup(strings.Replace(k, envPrefix, receiverEnvPrefix, 1)) }
-	if err := ApplyEnv(fs, receiverEnv); err != nil {
-		return usageErr("%s", strings.ReplaceAll(err.Error(), envPrefix, receiverEnvPrefix))
+	receiverEnv := func(k string) (string, bool) {
+		return lookup(strings.Replace(k, cmdline.EnvPrefix, receiverEnvPrefix, 1))
+	}
+	if err := cmdline.ApplyEnv(fs, receiverEnv, cmdline.EnvName); err != nil {
+		return usageErr("%s", strings.ReplaceAll(err.Error(), cmdline.EnvPrefix, receiverEnvPrefix))
 	}
 	f.headers.fromEnv = len(f.headers.list) > 0
 	if err := fs.Parse(args); err != nil {

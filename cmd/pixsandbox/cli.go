@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
@@ -29,9 +30,6 @@ const (
 	cliExitOK    = 0
 	cliExitFail  = 1
 	cliExitUsage = 2
-
-	// cliDefaultURL is where `pixsandbox serve` (and `make run`) listens by default.
-	cliDefaultURL = "http://127.0.0.1:8080"
 )
 
 // cliEnv is what a command reads and writes besides HTTP: injected so tests
@@ -101,7 +99,7 @@ type cliCmd struct {
 	usage string // synopsis and description, printed before the flags
 	env   cliEnv
 	fs    *flag.FlagSet
-	// envOf names a flag's variable (envName unless the command's own flags
+	// envOf names a flag's variable (cmdline.EnvName unless the command's own flags
 	// would clash with another command's), envNote says so in the usage.
 	envOf   func(flag string) string
 	envNote string
@@ -115,12 +113,12 @@ type cliCmd struct {
 }
 
 func newCLICmd(env cliEnv, name, usage string) *cliCmd {
-	cc := &cliCmd{name: name, usage: usage, env: env, envOf: envName,
+	cc := &cliCmd{name: name, usage: usage, env: env, envOf: cmdline.EnvName,
 		envNote: "each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_URL; flags win"}
 	cc.fs = flag.NewFlagSet("pixsandbox "+name, flag.ContinueOnError)
 	cc.fs.SetOutput(io.Discard)
 	cc.fs.Usage = func() {}
-	cc.fs.StringVar(&cc.url, "url", cliDefaultURL, "base URL of the simulator")
+	cc.fs.StringVar(&cc.url, "url", cmdline.DefaultURL, "base URL of the simulator")
 	cc.fs.StringVar(&cc.adminToken, "admin-token", "", "sent as "+sandboxclient.AdminHeader+" on /_sandbox requests (the server's --admin-token)")
 	cc.fs.BoolVar(&cc.json, "json", false, "print the server's raw JSON answer instead of a summary")
 	cc.fs.StringVar(&cc.workspace, "workspace", "", "the workspace to act in: an id of pixsandbox workspace create, or default (sent as "+sandboxclient.WorkspaceHeader+" on /_sandbox requests)")
@@ -148,7 +146,7 @@ func workspaceID(s string) (id string, ok bool) {
 // positional arguments, or done with the exit code when there is nothing more
 // to do (-h: 0; a bad flag: 2, with the usage printed).
 func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
-	if err := applyEnvNamed(cc.fs, cc.env.lookup, cc.envOf); err != nil {
+	if err := cmdline.ApplyEnv(cc.fs, cc.env.lookup, cc.envOf); err != nil {
 		return nil, cc.usageError("%v", err), true
 	}
 	for {
@@ -168,7 +166,7 @@ func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
 	}
 	u, err := url.Parse(cc.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, cc.usageError("--url %q must be an http or https URL such as %s", cc.url, cliDefaultURL), true
+		return nil, cc.usageError("--url %q must be an http or https URL such as %s", cc.url, cmdline.DefaultURL), true
 	}
 	ws, ok := workspaceID(cc.workspace)
 	if cc.workspace != "" && !ok {
@@ -204,13 +202,8 @@ func (cc *cliCmd) printUsage() {
 
 // usageError prints the problem on one line and a hint, and returns exit code 2.
 func (cc *cliCmd) usageError(format string, args ...any) int {
-	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %s\n%s", cc.name, fmt.Sprintf(format, args...), usageHint(strings.Fields(cc.name)[0]))
+	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %s\n%s", cc.name, fmt.Sprintf(format, args...), cmdline.UsageHint(strings.Fields(cc.name)[0]))
 	return cliExitUsage
-}
-
-// usageHint is the line after a usage error: where the usage is.
-func usageHint(cmd string) string {
-	return fmt.Sprintf("Run 'pixsandbox %s -h' for usage.\n", cmd)
 }
 
 // fail prints err and returns exit code 1.
@@ -248,10 +241,10 @@ func (cc *cliCmd) answered(r *sandboxclient.Response, err error, print func()) i
 // the commands a summary suggests.
 func (cc *cliCmd) self(args string) string {
 	s := "pixsandbox " + args
-	if env, ok := cc.env.lookup(envName("url")); cc.url != cliDefaultURL && (!ok || env != cc.url) {
+	if env, ok := cc.env.lookup(cmdline.EnvName("url")); cc.url != cmdline.DefaultURL && (!ok || env != cc.url) {
 		s += " --url " + cc.client.Base
 	}
-	env, _ := cc.env.lookup(envName("workspace"))
+	env, _ := cc.env.lookup(cmdline.EnvName("workspace"))
 	switch envWS, _ := workspaceID(env); {
 	case cc.workspace == envWS:
 	case cc.workspace == "":

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
@@ -55,9 +56,9 @@ func cliFault(ctx context.Context, env cliEnv, args []string) int {
 	cc := newCLICmd(env, "fault", faultUsage)
 	cc.envOf = func(flag string) string {
 		if faultFlags[flag] {
-			return faultEnvPrefix + strings.TrimPrefix(envName(flag), envPrefix)
+			return cmdline.EnvNameIn(faultEnvPrefix, flag)
 		}
-		return envName(flag)
+		return cmdline.EnvName(flag)
 	}
 	cc.envNote = "--url, --admin-token, --json and --workspace also read from PIXSANDBOX_<FLAG>, the others from\n" +
 		"PIXSANDBOX_FAULT_<FLAG>, e.g. PIXSANDBOX_FAULT_SEED; flags win"

@@ -9,10 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
@@ -85,7 +85,7 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	fs := flag.NewFlagSet("pixsandbox proxy", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	env := func(name, def string) string {
-		if v, ok := lookup(proxyEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); ok {
+		if v, ok := lookup(cmdline.EnvNameIn(proxyEnvPrefix, name)); ok {
 			return v
 		}
 		return def
@@ -191,7 +191,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, look
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n%s", err, usageHint("proxy"))
+		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n%s", err, cmdline.UsageHint("proxy"))
 		return 2
 	}
 	pf.opts.Log = stderr

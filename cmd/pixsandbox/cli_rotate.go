@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
@@ -36,10 +37,10 @@ func addRotateFlags(cc *cliCmd) *rotateOpts {
 	cc.envOf = func(flag string) string {
 		for _, f := range rotateFlags {
 			if f == flag {
-				return webhooksEnvPrefix + strings.TrimPrefix(envName(flag), envPrefix)
+				return cmdline.EnvNameIn(webhooksEnvPrefix, flag)
 			}
 		}
-		return envName(flag)
+		return cmdline.EnvName(flag)
 	}
 	cc.envNote = "--overlap and --secret read PIXSANDBOX_WEBHOOKS_<FLAG>, the others PIXSANDBOX_<FLAG>,\ne.g. PIXSANDBOX_URL; flags win"
 	return &o

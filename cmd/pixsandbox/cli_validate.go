@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 )
@@ -64,8 +65,8 @@ func parseValidateFlags(args []string, stderr io.Writer, lookup func(string) (st
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", proxy.DefaultMaxFindings, "findings kept in full (the latest); all are counted")
 	fs.IntVar(&pf.opts.Bounds.Keys, "window", state.DefaultBounds.Keys, "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
 	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", false, "the accounts were quiet (nothing but the recorded traffic took money from them or blocked it): judge every balance read against the operations since the previous one")
-	err := applyEnvNamed(fs, lookup, func(name string) string {
-		return validateEnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	err := cmdline.ApplyEnv(fs, lookup, func(name string) string {
+		return cmdline.EnvNameIn(validateEnvPrefix, name)
 	})
 	if err != nil {
 		return nil, "", err
@@ -106,7 +107,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer, looku
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "pixsandbox validate: %v\n%s", err, usageHint("validate"))
+		fmt.Fprintf(stderr, "pixsandbox validate: %v\n%s", err, cmdline.UsageHint("validate"))
 		return 2
 	}
 	name, in := "standard input", stdin

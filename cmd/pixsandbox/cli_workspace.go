@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
@@ -83,9 +84,9 @@ func cliWorkspace(ctx context.Context, env cliEnv, args []string) int {
 	// workspace's.
 	cc.envOf = func(flag string) string {
 		if _, own := workspaceFlags[flag]; own {
-			return workspaceEnvPrefix + strings.TrimPrefix(envName(flag), envPrefix)
+			return cmdline.EnvNameIn(workspaceEnvPrefix, flag)
 		}
-		return envName(flag)
+		return cmdline.EnvName(flag)
 	}
 	cc.envNote = "--url, --admin-token, --json and --workspace also read from PIXSANDBOX_<FLAG>, the others from\n" +
 		"PIXSANDBOX_WORKSPACE_<FLAG>, e.g. PIXSANDBOX_WORKSPACE_TTL; flags win"

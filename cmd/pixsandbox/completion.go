@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/simulator/events"
 )
 
@@ -79,7 +80,7 @@ func completion(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(args) != 1 {
-		fmt.Fprintf(stderr, "pixsandbox completion: name one shell: bash, zsh, fish or powershell\n%s", usageHint("completion"))
+		fmt.Fprintf(stderr, "pixsandbox completion: name one shell: bash, zsh, fish or powershell\n%s", cmdline.UsageHint("completion"))
 		return 2
 	}
 	switch args[0] {
@@ -92,7 +93,7 @@ func completion(args []string, stdout, stderr io.Writer) int {
 	case "powershell", "pwsh":
 		fmt.Fprint(stdout, powershellCompletion())
 	default:
-		fmt.Fprintf(stderr, "pixsandbox completion: unknown shell %q: bash, zsh, fish or powershell\n%s", args[0], usageHint("completion"))
+		fmt.Fprintf(stderr, "pixsandbox completion: unknown shell %q: bash, zsh, fish or powershell\n%s", args[0], cmdline.UsageHint("completion"))
 		return 2
 	}
 	return 0

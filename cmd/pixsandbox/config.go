@@ -4,12 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"net"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
@@ -102,14 +103,6 @@ func DefaultConfig() Config {
 	}
 }
 
-// envPrefix prefixes the environment variable of every flag: --data-dir reads
-// PIXSANDBOX_DATA_DIR.
-const envPrefix = "PIXSANDBOX_"
-
-func envName(flagName string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
 // RegisterFlags binds c to fs. Each flag's default comes from its environment
 // variable when set, so flags win over the environment.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
@@ -153,25 +146,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.ControlPlane, "control-plane", c.ControlPlane, "mount the /_sandbox control plane")
 }
 
-// ApplyEnv sets every flag of fs that has a PIXSANDBOX_* environment variable.
-// Call it after RegisterFlags and before fs.Parse.
-func ApplyEnv(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
-	return applyEnvNamed(fs, lookup, envName)
-}
-
-// applyEnvNamed is ApplyEnv with the variable of each flag named by name.
-func applyEnvNamed(fs *flag.FlagSet, lookup func(string) (string, bool), name func(flag string) string) error {
-	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
-		if v, ok := lookup(name(f.Name)); ok {
-			if err := fs.Set(f.Name, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %w", name(f.Name), v, err))
-			}
-		}
-	})
-	return errors.Join(errs...)
-}
-
 // Validate rejects contradictory settings with a message that says the fix.
 func (c Config) Validate() error {
 	var errs []error
@@ -181,7 +155,7 @@ func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("--addr %q must be host:port: %v", c.Addr, err))
 	} else if c.ControlPlane && !isLoopback(c.Addr) && c.AdminToken == "" {
-		errs = append(errs, fmt.Errorf("--addr %s is not a loopback address: the control plane would be open to the network; set --admin-token (or %s), or --control-plane=false", c.Addr, envName("admin-token")))
+		errs = append(errs, fmt.Errorf("--addr %s is not a loopback address: the control plane would be open to the network; set --admin-token (or %s), or --control-plane=false", c.Addr, cmdline.EnvName("admin-token")))
 	}
 	if !c.InMemory && strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("--data-dir is empty; give a directory or use --in-memory"))

@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 )
 
 // healthcheck is `pixsandbox healthcheck`: exit 0 when the server's
@@ -26,7 +28,7 @@ func healthcheck(args []string, stdout, stderr io.Writer) int {
 func runHealthcheck(args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	fs := flag.NewFlagSet("pixsandbox healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", defaultHealthURL(lookup), "base URL of the server (default: PIXSANDBOX_URL, else the address of PIXSANDBOX_ADDR, else "+cliDefaultURL+")")
+	url := fs.String("url", defaultHealthURL(lookup), "base URL of the server (default: PIXSANDBOX_URL, else the address of PIXSANDBOX_ADDR, else "+cmdline.DefaultURL+")")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
 	quiet := fs.Bool("quiet", false, "print nothing")
 	fs.Usage = func() {
@@ -96,5 +98,5 @@ func defaultHealthURL(lookup func(string) (string, bool)) string {
 			return "http://" + net.JoinHostPort(host, port)
 		}
 	}
-	return cliDefaultURL
+	return cmdline.DefaultURL
 }

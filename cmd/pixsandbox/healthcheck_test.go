@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 )
 
 func TestHealthcheck(t *testing.T) {
@@ -58,7 +60,7 @@ func TestDefaultHealthURL(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{nil, cliDefaultURL},
+		{nil, cmdline.DefaultURL},
 		{map[string]string{"PIXSANDBOX_URL": "http://sandbox:9000"}, "http://sandbox:9000"},
 		{map[string]string{"PIXSANDBOX_ADDR": "0.0.0.0:8080"}, "http://127.0.0.1:8080"},
 		{map[string]string{"PIXSANDBOX_ADDR": ":9090"}, "http://127.0.0.1:9090"},

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"io"
 	"os"
 	"os/signal"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
@@ -112,7 +113,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errHelp) {
 			return 0
 		}
-		fmt.Fprintf(stderr, "pixsandbox serve: %v\n%s", err, usageHint("serve"))
+		fmt.Fprintf(stderr, "pixsandbox serve: %v\n%s", err, cmdline.UsageHint("serve"))
 		return 2
 	}
 	// The process's own budget (a test that runs many servers in one process

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
@@ -185,7 +186,7 @@ func TestConfig(t *testing.T) {
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	fsCfg := &m.Config
 	fs := newFlagSet(fsCfg)
-	if err := ApplyEnv(fs, lookup); err != nil {
+	if err := cmdline.ApplyEnv(fs, lookup, cmdline.EnvName); err != nil {
 		t.Fatal(err)
 	}
 	if err := fs.Parse([]string{"--addr", "127.0.0.1:7777"}); err != nil {
@@ -223,7 +224,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("%s: err %v, want one naming the accepted forms", bad, err)
 		}
 	}
-	if err := ApplyEnv(newFlagSet(&Config{}), func(k string) (string, bool) { return "x", k == "PIXSANDBOX_IN_MEMORY" }); err == nil {
+	if err := cmdline.ApplyEnv(newFlagSet(&Config{}), func(k string) (string, bool) { return "x", k == "PIXSANDBOX_IN_MEMORY" }, cmdline.EnvName); err == nil {
 		t.Fatal("a bad PIXSANDBOX_IN_MEMORY must be reported")
 	}
 

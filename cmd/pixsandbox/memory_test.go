@@ -4,6 +4,7 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 )
 
@@ -14,12 +15,12 @@ func TestConfig_MemoryLimit(t *testing.T) {
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	c.RegisterFlags(fs)
-	if err := ApplyEnv(fs, func(k string) (string, bool) {
+	if err := cmdline.ApplyEnv(fs, func(k string) (string, bool) {
 		if k == "PIXSANDBOX_MEMORY_LIMIT" {
 			return "64MiB", true
 		}
 		return "", false
-	}); err != nil {
+	}, cmdline.EnvName); err != nil {
 		t.Fatal(err)
 	}
 	if c.MemoryLimit != 64<<20 {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/fixtures"
 	"github.com/pixsandbox/pixsandbox/simulator"
 	"github.com/pixsandbox/pixsandbox/simulator/badgerstore"
@@ -80,7 +81,7 @@ func (m *Main) ParseFlags(args []string) error {
 	if lookup == nil {
 		lookup = envLookup
 	}
-	if err := ApplyEnv(fs, lookup); err != nil {
+	if err := cmdline.ApplyEnv(fs, lookup, cmdline.EnvName); err != nil {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {
