@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -11,18 +12,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cli"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // validateRun runs `pixsandbox validate` with stdin and PIXSANDBOX_*
 // variables of env.
-func validateRun(t *testing.T, stdin string, env map[string]string, args ...string) cliResult {
+func validateRun(t *testing.T, stdin string, env map[string]string, args ...string) cmdResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	code := runValidate(args, strings.NewReader(stdin), &out, &errb, lookup)
-	return cliResult{code, out.String(), errb.String()}
+	return cmdResult{code, out.String(), errb.String()}
 }
 
 // exchangeNumber is the exchange's number in a finding's line: the proxy's
@@ -49,7 +51,7 @@ func normalLines(text string) []string {
 // --fail-on request.
 func TestValidate_RequestsExport(t *testing.T) {
 	m := MustRunMain(t, nil)
-	var live cliSyncBuffer
+	live := bannerWriter{banner: make(chan string, 1)} // the findings' lines, written as the exchanges end
 	u, _, stop, err := proxy.Start(m.URL(), proxy.Options{Log: &live})
 	if err != nil {
 		t.Fatal(err)
@@ -73,18 +75,22 @@ func TestValidate_RequestsExport(t *testing.T) {
 	call(t, "PUT", u+"/cob/short", "", auth) // no body: the server refuses the path before reading one
 	stop()
 
-	export := cliRun(t, "requests", "--url", m.URL(), "--json", "--limit", "100000").must(t, 0)
+	var export, exportErr bytes.Buffer
+	env := cli.Env{Stdin: strings.NewReader(""), Stdout: &export, Stderr: &exportErr, Lookup: func(string) (string, bool) { return "", false }}
+	if code := cli.RunEnv(context.Background(), env, "requests", []string{"--url", m.URL(), "--json", "--limit", "100000"}); code != 0 {
+		t.Fatalf("requests --json: exit %d: %s", code, exportErr.String())
+	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "requests.jsonl")
-	if err := os.WriteFile(file, []byte(export.stdout), 0o600); err != nil {
+	if err := os.WriteFile(file, export.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	jsonPath, junitPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "report.xml")
 	r := validateRun(t, "", nil, file, "--json", jsonPath, "--junit", junitPath, "--fail-on", "request")
-	if r.code != 1 || !strings.Contains(r.stdout, "FAIL: ") || !strings.Contains(r.stdout, "request journal entries, one per line") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	if r.code != 1 || !strings.Contains(r.out, "FAIL: ") || !strings.Contains(r.out, "request journal entries, one per line") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
 	}
-	want, got := normalLines(live.String()), normalLines(r.stderr)
+	want, got := normalLines(live.String()), normalLines(r.errOut)
 	if len(want) < 8 || strings.Join(want, "\n") != strings.Join(got, "\n") {
 		t.Fatalf("the lines differ\nproxy:\n%s\nvalidate:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
@@ -102,8 +108,8 @@ func TestValidate_RequestsExport(t *testing.T) {
 	if err != nil || xml.Unmarshal(raw, &suites) != nil || len(suites.Suites) != 1 || suites.Suites[0].Failures == 0 {
 		t.Fatalf("--junit report (%v): %s", err, raw)
 	}
-	if !strings.Contains(r.stdout, "pixsandbox proxy: 7 exchanges with file://") || !strings.Contains(r.stdout, "findings: 0 response, 0 state, ") {
-		t.Fatalf("no summary:\n%s", r.stdout)
+	if !strings.Contains(r.out, "pixsandbox proxy: 7 exchanges with file://") || !strings.Contains(r.out, "findings: 0 response, 0 state, ") {
+		t.Fatalf("no summary:\n%s", r.out)
 	}
 }
 
@@ -128,16 +134,16 @@ func TestValidate_ExitCodes(t *testing.T) {
 		t.Fatal("writing the test files")
 	}
 	r := validateRun(t, "", nil, file)
-	if r.code != 1 || !strings.Contains(r.stdout, "FAIL: 1 findings at or above --fail-on state") ||
-		!strings.Contains(r.stderr, "pixsandbox proxy: [state] state.external-id-duplicate #2 POST /api/pix/cash-out (request r2)") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	if r.code != 1 || !strings.Contains(r.out, "FAIL: 1 findings at or above --fail-on state") ||
+		!strings.Contains(r.errOut, "pixsandbox proxy: [state] state.external-id-duplicate #2 POST /api/pix/cash-out (request r2)") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
 	}
 	validateRun(t, "", nil, file, "--fail-on", "none").must(t, 0)
 	validateRun(t, "", nil, "--fail-on=response", file).must(t, 0)
 	validateRun(t, "", map[string]string{"PIXSANDBOX_VALIDATE_FAIL_ON": "none"}, file).must(t, 0)
 	validateRun(t, "", map[string]string{"PIXSANDBOX_VALIDATE_FAIL_ON": "none"}, file, "--fail-on", "state").must(t, 1)
-	if r := validateRun(t, dupLines, nil, "-").must(t, 1); !strings.Contains(r.stdout, "pixsandbox validate: standard input: ") {
-		t.Fatalf("stdin: %s", r.stdout)
+	if r := validateRun(t, dupLines, nil, "-").must(t, 1); !strings.Contains(r.out, "pixsandbox validate: standard input: ") {
+		t.Fatalf("stdin: %s", r.out)
 	}
 	validateRun(t, "", nil, file, "--json", filepath.Join(dir, "no", "such", "dir.json")).must(t, 1, "no such file or directory")
 
@@ -149,15 +155,15 @@ func TestValidate_ExitCodes(t *testing.T) {
 		{[]string{"-"}, "standard input: the file is empty"},
 		{[]string{filepath.Join(dir, "missing.har")}, "missing.har: no such file"},
 	} {
-		if r := validateRun(t, "", nil, tt.args...).must(t, 2, tt.want); r.stdout != "" {
-			t.Errorf("%v printed %q before refusing", tt.args, r.stdout)
+		if r := validateRun(t, "", nil, tt.args...).must(t, 2, tt.want); r.out != "" {
+			t.Errorf("%v printed %q before refusing", tt.args, r.out)
 		}
 	}
 	for _, args := range [][]string{{}, {file, file}, {file, "--fail-on", "never"}, {"--nope", file}} {
 		r := validateRun(t, "", nil, args...)
-		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+		lines := strings.Split(strings.TrimRight(r.errOut, "\n"), "\n")
 		if r.code != 2 || len(lines) != 2 || !strings.HasPrefix(lines[0], "pixsandbox validate: ") || lines[1] != "Run 'pixsandbox validate -h' for usage." {
-			t.Errorf("%v: exit %d, stderr %q: want 2, one line and a hint", args, r.code, r.stderr)
+			t.Errorf("%v: exit %d, stderr %q: want 2, one line and a hint", args, r.code, r.errOut)
 		}
 	}
 	var out, errb bytes.Buffer

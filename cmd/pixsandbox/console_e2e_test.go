@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
+	"github.com/pixsandbox/pixsandbox/simulator/wire"
 )
 
 // TestConsoleE2E drives the web console in headless Chromium against the
@@ -465,8 +466,14 @@ type e2eClock struct {
 }
 
 // shown is the clock's now as the console shows it: at milliseconds, as the
-// API writes every other time (cliTime's format).
-func (c e2eClock) shown() string { return cliTime(c.Now) }
+// API writes every other time (wire.Time).
+func (c e2eClock) shown() string {
+	now, err := time.Parse(time.RFC3339Nano, c.Now)
+	if err != nil {
+		return c.Now
+	}
+	return wire.Time(now)
+}
 
 // e2eWorkspaceNamed returns the id of m's workspace named name.
 func e2eWorkspaceNamed(t *testing.T, m *Main, name string) string {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cli"
 	"github.com/pixsandbox/pixsandbox/conformance/framework"
 )
 
@@ -73,8 +74,8 @@ func envRead(t *testing.T, name string) map[string]bool {
 			rec.lookup(framework.EnvPrefix + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")))
 		}
 	default:
-		env := cliEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, lookup: rec.lookup}
-		runCLI(context.Background(), env, name, []string{"-h"})
+		env := cli.Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Lookup: rec.lookup}
+		cli.RunEnv(context.Background(), env, name, []string{"-h"})
 	}
 	return rec.read
 }
@@ -129,13 +130,6 @@ func TestUsageError_OneLineAndHint(t *testing.T) {
 		if code != 2 || len(lines) != 2 || !strings.HasPrefix(lines[0], "pixsandbox "+args[0]) || !strings.Contains(lines[1], "pixsandbox "+args[0]+" -h") {
 			t.Errorf("%v: exit %d, stderr %q: want 2, one line and a hint", args, code, errb.String())
 		}
-	}
-}
-
-func TestClockAdvance_NegativeRefused(t *testing.T) {
-	r := cliRun(t, "clock", "advance", "-5s")
-	if r.code != 2 || !strings.Contains(r.stderr, "only moves forward") || strings.Contains(r.stderr, "flag provided but not defined") {
-		t.Fatalf("clock advance -5s: %d %q", r.code, r.stderr)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cli"
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "validate":
 		return validateCmd(args[1:], stdout, stderr)
 	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace", "fault":
-		return cli(args[0], args[1:], stdout, stderr)
+		return cli.Run(args[0], args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "pixsandbox: unknown command %q\nRun 'pixsandbox help' for the list of commands.\n", args[0])
 		return 2

@@ -13,7 +13,9 @@ import (
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/fixtures"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
+	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
 )
 
 // MustRunMain starts the serve command on 127.0.0.1:0 with a virtual clock, in
@@ -63,6 +65,27 @@ func rawCall(tb testing.TB, method, url, body string, h map[string]string) (int,
 	return resp.StatusCode, string(raw)
 }
 
+// cmdResult is what a command printed and returned.
+type cmdResult struct {
+	code        int
+	out, errOut string
+}
+
+// must fails the test unless the command exited with code and printed each
+// of contains (on standard output or standard error).
+func (r cmdResult) must(t *testing.T, code int, contains ...string) cmdResult {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.out, r.errOut)
+	}
+	for _, s := range contains {
+		if !strings.Contains(r.out+r.errOut, s) {
+			t.Fatalf("output lacks %q\nstdout:\n%s\nstderr:\n%s", s, r.out, r.errOut)
+		}
+	}
+	return r
+}
+
 func fixtureToken(tb testing.TB, m *Main) string {
 	tb.Helper()
 	a := m.fixtures.Accounts[0]
@@ -76,6 +99,14 @@ func fixtureToken(tb testing.TB, m *Main) string {
 		tb.Fatalf("token: %d %v", st, body)
 	}
 	return body["access_token"].(string)
+}
+
+// advance moves m's clock forward by d (a duration the control plane reads).
+func advance(t *testing.T, m *Main, d string) {
+	t.Helper()
+	if st, c := call(t, "POST", m.URL()+"/_sandbox/clock/advance", `{"duration":"`+d+`"}`, nil); st != 200 {
+		t.Fatalf("advance %s: %d %v", d, st, c)
+	}
 }
 
 func TestMain_Smoke(t *testing.T) {
@@ -180,6 +211,43 @@ func TestMain_Restart(t *testing.T) {
 	}
 }
 
+// TestServe_ShutdownEndsFaultHolds: a request held by a timeout fault does
+// not keep a shutting down server waiting for its client; the client sees
+// its connection closed.
+func TestServe_ShutdownEndsFaultHolds(t *testing.T) {
+	m := MustRunMain(t, nil)
+	ctx := context.Background()
+	c := sandboxclient.New(m.URL(), "")
+	if _, _, err := c.AddFault(ctx, sandboxclient.FaultRequest{Method: "GET", Route: "/accounts/balances", Fault: "timeout"}); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, m.URL()+"/accounts/balances", nil)
+	req.Header.Set("Authorization", "Bearer "+fixtureToken(t, m))
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	// The rule counts the request when it starts to hold it.
+	apitest.WaitFor(t, "the request to be held", func() bool {
+		rules, _, err := c.Faults(ctx)
+		return err == nil && len(rules) == 1 && rules[0].Matched == 1 && rules[0].Applied == 1
+	})
+	start := time.Now()
+	if err := m.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Close took %s: it waited for the held request", took)
+	}
+	if err := <-errc; err == nil {
+		t.Error("the held request was answered")
+	}
+}
+
 func TestConfig(t *testing.T) {
 	env := map[string]string{"PIXSANDBOX_ADDR": "127.0.0.1:9999", "PIXSANDBOX_CLOCK": "virtual", "PIXSANDBOX_IN_MEMORY": "true"}
 	m := NewMain(io.Discard, io.Discard)
@@ -269,5 +337,13 @@ func TestRun_Commands(t *testing.T) {
 	errOut.Reset()
 	if code := run([]string{"serve", "--clock", "fast"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--clock") {
 		t.Fatalf("bad flag value: %d %q", code, errOut.String())
+	}
+	// The commands that drive a running simulator go to package cli.
+	errOut.Reset()
+	if code := run([]string{"clock"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "say show") {
+		t.Fatalf("clock without a subcommand: %d %q", code, errOut.String())
+	}
+	if code := run([]string{"help"}, &out, &errOut); code != 0 {
+		t.Fatalf("help: %d", code)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func TestMetrics_CountsFollowTheEngine(t *testing.T) {
 	m := MustRunMain(t, nil)
 	token := fixtureToken(t, m)
-	key, doc := fixtureEmailKey(t, m)
+	key, doc := externalEmailKey(t)
 	n := 0
 	cashOut := func(value, scenario string, want int) {
 		t.Helper()
@@ -49,7 +49,7 @@ func TestMetrics_CountsFollowTheEngine(t *testing.T) {
 		`pixsandbox_money_moved_brl_total{kind="CASH_OUT"}`:                          "",
 	})
 
-	cliAdvance(t, m, "10s")
+	advance(t, m, "10s")
 	cashOut("4", "", 201) // pending
 	expectSeries(t, "after settlement", scrape(), map[string]string{
 		`pixsandbox_transactions_created_total{kind="CASH_OUT"}`:                     "6",

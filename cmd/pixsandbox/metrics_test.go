@@ -4,25 +4,30 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
 // TestMetrics_Simulation: after a cash-out settles and its webhook is
 // delivered, /metrics carries the simulation's series.
 func TestMetrics_Simulation(t *testing.T) {
 	m := MustRunMain(t, nil)
-	rec := &hookRecorder{}
-	local := newLocalServer(t, rec)
-	if st, b := call(t, "POST", m.URL()+"/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_out","url":"`+local+`/hook"}`, nil); st != 201 {
+	var hooks atomic.Int64
+	local := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hooks.Add(1) }))
+	t.Cleanup(local.Close)
+	if st, b := call(t, "POST", m.URL()+"/_sandbox/webhook-targets", `{"accountId":1,"eventType":"cash_out","url":"`+local.URL+`/hook"}`, nil); st != 201 {
 		t.Fatalf("target: %d %v", st, b)
 	}
 	token := fixtureToken(t, m)
-	key, doc := fixtureEmailKey(t, m)
+	key, doc := externalEmailKey(t)
 	if st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10.25,"externalId":"metrics-1","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
 		map[string]string{"Authorization": "Bearer " + token}); st != 201 {
 		t.Fatalf("cash-out: %d %v", st, co)
@@ -35,9 +40,9 @@ func TestMetrics_Simulation(t *testing.T) {
 			t.Errorf("/metrics before settlement lacks %q", want)
 		}
 	}
-	cliAdvance(t, m, "10s")
-	cliWaitFor(t, "the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
-	cliWaitFor(t, "the attempt to be recorded", func() bool {
+	advance(t, m, "10s")
+	apitest.WaitFor(t, "the CashOut delivery", func() bool { return hooks.Load() > 0 })
+	apitest.WaitFor(t, "the attempt to be recorded", func() bool {
 		return strings.Contains(scrape(), `pixsandbox_webhook_attempts_total{event="cash_out",outcome="2xx"} 1`)
 	})
 	after := scrape()
@@ -88,7 +93,7 @@ func TestMetrics_Simulation(t *testing.T) {
 	if st, out := call(t, "DELETE", m.URL()+"/_sandbox/workspaces/"+w.ID, "", nil); st >= 300 {
 		t.Fatalf("delete workspace %s: %d %v", w.ID, st, out)
 	}
-	cliWaitFor(t, "the workspace's keys to be dropped", func() bool { return m.spaces.Dropping() == 0 })
+	apitest.WaitFor(t, "the workspace's keys to be dropped", func() bool { return m.spaces.Dropping() == 0 })
 	if c, mv := pixIn(scrape()); c != c0+1 || mv != m0+50 {
 		t.Errorf("after workspace %s was deleted: PIX_IN created %v, moved %v; want %v and %v still", w.ID, c, mv, c0+1, m0+50)
 	}

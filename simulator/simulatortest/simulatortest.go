@@ -1,5 +1,6 @@
 // Package simulatortest builds real simulators for tests: the embedded fixtures,
-// an in-memory (or given) Badger store and a virtual clock at the fixture epoch.
+// an in-memory (or given) Badger store and a virtual clock at the fixture epoch,
+// and on request the workspaces `pixsandbox serve` has.
 // No mocks: tests exercise the code that runs in production.
 //
 // It is the project's own helper and hands out the simulator's internals,
@@ -14,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -24,6 +26,8 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/httpapi"
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxapi"
+	"github.com/pixsandbox/pixsandbox/simulator/wiring"
+	"github.com/pixsandbox/pixsandbox/simulator/workspace"
 )
 
 // Options tune New.
@@ -38,6 +42,15 @@ type Options struct {
 	CashInWebhook pix.CashInWebhook
 	// JournalSize is the request journal's capacity (0: no journal).
 	JournalSize int
+	// SettlementDelay is how long a PIX out waits before it settles (0:
+	// the simulator's default).
+	SettlementDelay time.Duration
+	// Workspaces serves many workspaces as `pixsandbox serve` does
+	// (POST /_sandbox/workspaces, the scoped control paths,
+	// X-Sandbox-Workspace); Wall is the wall clock their TTLs count (nil:
+	// they never expire).
+	Workspaces bool
+	Wall       func() time.Time
 }
 
 // Env is a running simulator with its HTTP server.
@@ -48,6 +61,8 @@ type Env struct {
 	Server   *httptest.Server
 	Fixtures *fixtures.Set
 	URL      string
+	// Spaces are the workspaces (Options.Workspaces), else nil.
+	Spaces *workspace.Manager
 }
 
 // Logger returns a logger that writes to stderr when PIXSANDBOX_TEST_LOG is set.
@@ -92,29 +107,62 @@ func Open(tb testing.TB, o Options) *Env {
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
-	sim, err := simulator.New(ctx, simulator.Config{
+	base := simulator.Config{
 		Store: st, Logger: Logger(), ClockMode: o.Clock, ClockStart: fixtures.Epoch, Seed: fixtures.Seed,
-		Fixtures: set, CashInWebhook: o.CashInWebhook,
-	})
+		Fixtures: set, CashInWebhook: o.CashInWebhook, SettlementDelay: o.SettlementDelay,
+	}
+	if o.Workspaces {
+		// As serve: the workspaces share one webhook scheduler, the banks,
+		// the fixture accounts and the test CA with the default.
+		if base.Shared, err = simulator.NewShared(set); err != nil {
+			st.Close()
+			tb.Fatal(err)
+		}
+	}
+	sim, err := simulator.New(ctx, base)
 	if err != nil {
 		st.Close()
 		tb.Fatal(err)
 	}
+	env := &Env{Sim: sim, Store: st, Fixtures: set}
 	cfg := httpapi.Config{Services: sim, Clock: sim.Clock(), Logger: Logger(), Registry: prometheus.NewRegistry(), AdminToken: o.AdminToken, JournalSize: o.JournalSize}
 	if !o.NoSandbox {
 		cfg.ControlPlane = sandboxapi.New(sim)
 	}
-	api := httpapi.NewServer(cfg)
-	srv := httptest.NewServer(api)
+	if o.Workspaces {
+		// As serve: a new workspace's virtual clock starts where the
+		// default's is unless its creation says otherwise.
+		base.ClockStart = time.Time{}
+		if env.Spaces, err = workspace.Open(ctx, workspace.Config{Engine: wiring.SpaceEngine{Store: st}, Default: sim, Base: base,
+			Fixtures: set, Wall: o.Wall, Logger: base.Logger}); err != nil {
+			sim.Stop()
+			st.Close()
+			tb.Fatal(err)
+		}
+		spaces := wiring.Workspaces{M: env.Spaces}
+		cfg.Workspaces = spaces
+		if !o.NoSandbox {
+			cfg.ControlPlane = sandboxapi.WithWorkspaces(sim, spaces)
+		}
+	}
+	env.API = httpapi.NewServer(cfg)
+	env.Server = httptest.NewServer(env.API)
+	env.URL = env.Server.URL
 	sim.Start(ctx)
-	return &Env{Sim: sim, Store: st, API: api, Server: srv, Fixtures: set, URL: srv.URL}
+	if env.Spaces != nil {
+		env.Spaces.Start(ctx)
+	}
+	return env
 }
 
 // Close stops the server (ending the holds of network faults first), the
-// job runner and the store.
+// job runners and the store.
 func (e *Env) Close() {
 	e.API.Close()
 	e.Server.Close()
+	if e.Spaces != nil {
+		e.Spaces.Stop()
+	}
 	e.Sim.Stop()
 	_ = e.Store.Close()
 }

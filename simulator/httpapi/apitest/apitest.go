@@ -1,7 +1,8 @@
 // Package apitest holds the HTTP helpers the tests of httpapi and sandboxapi
-// share: requests against a simulator's server, a token for a fixture account,
-// and the fuzz targets' in-memory server with the check of its answers (no
-// 5xx, the route family's error shape, a 400 naming its field).
+// share, and the binary's tests with them: requests against a simulator's
+// server, a token for a fixture account, waiting for what a server does in the
+// background, and the fuzz targets' in-memory server with the check of its
+// answers (no 5xx, the route family's error shape, a 400 naming its field).
 package apitest
 
 import (
@@ -72,6 +73,21 @@ func TokenFor(tb testing.TB, env *simulatortest.Env, i int) string {
 		tb.Fatalf("token: %d %s", r.Status, r.Raw)
 	}
 	return r.Body["access_token"].(string)
+}
+
+// WaitFor polls cond every 10 ms until it holds, and fails the test when
+// 10 s (wall time) pass first: for what a server does after it answered (a
+// webhook delivered, a held request counted, a workspace's keys dropped).
+func WaitFor(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	timeout := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-timeout:
+			tb.Fatalf("timed out waiting for %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // Shape is the error shape a fuzzed route family answers in.

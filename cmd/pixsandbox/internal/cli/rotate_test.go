@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 )
 
 // TestCLI_WebhooksRotateSecret: webhooks rotate-secret gives a target a new
@@ -14,8 +16,8 @@ import (
 // verifies with the old secret and with the new one. Bad usage is 2, an
 // unknown id 1.
 func TestCLI_WebhooksRotateSecret(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	st, tg := call(t, "POST", u+"/_sandbox/webhook-targets",
 		`{"accountId":1,"eventType":"cash_in","url":"http://127.0.0.1:9/h","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}`, nil)
 	if st != 201 {
@@ -46,7 +48,7 @@ func TestCLI_WebhooksRotateSecret(t *testing.T) {
 
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
-	l := startListen(t, m, "--forward-to", localURL+"/hook", "--events", "cash_out", "--interval", "20ms")
+	l := startListen(t, srv, "--forward-to", localURL+"/hook", "--events", "cash_out", "--interval", "20ms")
 	e := l.errb.String()
 	lst := strings.Fields(e[strings.Index(e, "webhooks rotate-secret ")+len("webhooks rotate-secret "):])[0]
 	r = cliRun(t, "webhooks", "rotate-secret", lst, "--url", u).must(t, 0)
@@ -54,11 +56,11 @@ func TestCLI_WebhooksRotateSecret(t *testing.T) {
 		t.Fatalf("stdout: %q", r.stdout)
 	}
 	fresh := strings.Fields(r.stdout[strings.Index(r.stdout, "new signing secret ")+len("new signing secret "):])[0]
-	cliWaitFor(t, "listen to print the rotated secret", func() bool { return strings.Contains(l.errb.String(), "Signing secret rotated: "+fresh) })
+	apitest.WaitFor(t, "listen to print the rotated secret", func() bool { return strings.Contains(l.errb.String(), "Signing secret rotated: "+fresh) })
 
-	cashOut(t, m, "rotate-1")
-	cliAdvance(t, m, "10s")
-	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
+	cashOut(t, srv, "rotate-1")
+	cliAdvance(t, srv, "10s")
+	apitest.WaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
 	h := rec.hooks()[0]
 	for name, secret := range map[string]string{"old": l.secret, "new": fresh} {
 		wh, err := standardwebhooks.NewWebhook(secret)

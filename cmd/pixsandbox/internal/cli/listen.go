@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ after it stops polling. Works with both clocks: with a virtual clock, events
 happen when the clock moves (pixsandbox clock advance 5s).
 `
 
-func cliListen(ctx context.Context, env cliEnv, args []string) int {
+func cliListen(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "listen", listenUsage)
 	forward := cc.fs.String("forward-to", "", "the local URL deliveries go to, e.g. http://127.0.0.1:4000/webhooks")
 	account := cc.fs.Int64("account", 1, "the account whose events to forward")
@@ -94,7 +94,7 @@ func cliListen(ctx context.Context, env cliEnv, args []string) int {
 	if cc.workspace != "" {
 		who += " of workspace " + cc.workspace
 	}
-	fmt.Fprintf(env.stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s (rotate: %s)\nCtrl-C to stop; the targets are then removed.\n",
+	fmt.Fprintf(env.Stderr, "Ready! Forwarding %s of %s to %s (%s).\nSigning secret: %s (rotate: %s)\nCtrl-C to stop; the targets are then removed.\n",
 		plural(len(types), "event type", "event types"), who, *forward, plural(len(l.Targets), "target", "targets"), l.Secret, cc.self("webhooks rotate-secret "+l.ID))
 	defer cc.removeListener(l.ID, *ttl)
 
@@ -113,7 +113,7 @@ func (cc *cliCmd) forward(ctx context.Context, l *sandboxclient.Listener, mine m
 			case ctx.Err() != nil:
 				return cliExitOK
 			case errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Path, "/renew"):
-				fmt.Fprintf(cc.env.stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
+				fmt.Fprintf(cc.env.Stderr, "pixsandbox listen: the simulator dropped this listener (restarted, or the lease ran out): start listen again\n")
 				return cliExitFail
 			}
 		}
@@ -153,10 +153,10 @@ func (cc *cliCmd) removeListener(id string, ttl time.Duration) {
 	defer cancel()
 	removed, err := cc.client.DeleteListener(dctx, id)
 	if err != nil {
-		fmt.Fprintf(cc.env.stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", ttl, err)
+		fmt.Fprintf(cc.env.Stderr, "pixsandbox listen: could not remove the targets (they expire within %s): %v\n", ttl, err)
 		return
 	}
-	fmt.Fprintf(cc.env.stderr, "Stopped: %s removed.\n", plural(removed, "target", "targets"))
+	fmt.Fprintf(cc.env.Stderr, "Stopped: %s removed.\n", plural(removed, "target", "targets"))
 }
 
 // newestAttempt is the id of the newest webhook attempt (0 when none).
@@ -190,14 +190,14 @@ func (cc *cliCmd) listenPoll(ctx context.Context, l *sandboxclient.Listener, min
 		if renewed.PreviousSecretExpiresAt != "" {
 			previous = "the previous one also signs until " + cliTime(renewed.PreviousSecretExpiresAt) + " (wall time)"
 		}
-		fmt.Fprintf(cc.env.stderr, "Signing secret rotated: %s (%s).\n", l.Secret, previous)
+		fmt.Fprintf(cc.env.Stderr, "Signing secret rotated: %s (%s).\n", l.Secret, previous)
 	}
 	for _, t := range renewed.Targets {
 		if !mine[t.ID] {
 			mine[t.ID] = true
 			if !slices.Contains(l.AccountIDs, t.AccountID) {
 				l.AccountIDs = append(l.AccountIDs, t.AccountID)
-				fmt.Fprintf(cc.env.stderr, "Forwarding the events of account %d too (created after listen started).\n", t.AccountID)
+				fmt.Fprintf(cc.env.Stderr, "Forwarding the events of account %d too (created after listen started).\n", t.AccountID)
 			}
 		}
 	}

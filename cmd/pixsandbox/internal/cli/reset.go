@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -16,7 +16,7 @@ resets that workspace only: its fixture accounts come back if it was created
 with them.
 `
 
-func cliReset(ctx context.Context, env cliEnv, args []string) int {
+func cliReset(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "reset", resetUsage)
 	yes := cc.fs.Bool("yes", false, "reset without asking")
 	pos, code, done := cc.parse(args)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -24,7 +24,7 @@ certificate URL-encoded in X-SSL-Client-Cert. The output is the bare token:
   curl -s http://127.0.0.1:8080/api/balance -H "Authorization: Bearer $TOKEN"
 `
 
-func cliToken(ctx context.Context, env cliEnv, args []string) int {
+func cliToken(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "token", tokenUsage)
 	account := cc.fs.Int64("account", 1, "account id whose token the control plane issues")
 	clientID := cc.fs.String("client-id", "", "clientId for POST /api/auth/token (with --client-secret and --cert)")

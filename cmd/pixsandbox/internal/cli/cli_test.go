@@ -1,10 +1,9 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +17,36 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/scenarios"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
+
+// startServer starts a simulator for the test, as `pixsandbox serve
+// --in-memory --clock virtual` runs it: the control plane, a journal of 1000
+// requests, workspaces whose TTLs count wall time. edit, when not nil,
+// changes the options first.
+func startServer(t *testing.T, edit func(*simulatortest.Options)) *simulatortest.Env {
+	t.Helper()
+	o := simulatortest.Options{JournalSize: 1000, Workspaces: true, Wall: time.Now}
+	if edit != nil {
+		edit(&o)
+	}
+	return simulatortest.New(t, o)
+}
+
+// call sends a request and returns its status and its JSON object body.
+func call(tb testing.TB, method, url, body string, h map[string]string) (int, map[string]any) {
+	tb.Helper()
+	r := apitest.Do(tb, method, url, strings.NewReader(body), h)
+	return r.Status, r.Body
+}
+
+// rawCall returns a request's status and body as text.
+func rawCall(tb testing.TB, method, url, body string, h map[string]string) (int, string) {
+	tb.Helper()
+	r := apitest.DoRaw(tb, method, url, strings.NewReader(body), h)
+	return r.Status, string(r.Raw)
+}
 
 // cliResult is what a command printed and returned.
 type cliResult struct {
@@ -43,11 +71,11 @@ func cliRun(t *testing.T, cmd string, args ...string) cliResult {
 func cliRunEnv(t *testing.T, o cliOpts, cmd string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := cliEnv{stdin: strings.NewReader(o.stdin), terminal: o.terminal, stdout: &out, stderr: &errb,
-		lookup: func(k string) (string, bool) { v, ok := o.env[k]; return v, ok }}
+	env := Env{Stdin: strings.NewReader(o.stdin), Terminal: o.terminal, Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := o.env[k]; return v, ok }}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	code := runCLI(ctx, env, cmd, args)
+	code := RunEnv(ctx, env, cmd, args)
 	return cliResult{code, out.String(), errb.String()}
 }
 
@@ -82,24 +110,13 @@ func (b *cliSyncBuffer) String() string {
 	return b.b.String()
 }
 
-// cliWaitFor polls cond every 10 ms until it holds or 10 s pass.
-func cliWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // deliveriesPolls is how many GET /_sandbox/webhook-deliveries the server has
 // answered, read from its request counter on /metrics.
 func deliveriesPolls(t *testing.T, base string) int {
 	t.Helper()
 	n := 0
-	for _, l := range strings.Split(scrapeMetrics(t, base), "\n") {
+	metrics := apitest.DoRaw(t, "GET", base+"/metrics", nil, nil).Raw
+	for _, l := range strings.Split(string(metrics), "\n") {
 		if strings.HasPrefix(l, "pixsandbox_http_requests_total{") && strings.Contains(l, `route="/_sandbox/webhook-deliveries"`) {
 			f := strings.Fields(l)
 			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
@@ -110,25 +127,25 @@ func deliveriesPolls(t *testing.T, base string) int {
 }
 
 // cliTxn reads a transaction through the control plane.
-func cliTxn(t *testing.T, m *Main, ref string) map[string]any {
+func cliTxn(t *testing.T, srv *simulatortest.Env, ref string) map[string]any {
 	t.Helper()
-	st, x := call(t, "GET", m.URL()+"/_sandbox/transactions/"+ref, "", nil)
+	st, x := call(t, "GET", srv.URL+"/_sandbox/transactions/"+ref, "", nil)
 	if st != 200 {
 		t.Fatalf("transaction %s: %d %v", ref, st, x)
 	}
 	return x
 }
 
-func cliAdvance(t *testing.T, m *Main, d string) {
+func cliAdvance(t *testing.T, srv *simulatortest.Env, d string) {
 	t.Helper()
-	if st, c := call(t, "POST", m.URL()+"/_sandbox/clock/advance", `{"duration":"`+d+`"}`, nil); st != 200 {
+	if st, c := call(t, "POST", srv.URL+"/_sandbox/clock/advance", `{"duration":"`+d+`"}`, nil); st != 200 {
 		t.Fatalf("advance %s: %d %v", d, st, c)
 	}
 }
 
 func TestCLI_Token(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	balance := func(tok string) {
 		t.Helper()
 		st, body := call(t, "GET", u+"/api/balance", "", map[string]string{"Authorization": "Bearer " + tok})
@@ -146,8 +163,8 @@ func TestCLI_Token(t *testing.T) {
 		balance(tok)
 	})
 	t.Run("client credentials", func(t *testing.T) {
-		a := m.fixtures.Accounts[0]
-		pem, err := m.fixtures.ReadFile(a.Certificate)
+		a := srv.Fixtures.Accounts[0]
+		pem, err := srv.Fixtures.ReadFile(a.Certificate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,18 +188,18 @@ func TestCLI_Token(t *testing.T) {
 	t.Run("unknown account", func(t *testing.T) {
 		cliRun(t, "token", "--url", u, "--account", "999").must(t, 1, "404")
 	})
-	t.Run("through main", func(t *testing.T) {
+	t.Run("through Run", func(t *testing.T) {
 		var out, errb bytes.Buffer
-		if code := run([]string{"token", "--url", u, "--account", "2"}, &out, &errb); code != 0 || out.Len() < 20 {
-			t.Fatalf("run token: %d %q %q", code, out.String(), errb.String())
+		if code := Run("token", []string{"--url", u, "--account", "2"}, &out, &errb); code != 0 || out.Len() < 20 {
+			t.Fatalf("Run token: %d %q %q", code, out.String(), errb.String())
 		}
 	})
 }
 
 func TestCLI_Pay(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
-	auth := map[string]string{"Authorization": "Bearer " + fixtureToken(t, m), "Content-Type": "application/json"}
+	srv := startServer(t, nil)
+	u := srv.URL
+	auth := map[string]string{"Authorization": "Bearer " + apitest.TokenFor(t, srv, 0), "Content-Type": "application/json"}
 	charge := func(ext string) map[string]any {
 		t.Helper()
 		st, c := call(t, "POST", u+"/api/pix/cash-in", `{"transaction":{"value":25,"description":"Pedido","externalId":"`+ext+`"},`+
@@ -201,7 +218,7 @@ func TestCLI_Pay(t *testing.T) {
 			t.Fatalf("pay output lacks %q: %s", want, r.stdout)
 		}
 	}
-	if x := cliTxn(t, m, id); x["status"] != "CONFIRMED" {
+	if x := cliTxn(t, srv, id); x["status"] != "CONFIRMED" {
 		t.Fatalf("paid charge: %v", x)
 	}
 	cliRun(t, "pay", "--url", u, "--transaction-id", id).must(t, 1, "409", "accepts no payment")
@@ -223,8 +240,8 @@ func TestCLI_Pay(t *testing.T) {
 }
 
 func TestCLI_Clock(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	if r := cliRun(t, "clock", "show", "--url", u).must(t, 0); r.stdout != "now 2026-03-02T12:00:00.000Z (virtual clock)\n" {
 		t.Fatalf("show: %q", r.stdout)
 	}
@@ -271,9 +288,16 @@ func TestParseSpan(t *testing.T) {
 	}
 }
 
+func TestClockAdvance_NegativeRefused(t *testing.T) {
+	r := cliRun(t, "clock", "advance", "-5s")
+	if r.code != 2 || !strings.Contains(r.stderr, "only moves forward") || strings.Contains(r.stderr, "flag provided but not defined") {
+		t.Fatalf("clock advance -5s: %d %q", r.code, r.stderr)
+	}
+}
+
 func TestCLI_Trigger(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	triggerJSON := func(args ...string) map[string]any {
 		t.Helper()
 		r := cliRun(t, "trigger", append([]string{"--url", u, "--json"}, args...)...).must(t, 0)
@@ -293,41 +317,41 @@ func TestCLI_Trigger(t *testing.T) {
 		}
 		ans := triggerJSON("tax-id-mismatch")
 		ref := ans["transactionId"].(string)
-		if x := cliTxn(t, m, ref); x["status"] != "PENDING" {
+		if x := cliTxn(t, srv, ref); x["status"] != "PENDING" {
 			t.Fatalf("before settlement: %v", x)
 		}
-		cliAdvance(t, m, "5s")
-		if x := cliTxn(t, m, ref); x["status"] != "ERROR" || x["errorCode"] != "TAX_ID_MISMATCH" {
+		cliAdvance(t, srv, "5s")
+		if x := cliTxn(t, srv, ref); x["status"] != "ERROR" || x["errorCode"] != "TAX_ID_MISMATCH" {
 			t.Fatalf("after settlement: %v", x)
 		}
 	})
 	t.Run("charge paid by its payer", func(t *testing.T) {
 		ans := triggerJSON("AUTO_PAYMENT")
 		ref := ans["transactionId"].(string)
-		if x := cliTxn(t, m, ref); x["status"] != "PENDING" || x["kind"] != "CASH_IN" {
+		if x := cliTxn(t, srv, ref); x["status"] != "PENDING" || x["kind"] != "CASH_IN" {
 			t.Fatalf("before the payer: %v", x)
 		}
-		cliAdvance(t, m, "11s")
-		if x := cliTxn(t, m, ref); x["status"] != "CONFIRMED" {
+		cliAdvance(t, srv, "11s")
+		if x := cliTxn(t, srv, ref); x["status"] != "CONFIRMED" {
 			t.Fatalf("after the payer: %v", x)
 		}
 	})
 	t.Run("refund fails", func(t *testing.T) {
 		ans := triggerJSON("REFUND_FAILURE", "--amount", "7.5")
 		ref := ans["transactionId"].(string)
-		if x := cliTxn(t, m, ref); x["status"] != "PENDING" || x["kind"] != "REFUND_IN" || x["amount"].(json.Number).String() != "7.50" {
+		if x := cliTxn(t, srv, ref); x["status"] != "PENDING" || x["kind"] != "REFUND_IN" || x["amount"].(json.Number).String() != "7.50" {
 			t.Fatalf("refund before processing: %v", x)
 		}
-		cliAdvance(t, m, "5s")
-		if x := cliTxn(t, m, ref); x["status"] != "ERROR" {
+		cliAdvance(t, srv, "5s")
+		if x := cliTxn(t, srv, ref); x["status"] != "ERROR" {
 			t.Fatalf("refund after processing: %v", x)
 		}
 	})
 	t.Run("transfer never settles", func(t *testing.T) {
 		ans := triggerJSON("SETTLEMENT_PENDING", "--operation", "transfer.create", "--key", "+5581929503786")
 		ref := strconv.FormatFloat(ans["id"].(float64), 'f', -1, 64)
-		cliAdvance(t, m, "5m")
-		if x := cliTxn(t, m, ref); x["status"] != "PENDING" || x["kind"] != "TRANSFER" || x["pixKey"] != "+5581929503786" {
+		cliAdvance(t, srv, "5m")
+		if x := cliTxn(t, srv, ref); x["status"] != "PENDING" || x["kind"] != "TRANSFER" || x["pixKey"] != "+5581929503786" {
 			t.Fatalf("transfer after 5 minutes: %v", x)
 		}
 	})
@@ -375,8 +399,8 @@ func TestCLI_Trigger(t *testing.T) {
 }
 
 func TestCLI_WebhooksTail(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	var got, failNext atomic.Int32
 	var webhookID atomic.Value
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -395,10 +419,10 @@ func TestCLI_WebhooksTail(t *testing.T) {
 
 	tail := func(ctx context.Context, args ...string) (*cliSyncBuffer, *cliSyncBuffer, chan int) {
 		out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
-		env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
+		env := Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errb, Lookup: func(string) (string, bool) { return "", false }}
 		done := make(chan int, 1)
 		go func() {
-			done <- runCLI(ctx, env, "webhooks", append([]string{"tail", "--url", u, "--interval", "20ms"}, args...))
+			done <- RunEnv(ctx, env, "webhooks", append([]string{"tail", "--url", u, "--interval", "20ms"}, args...))
 		}()
 		return out, errb, done
 	}
@@ -418,17 +442,17 @@ func TestCLI_WebhooksTail(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, errb, done := tail(ctx, "--account", "1")
-	cliWaitFor(t, "tail to start", func() bool { return strings.Contains(errb.String(), "watching webhook deliveries of account 1") })
+	apitest.WaitFor(t, "tail to start", func() bool { return strings.Contains(errb.String(), "watching webhook deliveries of account 1") })
 	if st, b := call(t, "POST", u+"/_sandbox/pix-in", `{"key":"emanuel.howell@example.com","amount":5}`, nil); st != 201 {
 		t.Fatalf("pix-in: %d %v", st, b)
 	}
-	cliAdvance(t, m, "0s")
-	cliWaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == 1 })
+	cliAdvance(t, srv, "0s")
+	apitest.WaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == 1 })
 	id := webhookID.Load().(string)
-	cliWaitFor(t, "tail to print the attempt", func() bool { return strings.Contains(out.String(), id) })
+	apitest.WaitFor(t, "tail to print the attempt", func() bool { return strings.Contains(out.String(), id) })
 	// Several more polls: the attempt must not be printed again.
 	polled := deliveriesPolls(t, u)
-	cliWaitFor(t, "three more polls", func() bool { return deliveriesPolls(t, u) >= polled+3 })
+	apitest.WaitFor(t, "three more polls", func() bool { return deliveriesPolls(t, u) >= polled+3 })
 	line := out.String()
 	if strings.Count(line, id) != 1 || strings.Count(line, "\n") != 1 {
 		t.Fatalf("want the attempt printed once:\n%s", line)
@@ -447,11 +471,11 @@ func TestCLI_WebhooksTail(t *testing.T) {
 		if st, b := call(t, "POST", u+"/_sandbox/pix-in", `{"key":"emanuel.howell@example.com","amount":`+amount+`}`, nil); st != 201 {
 			t.Fatalf("pix-in: %d %v", st, b)
 		}
-		cliAdvance(t, m, "0s")
-		cliWaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == int32(2+i) })
+		cliAdvance(t, srv, "0s")
+		apitest.WaitFor(t, "the receiver to get the webhook", func() bool { return got.Load() == int32(2+i) })
 	}
 	retried := ""
-	cliWaitFor(t, "tail to print both first attempts", func() bool { return strings.Count(out.String(), "\n") == 3 })
+	apitest.WaitFor(t, "tail to print both first attempts", func() bool { return strings.Count(out.String(), "\n") == 3 })
 	for _, l := range strings.Split(out.String(), "\n") {
 		if strings.Contains(l, " 500 ") {
 			retried = l[strings.Index(l, "webhook-id ")+len("webhook-id "):]
@@ -461,8 +485,8 @@ func TestCLI_WebhooksTail(t *testing.T) {
 	if retried == "" {
 		t.Fatalf("no refused attempt printed:\n%s", out.String())
 	}
-	cliAdvance(t, m, "5s") // the first retry of a refused delivery
-	cliWaitFor(t, "tail to print the retry", func() bool { return strings.Count(out.String(), "\n") == 4 })
+	cliAdvance(t, srv, "5s") // the first retry of a refused delivery
+	apitest.WaitFor(t, "tail to print the retry", func() bool { return strings.Count(out.String(), "\n") == 4 })
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last := lines[3]; !strings.Contains(last, "attempt 2") || !strings.Contains(last, retried) || !strings.Contains(last, " 200 ") {
 		t.Fatalf("the last line is not the retry (attempt 2, 200) of %s:\n%s", retried, out.String())
@@ -473,7 +497,7 @@ func TestCLI_WebhooksTail(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel2()
 	out, _, done = tail(ctx2, "--since", "all", "--json")
-	cliWaitFor(t, "tail --since all to print the earlier attempt", func() bool { return strings.Contains(out.String(), id) })
+	apitest.WaitFor(t, "tail --since all to print the earlier attempt", func() bool { return strings.Contains(out.String(), id) })
 	stop(cancel2, done)
 	var a struct {
 		EventID   string `json:"eventId"`
@@ -491,7 +515,7 @@ func TestCLI_WebhooksTail(t *testing.T) {
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel3()
 	out, errb, done = tail(ctx3, "--since", "2030-01-01T00:00:00Z", "--account", "2")
-	cliWaitFor(t, "tail to start", func() bool { return strings.Contains(errb.String(), "watching") })
+	apitest.WaitFor(t, "tail to start", func() bool { return strings.Contains(errb.String(), "watching") })
 	stop(cancel3, done)
 	if out.String() != "" {
 		t.Fatalf("unexpected output: %q", out.String())
@@ -504,8 +528,8 @@ func TestCLI_WebhooksTail(t *testing.T) {
 }
 
 func TestCLI_Reset(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	st, acct := call(t, "POST", u+"/_sandbox/accounts", `{}`, nil)
 	if st != 201 {
 		t.Fatalf("create account: %d %v", st, acct)
@@ -555,8 +579,8 @@ func TestCLI_Unreachable(t *testing.T) {
 }
 
 func TestCLI_AdminToken(t *testing.T) {
-	m := MustRunMain(t, func(c *Config) { c.AdminToken = "s3cret" })
-	u := m.URL()
+	srv := startServer(t, func(o *simulatortest.Options) { o.AdminToken = "s3cret" })
+	u := srv.URL
 	cliRun(t, "clock", "show", "--url", u).must(t, 1, "401", "The server runs with --admin-token", "PIXSANDBOX_ADMIN_TOKEN")
 	cliRun(t, "clock", "show", "--url", u, "--admin-token", "nope").must(t, 1, "401", "is not the server's")
 	cliRun(t, "clock", "show", "--url", u, "--admin-token", "s3cret").must(t, 0)
@@ -575,8 +599,8 @@ func TestCLI_AdminToken(t *testing.T) {
 	// A trigger needs the control plane for its token: the hint applies there too.
 	cliRunEnv(t, cliOpts{env: env}, "trigger", "TAX_ID_MISMATCH").must(t, 0)
 
-	off := MustRunMain(t, func(c *Config) { c.ControlPlane = false })
-	cliRun(t, "clock", "show", "--url", off.URL()).must(t, 1, "404", "control plane")
+	off := startServer(t, func(o *simulatortest.Options) { o.NoSandbox = true })
+	cliRun(t, "clock", "show", "--url", off.URL).must(t, 1, "404", "control plane")
 }
 
 func TestCLI_Usage(t *testing.T) {
@@ -615,12 +639,5 @@ func TestCLI_Usage(t *testing.T) {
 		if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "Usage:") || !strings.Contains(r.stdout, "-url") || !strings.Contains(r.stdout, "PIXSANDBOX_") {
 			t.Errorf("%s -h: exit %d; stdout:\n%s\nstderr:\n%s", cmd, r.code, r.stdout, r.stderr)
 		}
-	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"clock"}, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "say show") {
-		t.Errorf("run clock: %d %q", code, errb.String())
-	}
-	if code := run([]string{"help"}, &out, &errb); code != 0 {
-		t.Errorf("help: %d", code)
 	}
 }

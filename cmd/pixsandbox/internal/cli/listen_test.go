@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pixsandbox/pixsandbox/simulator/clock"
 	"github.com/pixsandbox/pixsandbox/simulator/events"
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 	"github.com/pixsandbox/pixsandbox/simulator/webhook"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -53,9 +56,9 @@ func newLocalServer(t *testing.T, h http.Handler) string {
 }
 
 // fixtureEmailKey is a DICT e-mail key with no scenario, and its holder's document.
-func fixtureEmailKey(t *testing.T, m *Main) (key, doc string) {
+func fixtureEmailKey(t *testing.T, srv *simulatortest.Env) (key, doc string) {
 	t.Helper()
-	for _, k := range m.fixtures.DICT() {
+	for _, k := range srv.Fixtures.DICT() {
 		if k.Scenario == "" && k.Type == "EMAIL" {
 			return k.Key, k.Document
 		}
@@ -65,15 +68,15 @@ func fixtureEmailKey(t *testing.T, m *Main) (key, doc string) {
 }
 
 // targetsAt counts account 1's webhook targets whose URL starts with prefix.
-func targetsAt(t *testing.T, m *Main, prefix string) int {
+func targetsAt(t *testing.T, srv *simulatortest.Env, prefix string) int {
 	t.Helper()
-	return targetsOf(t, m, 1, prefix)
+	return targetsOf(t, srv, 1, prefix)
 }
 
 // targetsOf counts an account's webhook targets whose URL starts with prefix.
-func targetsOf(t *testing.T, m *Main, account int64, prefix string) int {
+func targetsOf(t *testing.T, srv *simulatortest.Env, account int64, prefix string) int {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("%s/_sandbox/webhook-targets?accountId=%d", m.URL(), account))
+	resp, err := http.Get(fmt.Sprintf("%s/_sandbox/webhook-targets?accountId=%d", srv.URL, account))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,17 +107,17 @@ type listenRun struct {
 	done      chan int
 }
 
-// startListen runs listen against m with args (after --url) until stop, and
+// startListen runs listen against srv with args (after --url) until stop, and
 // waits for it to say it is ready.
-func startListen(t *testing.T, m *Main, args ...string) *listenRun {
+func startListen(t *testing.T, srv *simulatortest.Env, args ...string) *listenRun {
 	t.Helper()
 	l := &listenRun{out: &cliSyncBuffer{}, errb: &cliSyncBuffer{}, done: make(chan int, 1)}
-	env := cliEnv{stdin: strings.NewReader(""), stdout: l.out, stderr: l.errb, lookup: func(string) (string, bool) { return "", false }}
+	env := Env{Stdin: strings.NewReader(""), Stdout: l.out, Stderr: l.errb, Lookup: func(string) (string, bool) { return "", false }}
 	ctx, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
 	t.Cleanup(cancel)
-	go func() { l.done <- runCLI(ctx, env, "listen", append([]string{"--url", m.URL()}, args...)) }()
-	cliWaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(l.errb.String(), "Signing secret: whsec_") })
+	go func() { l.done <- RunEnv(ctx, env, "listen", append([]string{"--url", srv.URL}, args...)) }()
+	apitest.WaitFor(t, "listen to say it is ready", func() bool { return strings.Contains(l.errb.String(), "Signing secret: whsec_") })
 	e := l.errb.String()
 	l.secret = strings.Fields(e[strings.Index(e, "Signing secret: ")+len("Signing secret: "):])[0]
 	return l
@@ -135,11 +138,11 @@ func (l *listenRun) stop(t *testing.T) {
 }
 
 // cashOut makes a cash-out of account 1 with externalId ext.
-func cashOut(t *testing.T, m *Main, ext string) {
+func cashOut(t *testing.T, srv *simulatortest.Env, ext string) {
 	t.Helper()
-	token := fixtureToken(t, m)
-	key, doc := fixtureEmailKey(t, m)
-	st, co := call(t, "POST", m.URL()+"/api/pix/cash-out", `{"value":10,"externalId":"`+ext+`","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
+	token := apitest.TokenFor(t, srv, 0)
+	key, doc := fixtureEmailKey(t, srv)
+	st, co := call(t, "POST", srv.URL+"/api/pix/cash-out", `{"value":10,"externalId":"`+ext+`","details":{"key":"`+key+`","keyType":"EMAIL","name":"X","document":"`+doc+`"}}`,
 		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
 	if st != 201 {
 		t.Fatalf("cash-out: %d %v", st, co)
@@ -173,29 +176,29 @@ func checkCashOutHook(t *testing.T, h recordedHook, ext, secret string, wall boo
 // for it (with the payload under --print-json), and leaves no target behind
 // after the interrupt.
 func TestCLI_Listen(t *testing.T) {
-	m := MustRunMain(t, nil)
+	srv := startServer(t, nil)
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
 
-	l := startListen(t, m, "--forward-to", localURL+"/hook", "--events", "cash_out", "--print-json", "--interval", "20ms")
-	if n := targetsAt(t, m, localURL); n != 1 {
+	l := startListen(t, srv, "--forward-to", localURL+"/hook", "--events", "cash_out", "--print-json", "--interval", "20ms")
+	if n := targetsAt(t, srv, localURL); n != 1 {
 		t.Fatalf("%d targets at the local URL, want 1 (cash_out of account 1)", n)
 	}
 
 	// A cash-out of account 1, settled by moving the virtual clock.
-	cashOut(t, m, "listen-1")
-	cliAdvance(t, m, "10s")
-	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
+	cashOut(t, srv, "listen-1")
+	cliAdvance(t, srv, "10s")
+	apitest.WaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
 	// The webhook-timestamp is simulation time (a virtual clock at the
 	// fixture epoch), so the check of its age against wall time is left out.
 	checkCashOutHook(t, rec.hooks()[0], "listen-1", l.secret, false)
-	cliWaitFor(t, "listen to print the delivery", func() bool {
+	apitest.WaitFor(t, "listen to print the delivery", func() bool {
 		s := l.out.String()
 		return strings.Contains(s, "cash_out") && strings.Contains(s, "--> 200 OK") && strings.Contains(s, `"event": "CashOut"`)
 	})
 
 	l.stop(t)
-	if n := targetsAt(t, m, localURL); n != 0 {
+	if n := targetsAt(t, srv, localURL); n != 0 {
 		t.Fatalf("%d targets left at the local URL after the interrupt", n)
 	}
 	if !strings.Contains(l.errb.String(), "Stopped: 1 target removed.") {
@@ -207,23 +210,23 @@ func TestCLI_Listen(t *testing.T) {
 // own (no clock move) and listen forwards its CashOut delivery, signed with a
 // timestamp of wall time, and prints it.
 func TestCLI_ListenRealClock(t *testing.T) {
-	m := MustRunMain(t, func(c *Config) {
-		c.Clock = "real"
-		c.SettlementDelay = 50 * time.Millisecond
+	srv := startServer(t, func(o *simulatortest.Options) {
+		o.Clock = clock.ModeReal
+		o.SettlementDelay = 50 * time.Millisecond
 	})
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
 
-	l := startListen(t, m, "--forward-to", localURL+"/hook", "--events", "cash_out", "--interval", "20ms")
-	cashOut(t, m, "listen-real")
-	cliWaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
+	l := startListen(t, srv, "--forward-to", localURL+"/hook", "--events", "cash_out", "--interval", "20ms")
+	cashOut(t, srv, "listen-real")
+	apitest.WaitFor(t, "the local URL to get the CashOut delivery", func() bool { return len(rec.hooks()) > 0 })
 	checkCashOutHook(t, rec.hooks()[0], "listen-real", l.secret, true)
-	cliWaitFor(t, "listen to print the delivery", func() bool {
+	apitest.WaitFor(t, "listen to print the delivery", func() bool {
 		s := l.out.String()
 		return strings.Contains(s, "cash_out") && strings.Contains(s, "--> 200 OK")
 	})
 	l.stop(t)
-	if n := targetsAt(t, m, localURL); n != 0 {
+	if n := targetsAt(t, srv, localURL); n != 0 {
 		t.Fatalf("%d targets left at the local URL after the interrupt", n)
 	}
 }
@@ -232,13 +235,13 @@ func TestCLI_ListenRealClock(t *testing.T) {
 // account created after it started (its next lease renewal registers the
 // targets), and removes those targets on the interrupt too.
 func TestCLI_ListenAllNewAccount(t *testing.T) {
-	m := MustRunMain(t, nil)
+	srv := startServer(t, nil)
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
-	c := sandboxclient.New(m.URL(), "")
+	c := sandboxclient.New(srv.URL, "")
 	ctx := context.Background()
 
-	l := startListen(t, m, "--all", "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
+	l := startListen(t, srv, "--all", "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
 	var acct struct {
 		ID      int64 `json:"id"`
 		PixKeys []struct {
@@ -251,7 +254,7 @@ func TestCLI_ListenAllNewAccount(t *testing.T) {
 	if len(acct.PixKeys) == 0 {
 		t.Fatalf("the new account %d has no PIX key", acct.ID)
 	}
-	cliWaitFor(t, "listen to cover the new account", func() bool {
+	apitest.WaitFor(t, "listen to cover the new account", func() bool {
 		return strings.Contains(l.errb.String(), fmt.Sprintf("Forwarding the events of account %d too", acct.ID))
 	})
 	targets := func() int {
@@ -278,8 +281,8 @@ func TestCLI_ListenAllNewAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cliAdvance(t, m, "10s")
-	cliWaitFor(t, "the local URL to get the new account's CashIn delivery", func() bool {
+	cliAdvance(t, srv, "10s")
+	apitest.WaitFor(t, "the local URL to get the new account's CashIn delivery", func() bool {
 		for _, h := range rec.hooks() {
 			if strings.Contains(string(h.body), in.EndToEndID) {
 				return true
@@ -287,9 +290,9 @@ func TestCLI_ListenAllNewAccount(t *testing.T) {
 		}
 		return false
 	})
-	cliWaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
+	apitest.WaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
 	l.stop(t)
-	if n := targetsOf(t, m, acct.ID, localURL); n != 0 {
+	if n := targetsOf(t, srv, acct.ID, localURL); n != 0 {
 		t.Fatalf("%d targets of account %d left at the local URL after the interrupt", n, acct.ID)
 	}
 }
@@ -313,7 +316,7 @@ func TestCLI_ListenUsage(t *testing.T) {
 // webhook to a running listen: the local URL gets the webhook-id trigger
 // printed, answered 200, and listen prints a line for it.
 func TestCLI_TriggerEveryEventToListen(t *testing.T) {
-	m := MustRunMain(t, nil)
+	srv := startServer(t, nil)
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
 
@@ -324,10 +327,10 @@ func TestCLI_TriggerEveryEventToListen(t *testing.T) {
 		}
 	}
 
-	l := startListen(t, m, "--forward-to", localURL+"/hook", "--interval", "20ms")
+	l := startListen(t, srv, "--forward-to", localURL+"/hook", "--interval", "20ms")
 	idLine := regexp.MustCompile(`--> 200 OK  webhook-id (evt_\S+)`)
 	for _, ev := range events.All() {
-		r := cliRun(t, "trigger", ev.Name, "--url", m.URL()).must(t, 0)
+		r := cliRun(t, "trigger", ev.Name, "--url", srv.URL).must(t, 0)
 		got := idLine.FindStringSubmatch(r.stdout)
 		if got == nil || !strings.Contains(r.stdout, ev.EventType+" webhook") {
 			t.Fatalf("trigger %s: no delivery answered 200:\n%s", ev.Name, r.stdout)
@@ -339,7 +342,7 @@ func TestCLI_TriggerEveryEventToListen(t *testing.T) {
 		if !delivered {
 			t.Fatalf("trigger %s: webhook %s did not reach the local URL", ev.Name, got[1])
 		}
-		cliWaitFor(t, "listen to print "+ev.Name+"'s delivery", func() bool { return strings.Contains(l.out.String(), got[1]) })
+		apitest.WaitFor(t, "listen to print "+ev.Name+"'s delivery", func() bool { return strings.Contains(l.out.String(), got[1]) })
 	}
 	l.stop(t)
 }

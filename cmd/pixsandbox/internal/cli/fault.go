@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -52,7 +52,7 @@ const faultEnvPrefix = "PIXSANDBOX_FAULT_"
 // faultFlags are the fault command's own flags, all of fault add.
 var faultFlags = map[string]bool{"account": true, "times": true, "probability": true, "seed": true}
 
-func cliFault(ctx context.Context, env cliEnv, args []string) int {
+func cliFault(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "fault", faultUsage)
 	cc.envOf = func(flag string) string {
 		if faultFlags[flag] {
@@ -143,7 +143,7 @@ func (cc *cliCmd) faultList(ctx context.Context) int {
 			cc.printf("no fault rules in %s\n", cc.where())
 			return
 		}
-		tw := tabwriter.NewWriter(cc.env.stdout, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(cc.env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tMETHOD\tROUTE\tFAULT\tAPPLIES TO\tMATCHED\tAPPLIED")
 		for _, rule := range rules {
 			scope := strings.TrimSuffix(strings.TrimPrefix(faultScope(rule), " ("), ")")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -32,7 +32,7 @@ Prints the simulation time, the clock's mode and, for a move, the jobs run
 and the webhook attempts still under way.
 `
 
-func cliClock(ctx context.Context, env cliEnv, args []string) int {
+func cliClock(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "clock", clockUsage)
 	waitWebhooks := cc.fs.Bool("wait-webhooks", false, "a move also waits for the webhook attempts due on the way")
 	for _, a := range args {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -34,7 +34,7 @@ interrupted (Ctrl-C). With --json each request is one JSON line with its
 headers and bodies. clear empties the journal.
 `
 
-func cliRequests(ctx context.Context, env cliEnv, args []string) int {
+func cliRequests(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "requests", requestsUsage)
 	account := cc.fs.Int64("account", 0, "only this account's requests")
 	path := cc.fs.String("path", "", "only requests whose path starts with PREFIX, e.g. /api/pix")
@@ -124,7 +124,7 @@ func (cc *cliCmd) requestsPoll(ctx context.Context, q url.Values, after *int64, 
 		}
 	}
 	if first && follow {
-		fmt.Fprintf(cc.env.stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.where(), interval)
+		fmt.Fprintf(cc.env.Stderr, "following requests at %s every %s (Ctrl-C to stop)\n", cc.where(), interval)
 	}
 	if first && !follow && len(list.Data) == 0 && !cc.json {
 		cc.printf("no requests match\n")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -32,26 +32,30 @@ const (
 	cliExitUsage = 2
 )
 
-// cliEnv is what a command reads and writes besides HTTP: injected so tests
-// can run commands with buffers, a fake environment and a non-terminal stdin.
-type cliEnv struct {
-	stdin          io.Reader
-	terminal       bool // stdin is an interactive terminal (reset asks for confirmation there)
-	stdout, stderr io.Writer
-	lookup         func(string) (string, bool) // PIXSANDBOX_* variables
+// Env is what a command reads and writes besides HTTP. Run gives the
+// process's; tests give buffers, a fake environment and a non-terminal
+// standard input.
+type Env struct {
+	Stdin          io.Reader
+	Terminal       bool // Stdin is an interactive terminal (reset and workspace delete ask for confirmation there)
+	Stdout, Stderr io.Writer
+	Lookup         func(string) (string, bool) // the PIXSANDBOX_* variables
 }
 
-// cli runs the commands that drive a running simulator. SIGINT and SIGTERM
+// Run runs command cmd (token, pay, clock, trigger, webhooks, reset,
+// requests, listen, workspace or fault) with args, the process's standard
+// input and environment, and returns its exit code. SIGINT and SIGTERM
 // cancel the command's context (webhooks tail then ends with 0).
-func cli(cmd string, args []string, stdout, stderr io.Writer) int {
+func Run(cmd string, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := cliEnv{stdin: os.Stdin, terminal: stdinIsTerminal(), stdout: stdout, stderr: stderr, lookup: envLookup}
-	return runCLI(ctx, env, cmd, args)
+	env := Env{Stdin: os.Stdin, Terminal: stdinIsTerminal(), Stdout: stdout, Stderr: stderr, Lookup: os.LookupEnv}
+	return RunEnv(ctx, env, cmd, args)
 }
 
-// runCLI dispatches a command; ctx ends long-running ones.
-func runCLI(ctx context.Context, env cliEnv, cmd string, args []string) int {
+// RunEnv is Run with env in place of the process's; ctx ends long-running
+// commands.
+func RunEnv(ctx context.Context, env Env, cmd string, args []string) int {
 	switch cmd {
 	case "token":
 		return cliToken(ctx, env, args)
@@ -74,7 +78,7 @@ func runCLI(ctx context.Context, env cliEnv, cmd string, args []string) int {
 	case "fault":
 		return cliFault(ctx, env, args)
 	}
-	fmt.Fprintf(env.stderr, "pixsandbox: unknown command %q\n", cmd)
+	fmt.Fprintf(env.Stderr, "pixsandbox: unknown command %q\n", cmd)
 	return cliExitUsage
 }
 
@@ -97,7 +101,7 @@ func stdinIsTerminal() bool {
 type cliCmd struct {
 	name  string // "clock", "webhooks tail"
 	usage string // synopsis and description, printed before the flags
-	env   cliEnv
+	env   Env
 	fs    *flag.FlagSet
 	// envOf names a flag's variable (cmdline.EnvName unless the command's own flags
 	// would clash with another command's), envNote says so in the usage.
@@ -112,7 +116,7 @@ type cliCmd struct {
 	client *sandboxclient.Client
 }
 
-func newCLICmd(env cliEnv, name, usage string) *cliCmd {
+func newCLICmd(env Env, name, usage string) *cliCmd {
 	cc := &cliCmd{name: name, usage: usage, env: env, envOf: cmdline.EnvName,
 		envNote: "each also read from PIXSANDBOX_<FLAG>, e.g. PIXSANDBOX_URL; flags win"}
 	cc.fs = flag.NewFlagSet("pixsandbox "+name, flag.ContinueOnError)
@@ -146,7 +150,7 @@ func workspaceID(s string) (id string, ok bool) {
 // positional arguments, or done with the exit code when there is nothing more
 // to do (-h: 0; a bad flag: 2, with the usage printed).
 func (cc *cliCmd) parse(args []string) (pos []string, code int, done bool) {
-	if err := cmdline.ApplyEnv(cc.fs, cc.env.lookup, cc.envOf); err != nil {
+	if err := cmdline.ApplyEnv(cc.fs, cc.env.Lookup, cc.envOf); err != nil {
 		return nil, cc.usageError("%v", err), true
 	}
 	for {
@@ -197,30 +201,30 @@ func (cc *cliCmd) printUsage() {
 	cc.fs.SetOutput(&b)
 	cc.fs.PrintDefaults()
 	cc.fs.SetOutput(io.Discard)
-	fmt.Fprint(cc.env.stdout, b.String())
+	fmt.Fprint(cc.env.Stdout, b.String())
 }
 
 // usageError prints the problem on one line and a hint, and returns exit code 2.
 func (cc *cliCmd) usageError(format string, args ...any) int {
-	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %s\n%s", cc.name, fmt.Sprintf(format, args...), cmdline.UsageHint(strings.Fields(cc.name)[0]))
+	fmt.Fprintf(cc.env.Stderr, "pixsandbox %s: %s\n%s", cc.name, fmt.Sprintf(format, args...), cmdline.UsageHint(strings.Fields(cc.name)[0]))
 	return cliExitUsage
 }
 
 // fail prints err and returns exit code 1.
 func (cc *cliCmd) fail(err error) int {
-	fmt.Fprintf(cc.env.stderr, "pixsandbox %s: %v\n", cc.name, err)
+	fmt.Fprintf(cc.env.Stderr, "pixsandbox %s: %v\n", cc.name, err)
 	return cliExitFail
 }
 
 // printf writes a line of the human summary.
 func (cc *cliCmd) printf(format string, args ...any) {
-	fmt.Fprintf(cc.env.stdout, format, args...)
+	fmt.Fprintf(cc.env.Stdout, format, args...)
 }
 
 // printRaw writes a JSON answer as received, ending with one newline.
 func (cc *cliCmd) printRaw(body []byte) {
-	cc.env.stdout.Write(bytes.TrimRight(body, "\n"))
-	io.WriteString(cc.env.stdout, "\n")
+	cc.env.Stdout.Write(bytes.TrimRight(body, "\n"))
+	io.WriteString(cc.env.Stdout, "\n")
 }
 
 // answered ends a command with the server's answer: err printed (exit 1),
@@ -241,10 +245,10 @@ func (cc *cliCmd) answered(r *sandboxclient.Response, err error, print func()) i
 // the commands a summary suggests.
 func (cc *cliCmd) self(args string) string {
 	s := "pixsandbox " + args
-	if env, ok := cc.env.lookup(cmdline.EnvName("url")); cc.url != cmdline.DefaultURL && (!ok || env != cc.url) {
+	if env, ok := cc.env.Lookup(cmdline.EnvName("url")); cc.url != cmdline.DefaultURL && (!ok || env != cc.url) {
 		s += " --url " + cc.client.Base
 	}
-	env, _ := cc.env.lookup(cmdline.EnvName("workspace"))
+	env, _ := cc.env.Lookup(cmdline.EnvName("workspace"))
 	switch envWS, _ := workspaceID(env); {
 	case cc.workspace == envWS:
 	case cc.workspace == "":
@@ -271,15 +275,15 @@ func (cc *cliCmd) confirm(yes bool, what string) (code int, ok bool) {
 	if yes {
 		return 0, true
 	}
-	if !cc.env.terminal {
-		fmt.Fprintf(cc.env.stderr, "pixsandbox %s: standard input is not a terminal, so there is no one to confirm: "+
+	if !cc.env.Terminal {
+		fmt.Fprintf(cc.env.Stderr, "pixsandbox %s: standard input is not a terminal, so there is no one to confirm: "+
 			"pass --yes to %s.\n", cc.name, what)
 		return cliExitUsage, false
 	}
-	fmt.Fprintf(cc.env.stderr, "%s? Type yes to continue: ", strings.ToUpper(what[:1])+what[1:])
-	line, _ := bufio.NewReader(cc.env.stdin).ReadString('\n')
+	fmt.Fprintf(cc.env.Stderr, "%s? Type yes to continue: ", strings.ToUpper(what[:1])+what[1:])
+	line, _ := bufio.NewReader(cc.env.Stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "yes" && a != "y" {
-		fmt.Fprintf(cc.env.stderr, "pixsandbox %s: not confirmed; nothing was changed.\n", cc.name)
+		fmt.Fprintf(cc.env.Stderr, "pixsandbox %s: not confirmed; nothing was changed.\n", cc.name)
 		return cliExitFail, false
 	}
 	return 0, true
@@ -299,10 +303,10 @@ type poller struct {
 func (p *poller) report(err error) {
 	switch {
 	case err == nil && p.lastErr != "":
-		fmt.Fprintf(p.cc.env.stderr, "pixsandbox %s: the simulator answers again\n", p.cc.name)
+		fmt.Fprintf(p.cc.env.Stderr, "pixsandbox %s: the simulator answers again\n", p.cc.name)
 		p.lastErr = ""
 	case err != nil && err.Error() != p.lastErr:
-		fmt.Fprintf(p.cc.env.stderr, "pixsandbox %s: %v (retrying every %s)\n", p.cc.name, err, p.interval)
+		fmt.Fprintf(p.cc.env.Stderr, "pixsandbox %s: %v (retrying every %s)\n", p.cc.name, err, p.interval)
 		p.lastErr = err.Error()
 	}
 }

@@ -1,19 +1,21 @@
-package main
+package cli
 
 import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
 // TestCLI_Fault: fault add makes a rule the server applies, requests marks
 // the request faulted, list counts it, clear removes one rule or all; usage
 // errors exit 2 naming the flag.
 func TestCLI_Fault(t *testing.T) {
-	m := MustRunMain(t, func(c *Config) { c.JournalSize = 100 })
-	u := m.URL()
-	auth := map[string]string{"Authorization": "Bearer " + fixtureToken(t, m)}
+	srv := startServer(t, func(o *simulatortest.Options) { o.JournalSize = 100 })
+	u := srv.URL
+	auth := map[string]string{"Authorization": "Bearer " + apitest.TokenFor(t, srv, 0)}
 
 	r := cliRun(t, "fault", "add", "GET", "/accounts/balances", "status=503", "--times", "1", "--account", "1", "--url", u).must(t, 0)
 	if r.stdout != "fault rule 1: GET /accounts/balances gets status=503 (account 1, 1 time)\n" {
@@ -49,36 +51,4 @@ func TestCLI_Fault(t *testing.T) {
 	cliRun(t, "fault", "add", "GET", "/api/balance", "timeout", "--probability", "0", "--url", u).must(t, 2, "--probability")
 	cliRun(t, "fault", "list", "--times", "2", "--url", u).must(t, 2, "--times goes with fault add")
 	cliRun(t, "fault", "frob", "--url", u).must(t, 2, "add, list or clear")
-}
-
-// TestServe_ShutdownEndsFaultHolds: a request held by a timeout fault does
-// not keep a shutting down server waiting for its client; the client sees
-// its connection closed.
-func TestServe_ShutdownEndsFaultHolds(t *testing.T) {
-	m := MustRunMain(t, nil)
-	cliRun(t, "fault", "add", "GET", "/accounts/balances", "timeout", "--url", m.URL()).must(t, 0)
-	req, _ := http.NewRequest(http.MethodGet, m.URL()+"/accounts/balances", nil)
-	req.Header.Set("Authorization", "Bearer "+fixtureToken(t, m))
-	errc := make(chan error, 1)
-	go func() {
-		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		errc <- err
-	}()
-	// The rule counts the request when it starts to hold it.
-	cliWaitFor(t, "the request to be held", func() bool {
-		return strings.Contains(cliRun(t, "fault", "list", "--url", m.URL()).stdout, "every request  1        1")
-	})
-	start := time.Now()
-	if err := m.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("Close took %s: it waited for the held request", took)
-	}
-	if err := <-errc; err == nil {
-		t.Error("the held request was answered")
-	}
 }

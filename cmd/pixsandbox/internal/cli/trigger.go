@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -56,7 +56,7 @@ of the request that carried the header.
 // cliAmount is an amount of --amount: BRL with at most 2 decimals.
 var cliAmount = regexp.MustCompile(`^([0-9]{1,10})(?:\.([0-9]{1,2}))?$`)
 
-func cliTrigger(ctx context.Context, env cliEnv, args []string) int {
+func cliTrigger(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "trigger", triggerUsage)
 	account := cc.fs.Int64("account", 1, "account the transaction belongs to")
 	op := cc.fs.String("operation", "", "SCENARIO: operation to use among those the scenario honours: cashout.create, cashin.create, transfer.create, cob.put, refund.create or auth.token")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type cliNewAttempt struct {
 	sentAt time.Time
 }
 
-func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
+func cliWebhooks(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "webhooks", webhooksUsage)
 	account := cc.fs.Int64("account", 0, "only this account's deliveries (default: every account)")
 	interval := cc.fs.Duration("interval", time.Second, "how often to poll (wall time)")
@@ -131,7 +131,7 @@ func cliWebhooks(ctx context.Context, env cliEnv, args []string) int {
 			if *account > 0 {
 				who = fmt.Sprintf("account %d", *account)
 			}
-			fmt.Fprintf(env.stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.where(), *interval)
+			fmt.Fprintf(env.Stderr, "watching webhook deliveries of %s at %s every %s (Ctrl-C to stop)\n", who, cc.where(), *interval)
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -77,7 +77,7 @@ type workspaceOpts struct {
 	out                                                  string
 }
 
-func cliWorkspace(ctx context.Context, env cliEnv, args []string) int {
+func cliWorkspace(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "workspace", workspaceUsage)
 	// Its own flags read PIXSANDBOX_WORKSPACE_<FLAG>: PIXSANDBOX_TTL is
 	// listen's lease and PIXSANDBOX_CLOCK serve's clock, not a new
@@ -302,7 +302,7 @@ func (cc *cliCmd) workspaceList(ctx context.Context, o workspaceOpts, rest []str
 		cc.printf("no workspaces besides the default one (%s makes one)\n", cc.self("workspace create"))
 		return cliExitOK
 	}
-	tw := tabwriter.NewWriter(cc.env.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(cc.env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tCLOCK\tACCOUNTS\tLAST USED\tEXPIRES")
 	for _, w := range list.Data {
 		name := w.Name

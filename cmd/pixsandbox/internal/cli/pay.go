@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -19,7 +19,7 @@ transaction and the amounts. The server answers 404 for an unknown charge,
 // cliDecimal is an amount as typed: digits with an optional fraction.
 var cliDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
-func cliPay(ctx context.Context, env cliEnv, args []string) int {
+func cliPay(ctx context.Context, env Env, args []string) int {
 	cc := newCLICmd(env, "pay", payUsage)
 	pixCode := cc.fs.String("pix-code", "", "the charge's BR Code (a cash-in pixCode or a cob's pixCopiaECola)")
 	txid := cc.fs.String("txid", "", "a cob's txid, or a cash-in charge's own txid")

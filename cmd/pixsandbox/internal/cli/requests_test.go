@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
 func TestCLI_Requests(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
-	token := fixtureToken(t, m)
+	srv := startServer(t, nil)
+	u := srv.URL
+	token := apitest.TokenFor(t, srv, 0)
 	call(t, "GET", u+"/accounts/balances", "", map[string]string{"Authorization": "Bearer " + token})
 	call(t, "GET", u+"/nowhere", "", nil)
 
@@ -48,13 +51,13 @@ func TestCLI_Requests(t *testing.T) {
 
 	// --follow prints requests made after it starts, until interrupted.
 	out, errb := &cliSyncBuffer{}, &cliSyncBuffer{}
-	env := cliEnv{stdin: strings.NewReader(""), stdout: out, stderr: errb, lookup: func(string) (string, bool) { return "", false }}
+	env := Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errb, Lookup: func(string) (string, bool) { return "", false }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- runCLI(ctx, env, "requests", []string{"--url", u, "--follow", "--interval", "20ms"}) }()
-	cliWaitFor(t, "requests --follow to start", func() bool { return strings.Contains(errb.String(), "following requests") })
+	go func() { done <- RunEnv(ctx, env, "requests", []string{"--url", u, "--follow", "--interval", "20ms"}) }()
+	apitest.WaitFor(t, "requests --follow to start", func() bool { return strings.Contains(errb.String(), "following requests") })
 	call(t, "GET", u+"/healthz", "", nil)
-	cliWaitFor(t, "requests --follow to print /healthz", func() bool { return strings.Contains(out.String(), "GET    /healthz  200") })
+	apitest.WaitFor(t, "requests --follow to print /healthz", func() bool { return strings.Contains(out.String(), "GET    /healthz  200") })
 	cancel()
 	select {
 	case code := <-done:
@@ -71,9 +74,9 @@ func TestCLI_Requests(t *testing.T) {
 // route it came closest to and what differs; --json prints the entries as
 // the server wrote them, nearMiss included.
 func TestCLI_RequestsUnmatched(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
-	auth := map[string]string{"Authorization": "Bearer " + fixtureToken(t, m)}
+	srv := startServer(t, nil)
+	u := srv.URL
+	auth := map[string]string{"Authorization": "Bearer " + apitest.TokenFor(t, srv, 0)}
 	call(t, "GET", u+"/accounts/balances", "", auth)
 	call(t, "POST", u+"/api/pix/cashout", "{}", auth)
 	call(t, "GET", u+"/nowhere", "", auth)
@@ -105,8 +108,8 @@ func TestCLI_RequestsUnmatched(t *testing.T) {
 }
 
 func TestCLI_RequestsJournalOff(t *testing.T) {
-	m := MustRunMain(t, func(c *Config) { c.JournalSize = 0 })
-	cliRun(t, "requests", "--url", m.URL()).must(t, 1, "--journal-size 0")
+	srv := startServer(t, func(o *simulatortest.Options) { o.JournalSize = 0 })
+	cliRun(t, "requests", "--url", srv.URL).must(t, 1, "--journal-size 0")
 }
 
 // TestCLITime: every time the CLI prints reads as the API writes its

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pixsandbox/pixsandbox/simulator/httpapi/apitest"
 	"github.com/pixsandbox/pixsandbox/simulator/sandboxclient"
+	"github.com/pixsandbox/pixsandbox/simulator/simulatortest"
 )
 
 // mustCreateWorkspace creates a workspace through the CLI (args after
 // create) and returns its answer.
-func mustCreateWorkspace(t *testing.T, m *Main, args ...string) sandboxclient.CreatedWorkspace {
+func mustCreateWorkspace(t *testing.T, srv *simulatortest.Env, args ...string) sandboxclient.CreatedWorkspace {
 	t.Helper()
-	r := cliRun(t, "workspace", append([]string{"create", "--url", m.URL(), "--json"}, args...)...).must(t, 0)
+	r := cliRun(t, "workspace", append([]string{"create", "--url", srv.URL, "--json"}, args...)...).must(t, 0)
 	var w sandboxclient.CreatedWorkspace
 	if err := sandboxclient.DecodeJSON([]byte(r.stdout), &w); err != nil || !cliWorkspaceID.MatchString(w.ID) {
 		t.Fatalf("workspace create --json: %v %q", err, r.stdout)
@@ -27,9 +29,9 @@ func mustCreateWorkspace(t *testing.T, m *Main, args ...string) sandboxclient.Cr
 }
 
 // clockNow reads a clock through the CLI: the default workspace's, or ws's.
-func clockNow(t *testing.T, m *Main, ws string) string {
+func clockNow(t *testing.T, srv *simulatortest.Env, ws string) string {
 	t.Helper()
-	args := []string{"show", "--url", m.URL(), "--json"}
+	args := []string{"show", "--url", srv.URL, "--json"}
 	if ws != "" {
 		args = append(args, "--workspace", ws)
 	}
@@ -45,8 +47,8 @@ func clockNow(t *testing.T, m *Main, ws string) string {
 // account's credentials, and --quiet the id alone; --json has the whole
 // answer.
 func TestCLI_WorkspaceCreate(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 
 	r := cliRun(t, "workspace", "create", "--url", u, "--name", "ci-4711", "--accounts", "2", "--seed", "7", "--ttl", "2h",
 		"--clock-start", "2026-05-01T09:00:00Z").must(t, 0)
@@ -68,12 +70,12 @@ func TestCLI_WorkspaceCreate(t *testing.T) {
 		t.Errorf("want both accounts' credentials and no private key:\n%s", r.stdout)
 	}
 
-	full := mustCreateWorkspace(t, m, "--accounts", "fixtures", "--clock", "real", "--ttl", "0")
+	full := mustCreateWorkspace(t, srv, "--accounts", "fixtures", "--clock", "real", "--ttl", "0")
 	if len(full.Accounts) != 3 || full.Clock.Mode != "real" || full.ExpiresAt != nil || full.AdminToken == "" ||
 		!strings.Contains(full.Accounts[0].PrivateKey, "PRIVATE KEY") || full.Accounts[0].ClientSecret == "" {
 		t.Errorf("create --json: %+v", full)
 	}
-	none := mustCreateWorkspace(t, m, "--accounts", "none")
+	none := mustCreateWorkspace(t, srv, "--accounts", "none")
 	if len(none.Accounts) != 0 || none.AccountCount != 0 {
 		t.Errorf("--accounts none: %+v", none)
 	}
@@ -102,22 +104,22 @@ func TestCLI_WorkspaceCreate(t *testing.T) {
 // driving commands act in the workspace: its clock moves and the default's
 // does not, its tokens, reset, trigger and journal are its own.
 func TestCLI_WorkspaceScoped(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
-	ws := mustCreateWorkspace(t, m).ID
-	start := clockNow(t, m, "")
+	srv := startServer(t, nil)
+	u := srv.URL
+	ws := mustCreateWorkspace(t, srv).ID
+	start := clockNow(t, srv, "")
 
 	r := cliRun(t, "clock", "advance", "1h", "--url", u, "--workspace", ws).must(t, 0)
 	if !strings.Contains(r.stdout, "now 2026-03-02T13:00:00.000Z") {
 		t.Fatalf("clock advance 1h in the workspace: %q", r.stdout)
 	}
-	if now := clockNow(t, m, ""); now != start {
+	if now := clockNow(t, srv, ""); now != start {
 		t.Fatalf("the default workspace's clock moved from %s to %s", start, now)
 	}
-	if now := clockNow(t, m, ws); now != "2026-03-02T13:00:00Z" {
+	if now := clockNow(t, srv, ws); now != "2026-03-02T13:00:00Z" {
 		t.Fatalf("the workspace's clock: %s", now)
 	}
-	if now := clockNow(t, m, "default"); now != start {
+	if now := clockNow(t, srv, "default"); now != start {
 		t.Fatalf("--workspace default: %s", now)
 	}
 
@@ -139,7 +141,7 @@ func TestCLI_WorkspaceScoped(t *testing.T) {
 	})
 
 	t.Run("token", func(t *testing.T) {
-		created := mustCreateWorkspace(t, m, "--accounts", "1")
+		created := mustCreateWorkspace(t, srv, "--accounts", "1")
 		acct := created.Accounts[0].ID.String()
 		tok := strings.TrimSpace(cliRun(t, "token", "--url", u, "--workspace", created.ID, "--account", acct).must(t, 0).stdout)
 		st, body := call(t, "GET", u+"/api/balance", "", map[string]string{"Authorization": "Bearer " + tok})
@@ -184,7 +186,7 @@ func TestCLI_WorkspaceScoped(t *testing.T) {
 		if st, _ := call(t, "GET", u+"/_sandbox/workspaces/"+ws+"/accounts/"+acct.ID.String(), "", nil); st != 404 {
 			t.Fatalf("the workspace's account survived its reset: %d", st)
 		}
-		if now := clockNow(t, m, ws); now != "2026-03-02T13:00:00Z" {
+		if now := clockNow(t, srv, ws); now != "2026-03-02T13:00:00Z" {
 			t.Fatalf("the reset moved the workspace's clock: %s", now)
 		}
 	})
@@ -194,9 +196,9 @@ func TestCLI_WorkspaceScoped(t *testing.T) {
 // routes (through --workspace or its id in the path), not the default
 // workspace's nor the workspace list.
 func TestCLI_WorkspaceAdminToken(t *testing.T) {
-	m := MustRunMain(t, func(c *Config) { c.AdminToken = "s3cret" })
-	u := m.URL()
-	w := mustCreateWorkspace(t, m, "--admin-token", "s3cret")
+	srv := startServer(t, func(o *simulatortest.Options) { o.AdminToken = "s3cret" })
+	u := srv.URL
+	w := mustCreateWorkspace(t, srv, "--admin-token", "s3cret")
 	cliRun(t, "clock", "advance", "1m", "--url", u, "--workspace", w.ID, "--admin-token", w.AdminToken).must(t, 0)
 	cliRun(t, "workspace", "show", w.ID, "--url", u, "--admin-token", w.AdminToken).must(t, 0)
 	cliRun(t, "clock", "show", "--url", u, "--admin-token", w.AdminToken).must(t, 1, "401")
@@ -209,16 +211,16 @@ func TestCLI_WorkspaceAdminToken(t *testing.T) {
 // workspace and renews its lease there (a renewal in another workspace would
 // not find it), and forwards the workspace's events only.
 func TestCLI_WorkspaceListen(t *testing.T) {
-	m := MustRunMain(t, nil)
-	ws := mustCreateWorkspace(t, m).ID
+	srv := startServer(t, nil)
+	ws := mustCreateWorkspace(t, srv).ID
 	rec := &hookRecorder{}
 	localURL := newLocalServer(t, rec)
 
-	l := startListen(t, m, "--workspace", ws, "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
-	if !strings.Contains(l.errb.String(), "of workspace "+ws) || targetsAt(t, m, localURL) != 0 {
-		t.Fatalf("listen in the workspace: %s (default targets %d)", l.errb.String(), targetsAt(t, m, localURL))
+	l := startListen(t, srv, "--workspace", ws, "--forward-to", localURL+"/hook", "--events", "cash_in", "--interval", "20ms")
+	if !strings.Contains(l.errb.String(), "of workspace "+ws) || targetsAt(t, srv, localURL) != 0 {
+		t.Fatalf("listen in the workspace: %s (default targets %d)", l.errb.String(), targetsAt(t, srv, localURL))
 	}
-	c := sandboxclient.New(m.URL(), "")
+	c := sandboxclient.New(srv.URL, "")
 	ctx := context.Background()
 	key := func(c *sandboxclient.Client) string {
 		var a struct {
@@ -235,14 +237,14 @@ func TestCLI_WorkspaceListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cliAdvance(t, m, "10s")
+	cliAdvance(t, srv, "10s")
 	c.WorkspaceID = ws
 	in, err := c.PixIn(ctx, map[string]any{"key": key(c), "amount": 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cliRun(t, "clock", "advance", "10s", "--url", m.URL(), "--workspace", ws).must(t, 0)
-	cliWaitFor(t, "the workspace's CashIn delivery", func() bool {
+	cliRun(t, "clock", "advance", "10s", "--url", srv.URL, "--workspace", ws).must(t, 0)
+	apitest.WaitFor(t, "the workspace's CashIn delivery", func() bool {
 		for _, h := range rec.hooks() {
 			if strings.Contains(string(h.body), in.EndToEndID) {
 				return true
@@ -250,7 +252,7 @@ func TestCLI_WorkspaceListen(t *testing.T) {
 		}
 		return false
 	})
-	cliWaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
+	apitest.WaitFor(t, "listen to print it", func() bool { return strings.Contains(l.out.String(), "cash_in") })
 	for _, h := range rec.hooks() {
 		if strings.Contains(string(h.body), other.EndToEndID) {
 			t.Fatalf("listen in the workspace forwarded the default workspace's event: %s", h.body)
@@ -266,14 +268,14 @@ func TestCLI_WorkspaceListen(t *testing.T) {
 // show one; delete asks on a terminal, refuses without one, and deletes with
 // --yes.
 func TestCLI_WorkspaceListShowDelete(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
+	srv := startServer(t, nil)
+	u := srv.URL
 	r := cliRun(t, "workspace", "list", "--url", u).must(t, 0)
 	if !strings.HasPrefix(r.stdout, "no workspaces") {
 		t.Fatalf("list of none: %q", r.stdout)
 	}
-	a := mustCreateWorkspace(t, m, "--name", "alpha").ID
-	b := mustCreateWorkspace(t, m, "--name", "beta", "--clock", "real").ID
+	a := mustCreateWorkspace(t, srv, "--name", "alpha").ID
+	b := mustCreateWorkspace(t, srv, "--name", "beta", "--clock", "real").ID
 
 	r = cliRun(t, "workspace", "list", "--url", u).must(t, 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
@@ -439,9 +441,9 @@ func TestCLI_WorkspaceSnapshot(t *testing.T) {
 // made into a new workspace keeps its clock. Skipped while the server has no
 // snapshot route.
 func TestCLI_WorkspaceSnapshotRoundTrip(t *testing.T) {
-	m := MustRunMain(t, nil)
-	u := m.URL()
-	ws := mustCreateWorkspace(t, m).ID
+	srv := startServer(t, nil)
+	u := srv.URL
+	ws := mustCreateWorkspace(t, srv).ID
 	cliRun(t, "clock", "advance", "3h", "--url", u, "--workspace", ws).must(t, 0)
 	file := filepath.Join(t.TempDir(), "ws.json")
 	r := cliRun(t, "workspace", "snapshot", ws, "--url", u, "--out", file)
@@ -450,7 +452,7 @@ func TestCLI_WorkspaceSnapshotRoundTrip(t *testing.T) {
 	}
 	r.must(t, 0)
 	copied := strings.TrimSpace(cliRun(t, "workspace", "create", "--url", u, "--from-snapshot", file, "--quiet").must(t, 0).stdout)
-	if now, want := clockNow(t, m, copied), clockNow(t, m, ws); now != want {
+	if now, want := clockNow(t, srv, copied), clockNow(t, srv, ws); now != want {
 		t.Fatalf("the copy's clock is at %s, the original's at %s", now, want)
 	}
 }
