@@ -80,7 +80,7 @@ func TestResolveRates(t *testing.T) {
 	}
 }
 
-// The proxy's first line names its URL (cmd/pixsandbox/cli_proxy.go); the
+// The proxy's first line names its URL (cmd/pixsandbox/proxy.go); the
 // tap on its output passes everything on and the first line, whole, once.
 func TestProxyLine(t *testing.T) {
 	var sb strings.Builder
