@@ -5,12 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 )
 
 // TestServe_ProcessorsOnOneCPU starts the server confined to one CPU and reads
@@ -85,26 +82,4 @@ func metricValue(t *testing.T, base, name string) string {
 	}
 	t.Fatalf("%s/metrics has no %s", base, name)
 	return ""
-}
-
-// TestServe_CollectorTarget: the server runs its collector at
-// process.DefaultGCPercent under the default budget, Go's 100 in the
-// lean profile, and what GOGC says when it is set.
-func TestServe_CollectorTarget(t *testing.T) {
-	for _, tc := range []struct{ env, flags, gogc string }{
-		{"", "", strconv.Itoa(process.DefaultGCPercent)},
-		{"", "--memory-limit 256MiB", "100"},
-		{"GOGC=150", "", "150"},
-	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOGC=") })
-		if tc.env != "" {
-			cmd.Env = append(cmd.Env, tc.env)
-		}
-		c := startServe(t, cmd, strings.TrimSpace("--addr 127.0.0.1:0 --in-memory --log-level error "+tc.flags))
-		if got := metricValue(t, c.url, "go_gc_gogc_percent"); got != tc.gogc {
-			t.Errorf("%q %q: the collector's target is %s, want %s", tc.env, tc.flags, got, tc.gogc)
-		}
-		c.kill(t)
-	}
 }

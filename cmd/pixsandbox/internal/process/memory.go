@@ -80,40 +80,14 @@ func FormatBytes(n int64) string {
 }
 
 // ApplyMemoryLimit sets Go's soft memory limit from the budget, unless
-// GOMEMLIMIT says otherwise, and the collector's target (GCPercent); it
-// returns the limit in force.
+// GOMEMLIMIT says otherwise; it returns the limit in force.
 func ApplyMemoryLimit(limit int64) int64 {
-	if p := GCPercent(limit, os.Getenv("GOGC")); p > 0 {
-		debug.SetGCPercent(p)
-	}
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return debug.SetMemoryLimit(-1)
 	}
 	goLimit := limit - MappedReserve(limit)
 	debug.SetMemoryLimit(goLimit)
 	return goLimit
-}
-
-// DefaultGCPercent is the collector's target (GOGC) of a server with
-// a budget of 512 MiB or more: the heap may grow to five times what is live
-// before a collection, within the soft limit, instead of Go's twice. Under
-// sustained writes Badger's flushes and compactions build whole tables on
-// the heap, and each collection that follows marks concurrently for 40 to
-// 75 ms beside the request path; with 400 a minute of `PUT /cob` at
-// 1,000/s had 8 collections instead of 32 and no request over 100 ms in five
-// runs (98 in two of five with Go's 100), for a peak heap of 400–420 MB
-// instead of 320 (docs/performance-log.md, "Go's scheduler and collector").
-const DefaultGCPercent = 400
-
-// GCPercent is the collector target the server sets for a budget, or 0 to
-// keep Go's: GOGC in the environment wins, and the lean profile (a budget
-// under 512 MiB, badgerstore's memoryOptions) keeps Go's 100, as memory is
-// what it is for.
-func GCPercent(budget int64, env string) int {
-	if env != "" || budget < 512<<20 {
-		return 0
-	}
-	return DefaultGCPercent
 }
 
 // ReleaseWhenIdle gives the heap back to the system once writes stop: every

@@ -59,21 +59,3 @@ func TestReleaseIdle(t *testing.T) {
 		t.Fatalf("released after the periods %v, want %v", releasedAt, want)
 	}
 }
-
-func TestGCPercent(t *testing.T) {
-	for _, tc := range []struct {
-		budget int64
-		env    string
-		want   int
-	}{
-		{1 << 30, "", DefaultGCPercent}, // the default budget
-		{512 << 20, "", DefaultGCPercent},
-		{256 << 20, "", 0},  // the lean profile keeps Go's
-		{1 << 30, "100", 0}, // GOGC set: left to it
-		{1 << 30, "off", 0},
-	} {
-		if got := GCPercent(tc.budget, tc.env); got != tc.want {
-			t.Errorf("GCPercent(%d, %q) = %d, want %d", tc.budget, tc.env, got, tc.want)
-		}
-	}
-}
