@@ -245,7 +245,7 @@ type exchange struct {
 	bodyFailed  bool // the client's body broke off: a failure then is not the upstream's
 	// delivery marks a webhook delivery; after is the last sequence number
 	// given out when it ended: it is judged once every API exchange up to
-	// after has been (heldDeliveries).
+	// after has been (judge).
 	delivery bool
 	after    uint64
 }
