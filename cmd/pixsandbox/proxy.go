@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/cmdline"
+	"github.com/pixsandbox/pixsandbox/cmd/pixsandbox/internal/process"
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
@@ -195,6 +197,9 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, look
 		return 2
 	}
 	pf.opts.Log = stderr
+	if addr, ok := lookup("PIXSANDBOX_PPROF"); ok && addr != "" { // as for serve: profiling under load
+		go process.ServePprof(addr, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
 	srv, err := proxy.Listen(pf.addr, pf.opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n", err)

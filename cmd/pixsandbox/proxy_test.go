@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // bannerWriter hands the first line written (the proxy's banner) to a
@@ -255,5 +257,46 @@ func TestProxyCmd_QuietAccounts(t *testing.T) {
 				t.Errorf("the summary says quiet accounts: %v, want %v:\n%s", got, tt.quiet, stdout)
 			}
 		})
+	}
+}
+
+// TestProxyCmd_Pprof: PIXSANDBOX_PPROF serves Go's profiles beside the
+// proxy, as beside serve, for profiling it under load.
+func TestProxyCmd_Pprof(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &bannerWriter{banner: make(chan string, 1)}
+	var errb bytes.Buffer
+	env := map[string]string{"PIXSANDBOX_PPROF": addr}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	up := dupUpstream(t)
+	code := make(chan int, 1)
+	go func() {
+		code <- runProxy(ctx, []string{"--addr", "127.0.0.1:0", "--upstream", up.URL, "--fail-on", "none"}, out, &errb, lookup)
+	}()
+	defer func() { cancel(); <-code }()
+	select {
+	case <-out.banner:
+	case c := <-code:
+		t.Fatalf("the proxy exited %d before listening: %s", c, errb.String())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/debug/pprof/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no profiles at %s within 5 s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

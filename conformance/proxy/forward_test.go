@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/framework/apiclient"
@@ -365,5 +366,87 @@ func TestProxy_Upgrade(t *testing.T) {
 		if f.Kind == contract.KindResponse {
 			t.Errorf("an upgraded exchange was judged: %s", proxy.Line(f))
 		}
+	}
+}
+
+// TestProxy_StreamsUnknownLength: an answer without a Content-Length (a
+// chunked body, an event stream) reaches the client piece by piece as the
+// upstream writes it, not when the upstream ends it (an answer of known
+// length is written once, whole).
+func TestProxy_StreamsUnknownLength(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	done := func() { once.Do(func() { close(release) }) }
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, `{"first":`)
+		w.(http.Flusher).Flush()
+		<-release
+		_, _ = io.WriteString(w, `1}`)
+	}))
+	defer up.Close()
+	defer done()
+	u, _, stop, err := proxy.Start(up.URL, proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	type piece struct {
+		resp  *http.Response
+		first []byte
+		err   error
+	}
+	got := make(chan piece, 1)
+	go func() {
+		resp, err := http.Get(u + "/api/transactions")
+		if err != nil {
+			got <- piece{err: err}
+			return
+		}
+		first := make([]byte, len(`{"first":`))
+		_, err = io.ReadFull(resp.Body, first)
+		got <- piece{resp, first, err}
+	}()
+	var p piece
+	select {
+	case p = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first piece of a chunked answer did not reach the client while the upstream was still writing")
+	}
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	defer p.resp.Body.Close()
+	done()
+	rest, err := io.ReadAll(p.resp.Body)
+	if err != nil || string(p.first)+string(rest) != `{"first":1}` {
+		t.Fatalf("the client read %q then %q (%v), want {\"first\":1}", p.first, rest, err)
+	}
+}
+
+// BenchmarkProxy_Exchange: a small JSON answer through the proxy from a
+// local upstream, judged; with -benchmem, what one exchange allocates in
+// the proxy and the client together.
+func BenchmarkProxy_Exchange(b *testing.B) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	}))
+	defer up.Close()
+	u, _, stop, err := proxy.Start(up.URL, proxy.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	c := &http.Client{}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Get(u + "/healthz")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

@@ -136,10 +136,18 @@ func New(o Options) (*Proxy, error) {
 	p.judging.room.L = &p.judging.mu
 	p.budget.Store(o.CaptureBudget)
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        p.rewrite,
-		Transport:      t,
-		FlushInterval:  -1, // write each piece of the answer as it comes
+		Rewrite:   p.rewrite,
+		Transport: t,
+		// An answer of known length is written once, when its body has been
+		// copied (ServeHTTP flushes it then); one of unknown length or an
+		// event stream is written as each piece comes (ReverseProxy does
+		// that whatever FlushInterval says). -1 would also flush the header
+		// on its own, from a timer goroutine, before the body: a second write
+		// to the client for every answer (a tenth of the proxy's CPU at 1,000
+		// exchanges a second, docs/performance-log.md).
+		FlushInterval:  0,
 		ModifyResponse: p.capture,
+		BufferPool:     &copyBuffers,
 		ErrorHandler:   p.upstreamError,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures become findings
 	}

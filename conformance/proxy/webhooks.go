@@ -88,8 +88,9 @@ func (p *Proxy) initWebhooks(o Options) error {
 			}
 		},
 		Transport:      t,
-		FlushInterval:  -1,
+		FlushInterval:  0, // as the API's answers (Proxy.rp)
 		ModifyResponse: answered,
+		BufferPool:     &copyBuffers,
 		ErrorHandler:   p.receiverError,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures become findings
 	}
