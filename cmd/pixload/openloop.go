@@ -34,7 +34,15 @@ type openLoad struct {
 	rate       float64       // requests per second
 	duration   time.Duration // requests are due from the start for this long
 	maxSenders int           // the senders' pool grows up to this many
+	// warm senders wait for work before the first request is due (each on
+	// a connection loadHTTP opened beforehand), so that the schedule's first
+	// second does not time the load's own dials and goroutines.
+	warm int
 }
+
+// warmSenders is how many senders a load at rate starts with: the requests
+// in flight at once when each takes 5 ms, at least 2.
+func warmSenders(rate float64) int { return max(2, int(rate*0.005)) }
 
 // slowSecond is one second of the schedule: the requests due in it that took
 // longer than each of slowAfter, and the slowest.
@@ -118,9 +126,12 @@ func (l openLoad) run(start time.Time, send func(int64) error) *openRun {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	work := make(chan job)
-	sender := func(j job) {
+	sender := func(j job, ok bool) {
 		defer wg.Done()
-		for ok := true; ok; j, ok = <-work {
+		if !ok { // a warm sender: it waits for its first request
+			j, ok = <-work
+		}
+		for ; ok; j, ok = <-work {
 			late := time.Since(j.due) > lateAfter
 			err := send(j.i)
 			lat := time.Since(j.due)
@@ -128,6 +139,11 @@ func (l openLoad) run(start time.Time, send func(int64) error) *openRun {
 			r.stats.record(j.due.Sub(start), lat, late, err)
 			mu.Unlock()
 		}
+	}
+	for range min(l.warm, max(l.maxSenders, 1)) {
+		r.senders++
+		wg.Add(1)
+		go sender(job{}, false)
 	}
 	interval := float64(time.Second) / l.rate
 	for i := range n {
@@ -143,7 +159,7 @@ func (l openLoad) run(start time.Time, send func(int64) error) *openRun {
 		if r.senders < max(l.maxSenders, 1) {
 			r.senders++
 			wg.Add(1)
-			go sender(job{i, due})
+			go sender(job{i, due}, true)
 			continue
 		}
 		work <- job{i, due} // every sender busy: this one waits for the first free
@@ -260,6 +276,24 @@ func loadHTTP(loads []openLoad, base string, rts []openRoute) *openMix {
 	tr := &http.Transport{MaxIdleConnsPerHost: senders, DisableCompression: true, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	// The warm senders' connections, opened before the schedule starts:
+	// one GET /healthz each, at once (any answer keeps its connection).
+	loads = slices.Clone(loads)
+	var warming sync.WaitGroup
+	for k, l := range loads {
+		loads[k].warm = min(max(l.maxSenders, 1), warmSenders(l.rate))
+		for range loads[k].warm {
+			warming.Add(1)
+			go func() {
+				defer warming.Done()
+				if resp, err := client.Get(base + "/healthz"); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+		}
+	}
+	warming.Wait()
 	sends := make([]func(int64) error, len(rts))
 	for k, rt := range rts {
 		sends[k] = func(i int64) error {

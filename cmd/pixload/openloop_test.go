@@ -212,3 +212,36 @@ func TestOpenRoutes(t *testing.T) {
 		t.Errorf("balance request headers %v", r.Header)
 	}
 }
+
+// The warm senders' connections are open before the first request is due,
+// so that the schedule's first second times the server and not the load's
+// own dials.
+func TestOpenLoopWarmConnections(t *testing.T) {
+	var conns, before atomic.Int64
+	var first atomic.Bool
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" && first.CompareAndSwap(false, true) {
+			before.Store(conns.Load())
+		}
+		fmt.Fprint(w, `{}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	const rate = 10000
+	mix := loadHTTP([]openLoad{{rate: rate, duration: 20 * time.Millisecond, maxSenders: 128}}, srv.URL, []openRoute{{name: "x", method: "GET", pathOf: fixed("/")}})
+	if n := mix.total.hist.total; n != 200 || mix.total.errors != 0 {
+		t.Fatalf("%d recorded, %d errors (%s)", n, mix.total.errors, mix.total.firstErr)
+	}
+	want := int64(warmSenders(rate))
+	if got := before.Load(); got < want {
+		t.Errorf("%d connections open when the first request came, want the %d warm senders'", got, want)
+	}
+	if mix.senders < int(want) {
+		t.Errorf("%d senders, want at least the %d warm ones", mix.senders, want)
+	}
+}
