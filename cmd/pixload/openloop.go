@@ -277,21 +277,29 @@ func loadHTTP(loads []openLoad, base string, rts []openRoute) *openMix {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	// The warm senders' connections, opened before the schedule starts:
-	// one GET /healthz each, at once (any answer keeps its connection).
+	// one GET /healthz each, at once (any answer keeps its connection),
+	// each answer's body left unread until every one has come, so that no
+	// two share a connection.
 	loads = slices.Clone(loads)
-	var warming sync.WaitGroup
+	warm := 0
 	for k, l := range loads {
 		loads[k].warm = min(max(l.maxSenders, 1), warmSenders(l.rate))
-		for range loads[k].warm {
-			warming.Add(1)
-			go func() {
-				defer warming.Done()
-				if resp, err := client.Get(base + "/healthz"); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
-			}()
-		}
+		warm += loads[k].warm
+	}
+	var warming, answered sync.WaitGroup
+	warming.Add(warm)
+	answered.Add(warm)
+	for range warm {
+		go func() {
+			defer warming.Done()
+			resp, err := client.Get(base + "/healthz")
+			answered.Done()
+			answered.Wait()
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
 	}
 	warming.Wait()
 	sends := make([]func(int64) error, len(rts))
