@@ -369,15 +369,13 @@ func runOpenRows(o options, bin, tmp string, specs []openSpec, px *openSpec) (*o
 		}
 		out.rows = append(out.rows, r)
 	}
+	out.inv = invariants(base)
+	stop(srv) // the proxy pair starts servers of its own
 	if px != nil {
-		if err := fixtures(); err != nil {
-			return nil, err
-		}
-		if err := runProxyPair(o, bin, tmp, base, pid, f, *px, out); err != nil {
+		if err := runProxyPair(o, bin, tmp, *px, out); err != nil {
 			return nil, err
 		}
 	}
-	out.inv = invariants(base)
 	return out, nil
 }
 
@@ -431,16 +429,44 @@ func startProxy(bin, upstream, logPath string) (url string, pid int, stopProxy f
 }
 
 // runProxyPair loads the routes of px (balance reads and PUT /cob, half the
-// rate each) directly and then through `pixsandbox proxy`, and reads the
-// proxy's findings.
-func runProxyPair(o options, bin, tmp, base string, pid int, f *fixtureSet, px openSpec, out *openOutcome) error {
+// rate each) directly on a fresh server, then through `pixsandbox proxy` in
+// front of another fresh server, and reads the proxy's findings. Each half
+// has a store of its own, so both meet a store of the same age: on one
+// server the second half met alone the flushes and compactions that the
+// first half's writes brought on.
+func runProxyPair(o options, bin, tmp string, px openSpec, out *openOutcome) error {
+	for _, via := range []bool{false, true} {
+		name := map[bool]string{false: "direct", true: "proxy"}[via]
+		srv, base, _, err := startServer(bin, "", filepath.Join(tmp, "data-"+name), filepath.Join(tmp, "server-"+name+".log"))
+		if err != nil {
+			return err
+		}
+		err = proxyHalf(o, bin, tmp, srv.Process.Pid, base, name, via, px, out)
+		stop(srv)
+		if err != nil {
+			return fmt.Errorf("%s half: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// proxyHalf loads px on the server at base (pid), through a proxy started in
+// front of it when via is set, and appends the row to out.proxy.
+func proxyHalf(o options, bin, tmp string, pid int, base, name string, via bool, px openSpec, out *openOutcome) error {
+	f, err := setupFixtures(base, o.accounts)
+	if err != nil {
+		return err
+	}
+	if !via {
+		out.proxy = append(out.proxy, openRow(o, base, []int{pid}, name, px, rowRoutes(f, px, 'd', 0)))
+		return nil
+	}
 	purl, ppid, stopProxy, err := startProxy(bin, base, filepath.Join(tmp, "proxy.log"))
 	if err != nil {
 		return err
 	}
 	defer stopProxy()
-	out.proxy = append(out.proxy, openRow(o, base, []int{pid, ppid}, "direct", px, rowRoutes(f, px, 'd', 0)), // direct first, then through the proxy
-		openRow(o, purl, []int{pid, ppid}, "proxy", px, rowRoutes(f, px, 'p', 0)))
+	out.proxy = append(out.proxy, openRow(o, purl, []int{pid, ppid}, name, px, rowRoutes(f, px, 'p', 0)))
 	var rep struct { // GET /_proxy/findings: its summary's fields, matched without regard to case
 		Exchanges int64
 		Counts    struct{ Response, State, Request, Upstream int }
@@ -521,7 +547,7 @@ func openTable(out *openOutcome) string {
 		}
 	}
 	if len(out.proxy) == 2 {
-		fmt.Fprintf(&b, "\n"+head, "balance + PUT /cob, half the rate each: direct, then through the proxy")
+		fmt.Fprintf(&b, "\n"+head, "balance + PUT /cob, half the rate each: direct, then through the proxy, each on a fresh server")
 		for _, r := range out.proxy {
 			openLine(&b, r.Name, r)
 			for _, p := range r.Parts {

@@ -121,7 +121,7 @@ func TestOpenTable(t *testing.T) {
 	for _, want := range []string{
 		"| PUT /cob/{txid} (0.25 of its closed-loop req/s) | 1023 | 1m0s | 1.00 ms | 10.00 ms | 40.00 ms | 60.00 ms | 3 | 0 | 0 | 2 | 0 | 4% | 100 µs / 1.00 ms / 2.00 ms | 10.0 |",
 		"| direct: GET /accounts/balances | 500 |",
-		"| balance + PUT /cob, half the rate each: direct, then through the proxy | rate |",
+		"| balance + PUT /cob, half the rate each: direct, then through the proxy, each on a fresh server | rate |",
 		"| added latency | +400 µs | +3.00 ms | p50 < 1 ms, p99 < 5 ms at 1000 req/s, no errors | pass |",
 		"| ratio to direct | 1.80 | 1.75 |",
 		"- put-cob at 1023/s, from 03:04:05.000Z: +12 s: 3/0/0 (max 60.00 ms)",
