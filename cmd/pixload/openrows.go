@@ -279,7 +279,31 @@ type openOutcome struct {
 	rows     []openResult
 	proxy    []openResult // the same mix direct, then through the proxy
 	findings string       // the proxy's findings over its row
-	inv      string       // the fresh server's invariants after the rows
+	inv      string       // the servers' invariants after their rows (invariants)
+	// servers are the ledger invariants read on each server after its
+	// rows, by the server's part: "rows", "direct", "proxy".
+	servers []serverCheck
+}
+
+type serverCheck struct{ part, result string }
+
+// checked records the invariants read on the server of part.
+func (out *openOutcome) checked(part, result string) {
+	out.servers = append(out.servers, serverCheck{part, result})
+}
+
+// invariants is "hold" when every server's held, else each server's result.
+func (out *openOutcome) invariants() string {
+	var each []string
+	held := true
+	for _, c := range out.servers {
+		held = held && c.result == "hold"
+		each = append(each, c.part+": "+c.result)
+	}
+	if held && len(each) > 0 {
+		return "hold"
+	}
+	return strings.Join(each, "; ")
 }
 
 // closedFor measures closed-loop (with wrk, on the pinned server) the routes
@@ -330,17 +354,34 @@ func rowRoutes(f *fixtureSet, spec openSpec, prefix byte, k int) []openRoute {
 	return rts
 }
 
-// runOpenRows starts a fresh server without pinning, runs the rows of
-// specs, then the proxy pair when px is set, and stops it.
+// runOpenRows runs the rows of specs on a fresh server without pinning,
+// then the proxy pair when px is set (on servers of its own), and reads the
+// ledger invariants of every server after its rows.
 func runOpenRows(o options, bin, tmp string, specs []openSpec, px *openSpec) (*openOutcome, error) {
+	fmt.Printf("open loop: a fresh server without CPU pinning, requests timed from when they were due; late: sent over %s after\n", fmtDur(lateAfter))
+	out := &openOutcome{}
+	if len(specs) > 0 {
+		if err := runOpenSpecs(o, bin, tmp, specs, out); err != nil {
+			return nil, err
+		}
+	}
+	if px != nil {
+		if err := runProxyPair(o, bin, tmp, *px, out); err != nil {
+			return nil, err
+		}
+	}
+	out.inv = out.invariants()
+	return out, nil
+}
+
+// runOpenSpecs runs the rows of specs on a fresh server, one after another.
+func runOpenSpecs(o options, bin, tmp string, specs []openSpec, out *openOutcome) error {
 	srv, base, _, err := startServer(bin, "", filepath.Join(tmp, "data-open"), filepath.Join(tmp, "server-open.log"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer stop(srv)
 	pid := srv.Process.Pid
-	fmt.Printf("open loop: a fresh server without CPU pinning, requests timed from when they were due; late: sent over %s after\n", fmtDur(lateAfter))
-	out := &openOutcome{}
 	var f *fixtureSet
 	var fixed time.Time
 	fixtures := func() (err error) { // tokens live 30 minutes
@@ -353,13 +394,13 @@ func runOpenRows(o options, bin, tmp string, specs []openSpec, px *openSpec) (*o
 	preflown := map[string]bool{}
 	for k, s := range specs {
 		if err := fixtures(); err != nil {
-			return nil, err
+			return err
 		}
 		for _, p := range s.parts {
 			if !preflown[p.route] {
 				preflown[p.route] = true
 				if err := routes(f)[slices.IndexFunc(routes(f), func(r route) bool { return r.name == p.route })].preflight(base); err != nil {
-					return nil, fmt.Errorf("%s: preflight: %w", p.route, err)
+					return fmt.Errorf("%s: preflight: %w", p.route, err)
 				}
 			}
 		}
@@ -369,14 +410,8 @@ func runOpenRows(o options, bin, tmp string, specs []openSpec, px *openSpec) (*o
 		}
 		out.rows = append(out.rows, r)
 	}
-	out.inv = invariants(base)
-	stop(srv) // the proxy pair starts servers of its own
-	if px != nil {
-		if err := runProxyPair(o, bin, tmp, *px, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	out.checked("rows", invariants(base))
+	return nil
 }
 
 // proxyLine is what `pixsandbox proxy` prints first: its own URL, then the upstream's.
@@ -435,13 +470,16 @@ func startProxy(bin, upstream, logPath string) (url string, pid int, stopProxy f
 // server the second half met alone the flushes and compactions that the
 // first half's writes brought on.
 func runProxyPair(o options, bin, tmp string, px openSpec, out *openOutcome) error {
-	for _, via := range []bool{false, true} {
-		name := map[bool]string{false: "direct", true: "proxy"}[via]
+	for _, name := range []string{"direct", "proxy"} {
+		via := name == "proxy"
 		srv, base, _, err := startServer(bin, "", filepath.Join(tmp, "data-"+name), filepath.Join(tmp, "server-"+name+".log"))
 		if err != nil {
 			return err
 		}
 		err = proxyHalf(o, bin, tmp, srv.Process.Pid, base, name, via, px, out)
+		if err == nil {
+			out.checked(name, invariants(base))
+		}
 		stop(srv)
 		if err != nil {
 			return fmt.Errorf("%s half: %w", name, err)
@@ -531,7 +569,7 @@ func openTable(out *openOutcome) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nOpen-loop rows: a fresh server on its default settings, without CPU pinning; requests due at a fixed rate (start + i/rate) from a pool of senders over keep-alive connections (rate × 5 ms of them, at least 2, connected before the first request is due), each timed from when it was due, not from when it was sent. Late sends: requests whose send began more than %s after they were due (every sender busy, or the load's own process short of CPU); their latency still counts from the due time. Other CPU: the share of the machine's CPU used during the row by processes other than the load's own, the server and the proxy; above a few percent the figures are understated. The ceiling's columns: the net/http ceiling loaded the same way at the same rate, without pinning. Ledger invariants on that server after the rows: %s.\n\n", fmtDur(lateAfter), out.inv)
+	fmt.Fprintf(&b, "\nOpen-loop rows: a fresh server on its default settings, without CPU pinning; requests due at a fixed rate (start + i/rate) from a pool of senders over keep-alive connections (rate × 5 ms of them, at least 2, connected before the first request is due), each timed from when it was due, not from when it was sent. Late sends: requests whose send began more than %s after they were due (every sender busy, or the load's own process short of CPU); their latency still counts from the due time. Other CPU: the share of the machine's CPU used during the row by processes other than the load's own, the server and the proxy; above a few percent the figures are understated. The ceiling's columns: the net/http ceiling loaded the same way at the same rate, without pinning. Ledger invariants on each server after its rows: %s.\n\n", fmtDur(lateAfter), out.inv)
 	head := "| %s | rate | for | p50 | p99 | p99.9 | max | > 50 ms | > 100 ms | > 500 ms | late sends | errors | other CPU | ceiling p50 / p99 / max | p99 / ceiling's |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	if len(out.rows) > 0 {
 		fmt.Fprintf(&b, head, "open loop")

@@ -125,7 +125,7 @@ func TestOpenTable(t *testing.T) {
 		"| added latency | +400 µs | +3.00 ms | p50 < 1 ms, p99 < 5 ms at 1000 req/s, no errors | pass |",
 		"| ratio to direct | 1.80 | 1.75 |",
 		"- put-cob at 1023/s, from 03:04:05.000Z: +12 s: 3/0/0 (max 60.00 ms)",
-		"Ledger invariants on that server after the rows: hold.",
+		"Ledger invariants on each server after its rows: hold.",
 		"| GET /accounts/balances + PUT /cob/{txid} | 6000 | 2m0s |",
 		"| of which PUT /cob/{txid} | 1000 | 2m0s |",
 	} {
@@ -139,5 +139,29 @@ func TestOpenTable(t *testing.T) {
 	}
 	if openTable(nil) != "" {
 		t.Error("no open-loop rows, yet a table")
+	}
+}
+
+// The open-loop report says "hold" only when the ledger invariants held on
+// every server the rows ran on (the rows' and the proxy pair's two), and
+// names the server of any that did not.
+func TestOpenOutcomeInvariants(t *testing.T) {
+	for _, tt := range []struct {
+		checks []serverCheck
+		want   string
+	}{
+		{[]serverCheck{{"rows", "hold"}, {"direct", "hold"}, {"proxy", "hold"}}, "hold"},
+		{[]serverCheck{{"direct", "hold"}}, "hold"},
+		{[]serverCheck{{"direct", "hold"}, {"proxy", "VIOLATED: {}"}}, "direct: hold; proxy: VIOLATED: {}"},
+		{[]serverCheck{{"rows", "not read: refused"}, {"direct", "hold"}}, "rows: not read: refused; direct: hold"},
+		{nil, ""},
+	} {
+		out := &openOutcome{}
+		for _, c := range tt.checks {
+			out.checked(c.part, c.result)
+		}
+		if got := out.invariants(); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.checks, got, tt.want)
+		}
 	}
 }
