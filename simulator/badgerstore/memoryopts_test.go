@@ -1,6 +1,9 @@
 package badgerstore
 
 import (
+	"bytes"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -63,5 +66,22 @@ func TestOpen_ReadsCompressedTables(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Badger's warnings reach the store's logger, marked as Badger's, and not
+// Badger's own logger on stderr; its info lines are dropped.
+func TestOpen_BadgerLogsToStoreLogger(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := Open(Options{Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	opts := s.db.Opts()
+	opts.Warningf("a warning %d", 7)
+	opts.Infof("an info line")
+	if got := buf.String(); !strings.Contains(got, "a warning 7") || !strings.Contains(got, "component=badger") || strings.Contains(got, "an info line") {
+		t.Errorf("store log: %q", got)
 	}
 }

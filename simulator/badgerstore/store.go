@@ -122,7 +122,10 @@ func Open(o Options) (*Store, error) {
 		opts = badger.DefaultOptions(o.Dir).WithSyncWrites(!o.NoSync && o.SyncEvery <= 0)
 	}
 	opts = opts.WithDetectConflicts(false)
-	opts = opts.WithLogger(badgerLogger{o.Logger}).WithLoggingLevel(badger.WARNING)
+	// Badger's warnings and errors go to the server's log (badgerLogger);
+	// WithLoggingLevel is not called after it, as it replaces the logger
+	// with Badger's own, which writes to stderr.
+	opts = opts.WithLogger(badgerLogger{o.Logger})
 	// Small tables and caches: a sandbox holds little data and should start
 	// fast, and stays within its memory budget.
 	opts = memoryOptions(opts, o.Memory).WithValueLogFileSize(64 << 20).WithNumCompactors(2)
@@ -388,6 +391,9 @@ func (t *Tx) Meta(key string, v any) (bool, error) { return t.get(metaKey(key), 
 // PutMeta writes a metadata value.
 func (t *Tx) PutMeta(key string, v any) error { return t.put(metaKey(key), v) }
 
+// badgerLogger passes Badger's warnings and errors to the server's log,
+// marked component=badger, and drops its info and debug lines (one per
+// compaction and memtable flush).
 type badgerLogger struct{ l *slog.Logger }
 
 func (b badgerLogger) Errorf(f string, a ...any) {
