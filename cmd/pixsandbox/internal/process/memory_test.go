@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -57,5 +58,32 @@ func TestReleaseIdle(t *testing.T) {
 	// period 9 (index 8) the first after the second.
 	if want := []int{5, 9}; !slices.Equal(releasedAt, want) {
 		t.Fatalf("released after the periods %v, want %v", releasedAt, want)
+	}
+}
+
+// TestApplyProxyCollector: the proxy's collector target and soft limit, each
+// left to the environment when it sets one.
+func TestApplyProxyCollector(t *testing.T) {
+	gc, lim := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(gc)
+	t.Cleanup(func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(lim) })
+	for _, tt := range []struct {
+		env       map[string]string
+		gcPercent int
+		limit     int64
+	}{
+		{nil, ProxyGCPercent, ProxyMemoryLimit},
+		{map[string]string{"GOGC": "50"}, 50, ProxyMemoryLimit},
+		{map[string]string{"GOMEMLIMIT": "1GiB"}, ProxyGCPercent, 1 << 30},
+	} {
+		// What the runtime read from the environment at start-up, as the
+		// variable says.
+		debug.SetGCPercent(50)
+		debug.SetMemoryLimit(1 << 30)
+		lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
+		gotGC, gotLim := ApplyProxyCollector(lookup)
+		if gotGC != tt.gcPercent || gotLim != tt.limit {
+			t.Errorf("env %v: GC percent %d, limit %d; want %d, %d", tt.env, gotGC, gotLim, tt.gcPercent, tt.limit)
+		}
 	}
 }
