@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -263,12 +262,7 @@ func TestProxyCmd_QuietAccounts(t *testing.T) {
 // TestProxyCmd_Pprof: PIXSANDBOX_PPROF serves Go's profiles beside the
 // proxy, as beside serve, for profiling it under load.
 func TestProxyCmd_Pprof(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeLoopbackAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &bannerWriter{banner: make(chan string, 1)}
 	var errb bytes.Buffer
