@@ -15,7 +15,7 @@ func consistency(ex *Exchange, rt *Route, v any) []Finding {
 		return nil
 	}
 	req, _ := ex.ReqValue()
-	_, params := Match(ex.Method, ex.Path)
+	_, params := ex.Route()
 	c := &consistencyCheck{ex: ex, rt: rt, resp: obj}
 	switch rt.Name {
 	case "balance.bacen":

@@ -46,6 +46,21 @@ type Exchange struct {
 	reqJSON, respJSON     any
 	reqErr, respErr       error
 	reqParsed, respParsed bool
+
+	route   *Route
+	params  map[string]string
+	matched bool
+}
+
+// Route returns the exchange's route and path parameters (Match), matched
+// once however many rules ask; nil when it is on no route of the contract.
+// The parameters are shared: read them, do not change them.
+func (ex *Exchange) Route() (*Route, map[string]string) {
+	if !ex.matched {
+		ex.matched = true
+		ex.route, ex.params = Match(ex.Method, ex.Path)
+	}
+	return ex.route, ex.params
 }
 
 // ReqValue returns the request body decoded (numbers as json.Number), read

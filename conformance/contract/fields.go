@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -125,37 +126,98 @@ type issue struct {
 	section                              string
 }
 
-// walk calls fn for every location path names in v: the concrete path, the
+// walk calls fn for every location path names in v: where it is, the
 // value and whether it is present. An absent or null parent stops the walk:
-// the parent's own row reports it.
-func walk(v any, path string, fn func(at string, val any, present bool)) {
-	walkSegs(v, strings.Split(path, "."), "", fn)
+// the parent's own row reports it. The location is valid during the call
+// only (its String gives the concrete path, "data[2].amount"); at is the
+// caller's, reused from one walk to the next so that walking allocates
+// nothing.
+func walk(v any, path string, at *loc, fn func(at *loc, val any, present bool)) {
+	at.parts = at.parts[:0]
+	walkSegs(v, compiledPath(path), at, fn)
 }
 
-func walkSegs(v any, segs []string, at string, fn func(string, any, bool)) {
-	seg, iter := strings.CutSuffix(segs[0], "[]")
-	cur, here := v, at
-	if seg != "" {
+// pathSeg is one dotted segment of a field's path: a name ("" for the
+// value itself) and whether "[]" iterates the array it names.
+type pathSeg struct {
+	name string
+	iter bool
+}
+
+// compiledPaths holds each field path split once: a path is a constant of
+// the contract's tables, and the proxy judges every exchange with them.
+var compiledPaths sync.Map // string -> []pathSeg
+
+func compiledPath(path string) []pathSeg {
+	if segs, ok := compiledPaths.Load(path); ok {
+		return segs.([]pathSeg)
+	}
+	parts := strings.Split(path, ".")
+	segs := make([]pathSeg, len(parts))
+	for i, p := range parts {
+		name, iter := strings.CutSuffix(p, "[]")
+		segs[i] = pathSeg{name: name, iter: iter}
+	}
+	compiledPaths.Store(path, segs)
+	return segs
+}
+
+// loc is where walk is in a value: the names and array indexes from the
+// root, made into text only when a problem names it.
+type loc struct{ parts []locPart }
+
+// locPart is a name, or an array index when idx is not negative.
+type locPart struct {
+	name string
+	idx  int
+}
+
+func (l *loc) push(p locPart) { l.parts = append(l.parts, p) }
+func (l *loc) pop()           { l.parts = l.parts[:len(l.parts)-1] }
+
+// String returns the concrete path: "data[2].amount".
+func (l *loc) String() string {
+	var b strings.Builder
+	for _, p := range l.parts {
+		if p.idx >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(p.idx))
+			b.WriteByte(']')
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p.name)
+	}
+	return b.String()
+}
+
+func walkSegs(v any, segs []pathSeg, at *loc, fn func(*loc, any, bool)) {
+	seg := segs[0]
+	cur := v
+	if seg.name != "" {
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
-		here = join(at, seg)
-		val, present := obj[seg]
+		val, present := obj[seg.name]
+		at.push(locPart{name: seg.name, idx: -1})
+		defer at.pop()
 		if !present {
-			if len(segs) == 1 && !iter {
-				fn(here, nil, false)
+			if len(segs) == 1 && !seg.iter {
+				fn(at, nil, false)
 			}
 			return
 		}
 		cur = val
 	}
-	if !iter {
+	if !seg.iter {
 		if len(segs) == 1 {
-			fn(here, cur, true)
+			fn(at, cur, true)
 			return
 		}
-		walkSegs(cur, segs[1:], here, fn)
+		walkSegs(cur, segs[1:], at, fn)
 		return
 	}
 	arr, ok := cur.([]any)
@@ -163,34 +225,29 @@ func walkSegs(v any, segs []string, at string, fn func(string, any, bool)) {
 		return
 	}
 	for i, item := range arr {
-		p := here + "[" + strconv.Itoa(i) + "]"
+		at.push(locPart{idx: i})
 		if len(segs) == 1 {
-			fn(p, item, true)
-			continue
+			fn(at, item, true)
+		} else {
+			walkSegs(item, segs[1:], at, fn)
 		}
-		walkSegs(item, segs[1:], p, fn)
+		at.pop()
 	}
-}
-
-func join(at, seg string) string {
-	if at == "" {
-		return seg
-	}
-	return at + "." + seg
 }
 
 // check returns the problems of the value(s) at f.path in v.
-func (f field) check(v any) []issue {
+func (f field) check(v any, at *loc) []issue {
 	var out []issue
-	walk(v, f.path, func(at string, val any, present bool) {
+	walk(v, f.path, at, func(at *loc, val any, present bool) {
 		out = append(out, f.checkValue(at, val, present)...)
 	})
 	return out
 }
 
-func (f field) checkValue(at string, val any, present bool) []issue {
+func (f field) checkValue(l *loc, val any, present bool) []issue {
 	if !present {
 		if f.required {
+			at := l.String()
 			return []issue{{rule: "field-missing", field: at, expected: f.typ.String(), seen: "absent", message: at + " is absent", section: f.section}}
 		}
 		return nil
@@ -200,14 +257,15 @@ func (f field) checkValue(at string, val any, present bool) []issue {
 		return nil
 	}
 	if t&f.typ == 0 {
+		at := l.String()
 		return []issue{{rule: "field-type", field: at, expected: f.typ.String(), seen: Render(val),
 			message: fmt.Sprintf("%s is %s, not %s", at, t, f.typ), section: f.section}}
 	}
 	var out []issue
-	if is := f.checkFormat(at, val); is != nil {
+	if is := f.checkFormat(l, val); is != nil {
 		out = append(out, *is)
 	}
-	if is := f.checkAllowed(at, val); is != nil {
+	if is := f.checkAllowed(l, val); is != nil {
 		out = append(out, *is)
 	}
 	return out
@@ -228,7 +286,7 @@ func formatRule(fm format) string {
 	return "id-format"
 }
 
-func (f field) checkFormat(at string, val any) *issue {
+func (f field) checkFormat(l *loc, val any) *issue {
 	if f.format == fNone {
 		return nil
 	}
@@ -240,6 +298,7 @@ func (f field) checkFormat(at string, val any) *issue {
 	if ok {
 		return nil
 	}
+	at := l.String()
 	msg := fmt.Sprintf("%s is %s, not %s", at, Render(val), formatNames[f.format])
 	if detail != "" {
 		msg += ": " + detail
@@ -286,8 +345,9 @@ var formatPatterns = map[format]*regexp.Regexp{
 	fCPF: regexp.MustCompile(`^[0-9]{11}$`), fCNPJ: regexp.MustCompile(`^[0-9]{14}$`),
 }
 
-func (f field) checkAllowed(at string, val any) *issue {
+func (f field) checkAllowed(l *loc, val any) *issue {
 	fail := func(expected string) *issue {
+		at := l.String()
 		return &issue{rule: "value-allowed", field: at, expected: expected, seen: Render(val),
 			message: fmt.Sprintf("%s is %s, want %s", at, Render(val), expected), section: f.section}
 	}
@@ -319,8 +379,24 @@ func (f field) checkAllowed(at string, val any) *issue {
 }
 
 // inRange reports whether the decimal text n lies within [min, max] (an
-// empty bound is open).
+// empty bound is open). Plain decimals ("-12.50") are compared as text;
+// anything else (an exponent) through big.Rat.
 func inRange(n, min, max string) bool {
+	if lo, ok := cmpDecimal(n, min); min != "" && ok {
+		if lo < 0 {
+			return false
+		}
+		min = ""
+	}
+	if hi, ok := cmpDecimal(n, max); max != "" && ok {
+		if hi > 0 {
+			return false
+		}
+		max = ""
+	}
+	if min == "" && max == "" {
+		return true
+	}
 	v, ok := new(big.Rat).SetString(n)
 	if !ok {
 		return true // not a plain number: the format rules say so
@@ -330,6 +406,60 @@ func inRange(n, min, max string) bool {
 	}
 	if hi, ok := new(big.Rat).SetString(max); max != "" && ok && v.Cmp(hi) > 0 {
 		return false
+	}
+	return true
+}
+
+// cmpDecimal compares two plain decimal texts exactly (-1, 0, +1): an
+// optional leading minus, digits, and an optional point followed by
+// digits. ok is false when either is not such a text.
+func cmpDecimal(a, b string) (int, bool) {
+	an, ai, af, ok := splitDecimal(a)
+	if !ok {
+		return 0, false
+	}
+	bn, bi, bf, ok := splitDecimal(b)
+	if !ok {
+		return 0, false
+	}
+	aZero, bZero := ai == "" && af == "", bi == "" && bf == ""
+	an, bn = an && !aZero, bn && !bZero // -0 is 0
+	if an != bn {
+		if an {
+			return -1, true
+		}
+		return 1, true
+	}
+	c := len(ai) - len(bi)
+	if c == 0 {
+		c = strings.Compare(ai, bi)
+	}
+	if c == 0 {
+		c = strings.Compare(af, bf)
+	}
+	c = min(max(c, -1), 1)
+	if an {
+		c = -c
+	}
+	return c, true
+}
+
+// splitDecimal splits a plain decimal into its sign and its integer and
+// fraction digits without leading (integer) or trailing (fraction) zeros.
+func splitDecimal(s string) (neg bool, whole, frac string, ok bool) {
+	s, neg = strings.CutPrefix(s, "-")
+	whole, frac, dot := strings.Cut(s, ".")
+	if whole == "" || (dot && frac == "") || !allDigits(whole) || !allDigits(frac) {
+		return false, "", "", false
+	}
+	return neg, strings.TrimLeft(whole, "0"), strings.TrimRight(frac, "0"), true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
 	}
 	return true
 }
@@ -347,8 +477,9 @@ func rangeText(min, max string) string {
 // checkFields applies rows to v and returns the problems found.
 func checkFields(rows []field, v any) []issue {
 	var out []issue
+	at := &loc{parts: make([]locPart, 0, 4)}
 	for _, f := range rows {
-		out = append(out, f.check(v)...)
+		out = append(out, f.check(v, at)...)
 	}
 	return out
 }
@@ -358,11 +489,12 @@ func checkFields(rows []field, v any) []issue {
 // and read times its resource table marks.
 func (r *Route) ClockValues(v any) []time.Time {
 	var out []time.Time
+	var at loc
 	for _, f := range r.response {
 		if !f.clock {
 			continue
 		}
-		walk(v, f.path, func(_ string, val any, present bool) {
+		walk(v, f.path, &at, func(_ *loc, val any, present bool) {
 			if s, ok := val.(string); ok && present {
 				if t, err := apiclient.ParseISO8601(s); err == nil {
 					out = append(out, t)

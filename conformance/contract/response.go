@@ -13,7 +13,7 @@ import (
 // returns the findings, request findings first. An exchange off the route
 // table, or without an answer (Status 0), gets only what applies to it.
 func Judge(ex *Exchange) []Finding {
-	rt, params := Match(ex.Method, ex.Path)
+	rt, params := ex.Route()
 	if rt == nil {
 		return nil
 	}

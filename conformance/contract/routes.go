@@ -82,6 +82,13 @@ type Route struct {
 	bodyNeeded bool // the route takes a JSON body (POST/PUT with a body table)
 	query      []field
 	params     []pathParam
+	tsegs      []string // Template split at "/", once (init)
+}
+
+func init() {
+	for _, r := range routes {
+		r.tsegs = strings.Split(r.Template, "/")
+	}
 }
 
 // CodeStatuses returns the statuses the contract gives code on the route, and
@@ -205,15 +212,14 @@ func Match(method, path string) (*Route, map[string]string) {
 		if r.Method != method {
 			continue
 		}
-		if params, ok := matchTemplate(r.Template, segs); ok {
+		if params, ok := matchTemplate(r.tsegs, segs); ok {
 			return r, params
 		}
 	}
 	return nil, nil
 }
 
-func matchTemplate(template string, segs []string) (map[string]string, bool) {
-	tsegs := strings.Split(template, "/")
+func matchTemplate(tsegs, segs []string) (map[string]string, bool) {
 	if len(tsegs) != len(segs) {
 		return nil, false
 	}

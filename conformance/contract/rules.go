@@ -244,7 +244,7 @@ func NewFinding(id string, ex *Exchange, section string) Finding {
 	f := Finding{Rule: id, Kind: r.Kind, Section: section, Notice: r.Notice}
 	if ex != nil {
 		f.Exchange, f.RequestID, f.Method, f.Path, f.Time = ex.Seq, ex.RequestID, ex.Method, ex.Path, ex.End
-		if rt, _ := Match(ex.Method, ex.Path); rt != nil {
+		if rt, _ := ex.Route(); rt != nil {
 			f.Route = rt.String()
 		}
 	}

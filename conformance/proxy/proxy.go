@@ -515,7 +515,7 @@ func (p *Proxy) finish(ex *exchange) {
 	if ex.resp != nil {
 		ex.resp.finish(&ex.Exchange)
 	}
-	if rt, _ := contract.Match(ex.Method, ex.Path); rt != nil {
+	if rt, _ := ex.Route(); rt != nil {
 		p.stats.contract.Add(1)
 	} else {
 		p.stats.other.Add(1)

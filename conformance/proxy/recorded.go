@@ -350,7 +350,7 @@ func ValidateRecording(rc *Recording, o Options) (*Validation, error) {
 func (v *Validation) judge(rx *RecordedExchange) {
 	ex := &rx.Exchange
 	v.stats.exchanges.Add(1)
-	if rt, _ := contract.Match(ex.Method, ex.Path); rt != nil {
+	if rt, _ := ex.Route(); rt != nil {
 		v.stats.contract.Add(1)
 	} else {
 		v.stats.other.Add(1)

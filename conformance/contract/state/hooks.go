@@ -303,7 +303,7 @@ func (h *Hooks) Observe(ex *contract.Exchange) []contract.Finding {
 	if ex.Status < 200 || ex.Status > 299 || ex.RespUnjudged != "" {
 		return nil
 	}
-	rt, params := contract.Match(ex.Method, ex.Path)
+	rt, params := ex.Route()
 	sandbox := rt == nil && ex.Method == "POST" && strings.HasPrefix(ex.Path, "/_sandbox/") &&
 		(strings.HasSuffix(ex.Path, "/pix-in") || strings.HasSuffix(ex.Path, "/payments"))
 	if rt == nil && !sandbox {

@@ -99,7 +99,7 @@ func (m *Model) Observe(ex *contract.Exchange) []contract.Finding {
 	if strings.HasPrefix(ex.Path, "/_sandbox/") {
 		return append(m.sandboxEvidence(ex), m.sandboxBalance(ex)...)
 	}
-	rt, params := contract.Match(ex.Method, ex.Path)
+	rt, params := ex.Route()
 	if rt == nil || ex.Status == 0 {
 		return nil
 	}

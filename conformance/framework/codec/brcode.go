@@ -96,11 +96,22 @@ func (c *BRCode) Dynamic() bool {
 
 // CRC16CCITTFalse is CRC-16/CCITT-FALSE: polynomial 0x1021, initial value
 // 0xFFFF, no reflection, no final XOR. Its check value for "123456789" is
-// 0x29B1.
-func CRC16CCITTFalse(b []byte) uint16 {
+// 0x29B1. It reads a byte at a time through crcTable.
+func CRC16CCITTFalse(b []byte) uint16 { return crc16(b) }
+
+func crc16[T string | []byte](b T) uint16 {
 	crc := uint16(0xFFFF)
-	for _, c := range b {
-		crc ^= uint16(c) << 8
+	for i := 0; i < len(b); i++ {
+		crc = crc<<8 ^ crcTable[byte(crc>>8)^b[i]]
+	}
+	return crc
+}
+
+// crcTable[i] is the CRC register after shifting the byte i through it bit
+// by bit from zero: the polynomial's definition, once per byte value.
+var crcTable = func() (t [256]uint16) {
+	for i := range t {
+		crc := uint16(i) << 8
 		for range 8 {
 			if crc&0x8000 != 0 {
 				crc = crc<<1 ^ 0x1021
@@ -108,15 +119,18 @@ func CRC16CCITTFalse(b []byte) uint16 {
 				crc <<= 1
 			}
 		}
+		t[i] = crc
 	}
-	return crc
-}
+	return t
+}()
 
 // BRCodeCRC returns the CRC a BR Code ending in field 63 must carry: the
 // CRC-16/CCITT-FALSE of everything up to and including "6304", as 4 uppercase
 // hex digits. payload is the code without the 4 CRC digits.
 func BRCodeCRC(payload string) string {
-	return fmt.Sprintf("%04X", CRC16CCITTFalse([]byte(payload)))
+	crc := crc16(payload)
+	const hex = "0123456789ABCDEF"
+	return string([]byte{hex[crc>>12], hex[crc>>8&0xF], hex[crc>>4&0xF], hex[crc&0xF]})
 }
 
 // parseTLV splits s into TLV fields. Lengths count bytes, which are

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -232,4 +233,35 @@ func TestBRCode_LocationURLProblems(t *testing.T) {
 			t.Errorf("LocationURLProblems of %s: %q", code, p)
 		}
 	}
+}
+
+// crc16Definition is CRC-16/CCITT-FALSE bit by bit, as its definition
+// reads: the oracle of the table-driven CRC16CCITTFalse.
+func crc16Definition(b []byte) uint16 {
+	crc := uint16(0xFFFF)
+	for _, c := range b {
+		crc ^= uint16(c) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc
+}
+
+func FuzzCRC16CCITTFalse_MatchesDefinition(f *testing.F) {
+	f.Add([]byte("123456789"))
+	f.Add([]byte{0x00, 0xFF, 0x80, 0x7F})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := crc16Definition(b)
+		if got := CRC16CCITTFalse(b); got != want {
+			t.Fatalf("CRC16CCITTFalse(%x) = %04X, the definition gives %04X", b, got, want)
+		}
+		if got, wantText := BRCodeCRC(string(b)), fmt.Sprintf("%04X", want); got != wantText {
+			t.Fatalf("BRCodeCRC(%q) = %s, want %s", b, got, wantText)
+		}
+	})
 }
