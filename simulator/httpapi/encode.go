@@ -113,7 +113,7 @@ func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool, validate 
 	if ct := r.Header.Get("Content-Type"); ct != "" && strictType {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-			return pix.Invalid(c, pix.Violation{Field: "body", Message: fmt.Sprintf("Content-Type must be application/json, not %q", truncate(ct, 60))})
+			return pix.Invalid(c, pix.Violation{Field: "body", Message: fmt.Sprintf("Content-Type must be application/json, not %q", pix.Clip(ct, 60))})
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -135,11 +135,4 @@ func decodeBody(r *http.Request, dst any, c pix.Code, strictType bool, validate 
 		return pix.Invalid(c, vs...)
 	}
 	return strictjson.Merge(c, vs, validate())
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }

@@ -124,7 +124,7 @@ func (s *Server) handleUnmatched(k pix.Kind) HandlerFunc {
 			}
 		}
 		misses := s.nearMissesOf(r)
-		path := truncate(r.URL.Path, 200)
+		path := pix.Clip(r.URL.Path, 200)
 		if k == pix.KindMethodNotAllowed {
 			msg := "method " + r.Method + " is not allowed on " + path
 			if allowed := strings.Join(allowedMethods(misses), ", "); allowed != "" {

@@ -94,3 +94,16 @@ func prefixed(prefix string, fields []string) []string {
 	}
 	return out
 }
+
+// Clip cuts s to at most n bytes for quoting in a message, on a character
+// boundary, and marks the cut with "...": a multi-byte character is never
+// split, so a message that quotes valid UTF-8 stays valid UTF-8.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}

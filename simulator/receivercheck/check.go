@@ -136,7 +136,7 @@ func withCases(cfg Config) (Config, []pix.Violation) {
 	for i, c := range cfg.Cases {
 		switch {
 		case !slices.Contains(Cases, c):
-			vs = append(vs, pix.Violation{Field: fmt.Sprintf("cases[%d]", i), Message: "must be one of " + strings.Join(Cases, ", ") + ", not " + strconv.Quote(truncateText(c, 80))})
+			vs = append(vs, pix.Violation{Field: fmt.Sprintf("cases[%d]", i), Message: "must be one of " + strings.Join(Cases, ", ") + ", not " + strconv.Quote(pix.Clip(c, 80))})
 		case !slices.Contains(cases, c):
 			cases = append(cases, c)
 		}
@@ -463,7 +463,7 @@ func deliveryFailure(d Delivery, timeout time.Duration) string {
 	case d.StatusCode == 0 && d.DurationMs >= ms(timeout):
 		return fmt.Sprintf("%s: no answer within %s (abandoned after %s, as a delivery of the simulator would be)", what, timeout, formatMs(d.DurationMs))
 	case d.StatusCode == 0:
-		return what + ": no HTTP answer: " + truncateText(d.Error, 160)
+		return what + ": no HTTP answer: " + pix.Clip(d.Error, 160)
 	case !d.WithinTimeout:
 		return fmt.Sprintf("%s: answered %d after %s, beyond the %s timeout (the simulator would have abandoned it and retried)", what, d.StatusCode, formatMs(d.DurationMs), timeout)
 	default:
@@ -481,13 +481,6 @@ func deliverySummary(ds []Delivery, timeout time.Duration) string {
 		parts[i] = fmt.Sprintf("%s %s: %d", d.Payload, d.Attempt, d.StatusCode)
 	}
 	return strings.Join(parts, ", ") + ", each within " + timeout.String()
-}
-
-func truncateText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // run makes the deliveries of one case.

@@ -283,7 +283,7 @@ func (cp *ControlPlane) listenerByPath(r *http.Request) (*listener, error) {
 	defer ls.mu.Unlock()
 	l, ok := ls.byID[id]
 	if !ok || l.workspace != pix.WorkspaceOf(r.Context()) {
-		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", shorten(id, 60))
+		return nil, pix.Errorf(pix.KindNotFound, pix.CodeNotFound, "listener %s not found: it was deleted, or its lease ran out and its targets were removed", pix.Clip(id, 60))
 	}
 	return l, nil
 }
@@ -368,12 +368,4 @@ func (cp *ControlPlane) handleListenerList(r *http.Request) (any, error) {
 func isNotFound(err error) bool {
 	var pe *pix.Error
 	return errors.As(err, &pe) && pe.Kind == pix.KindNotFound
-}
-
-// shorten cuts s to n bytes and marks the cut, for quoting a path in a message.
-func shorten(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }

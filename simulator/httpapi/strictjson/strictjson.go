@@ -223,7 +223,7 @@ func countFold(b []byte, sub string) int {
 // joinPath extends a JSON path with an object key, shortened so a message
 // stays readable whatever the key.
 func joinPath(path, key string) string {
-	key = FieldName(truncate(strings.ToValidUTF8(key, "\uFFFD"), 60))
+	key = FieldName(pix.Clip(strings.ToValidUTF8(key, "\uFFFD"), 60))
 	if path == "" {
 		return key
 	}
@@ -320,7 +320,7 @@ func (c *typeChecker) scalar(t reflect.Type, v any, field string, bad func(want 
 			return bad("a whole number")
 		}
 		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
-			c.vs = append(c.vs, pix.Violation{Field: field, Message: "must be a whole number in range, not " + truncate(string(n), 30)})
+			c.vs = append(c.vs, pix.Violation{Field: field, Message: "must be a whole number in range, not " + pix.Clip(string(n), 30)})
 			return nil, false
 		}
 	case reflect.Float32, reflect.Float64:
@@ -346,7 +346,7 @@ func (c *typeChecker) object(t reflect.Type, obj map[string]any, path string) ma
 		}
 		if prev, dup := seen[i]; dup {
 			c.vs = append(c.vs, pix.Violation{Field: joinPath(path, k),
-				Message: fmt.Sprintf("names the same field as %q (keys match without regard to case): send it once", truncate(prev, 60))})
+				Message: fmt.Sprintf("names the same field as %q (keys match without regard to case): send it once", pix.Clip(prev, 60))})
 			continue
 		}
 		seen[i] = k
@@ -509,14 +509,6 @@ func jsonTypeName(k reflect.Kind) string {
 		return "a number"
 	}
 	return "of another type"
-}
-
-// truncate cuts s to n bytes and marks the cut, for quoting a value in a message.
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // Number is the literal text of a JSON number in a request. Unlike json.Number it
