@@ -130,8 +130,8 @@ type issue struct {
 // value and whether it is present. An absent or null parent stops the walk:
 // the parent's own row reports it. The location is valid during the call
 // only (its String gives the concrete path, "data[2].amount"); at is the
-// caller's, reused from one walk to the next so that walking allocates
-// nothing.
+// caller's, reused from one walk to the next, so a walk allocates nothing
+// once its stack is as deep as the deepest path.
 func walk(v any, path string, at *loc, fn func(at *loc, val any, present bool)) {
 	at.parts = at.parts[:0]
 	walkSegs(v, compiledPath(path), at, fn)
@@ -379,35 +379,35 @@ func (f field) checkAllowed(l *loc, val any) *issue {
 }
 
 // inRange reports whether the decimal text n lies within [min, max] (an
-// empty bound is open). Plain decimals ("-12.50") are compared as text;
-// anything else (an exponent) through big.Rat.
+// empty bound is open). A text that is not a number passes: the format
+// rules say so.
 func inRange(n, min, max string) bool {
-	if lo, ok := cmpDecimal(n, min); min != "" && ok {
-		if lo < 0 {
+	if min != "" {
+		if c, ok := cmpNumber(n, min); ok && c < 0 {
 			return false
 		}
-		min = ""
 	}
-	if hi, ok := cmpDecimal(n, max); max != "" && ok {
-		if hi > 0 {
+	if max != "" {
+		if c, ok := cmpNumber(n, max); ok && c > 0 {
 			return false
 		}
-		max = ""
-	}
-	if min == "" && max == "" {
-		return true
-	}
-	v, ok := new(big.Rat).SetString(n)
-	if !ok {
-		return true // not a plain number: the format rules say so
-	}
-	if lo, ok := new(big.Rat).SetString(min); min != "" && ok && v.Cmp(lo) < 0 {
-		return false
-	}
-	if hi, ok := new(big.Rat).SetString(max); max != "" && ok && v.Cmp(hi) > 0 {
-		return false
 	}
 	return true
+}
+
+// cmpNumber compares two numbers written as JSON writes them: plain
+// decimals as text (cmpDecimal), anything else (an exponent) through
+// big.Rat. ok is false when either is not a number.
+func cmpNumber(a, b string) (int, bool) {
+	if c, ok := cmpDecimal(a, b); ok {
+		return c, true
+	}
+	x, okx := new(big.Rat).SetString(a)
+	y, oky := new(big.Rat).SetString(b)
+	if !okx || !oky {
+		return 0, false
+	}
+	return x.Cmp(y), true
 }
 
 // cmpDecimal compares two plain decimal texts exactly (-1, 0, +1): an

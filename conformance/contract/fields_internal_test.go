@@ -105,6 +105,12 @@ func TestInRange(t *testing.T) {
 		{"1e-3", "0.01", "", false}, // through big.Rat
 		{"1E3", "", "1000", true},
 		{"12", "1", "12.00", true},
+		{"12.01", "1", "12.00", false},
+		{"-0.01", "0", "", false},
+		{"abc", "1", "2", true}, // not a number: the format rules report it
+		{"5", "x", "4", false},  // a bound that is not a number is open
+		{"3", "x", "4", true},
+		{"1e400", "", "1e399", false},
 	} {
 		if got := inRange(tt.n, tt.min, tt.max); got != tt.want {
 			t.Errorf("inRange(%q, %q, %q) = %v, want %v", tt.n, tt.min, tt.max, got, tt.want)

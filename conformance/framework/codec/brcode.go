@@ -128,9 +128,7 @@ var crcTable = func() (t [256]uint16) {
 // CRC-16/CCITT-FALSE of everything up to and including "6304", as 4 uppercase
 // hex digits. payload is the code without the 4 CRC digits.
 func BRCodeCRC(payload string) string {
-	crc := crc16(payload)
-	const hex = "0123456789ABCDEF"
-	return string([]byte{hex[crc>>12], hex[crc>>8&0xF], hex[crc>>4&0xF], hex[crc&0xF]})
+	return fmt.Sprintf("%04X", crc16(payload))
 }
 
 // parseTLV splits s into TLV fields. Lengths count bytes, which are
