@@ -28,7 +28,15 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(childEnv); args != "" {
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "pixsandbox-children-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	childBins.dir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // child is a server process on a data dir.
@@ -39,18 +47,13 @@ type child struct {
 
 func startChild(t *testing.T, dir string, flags ...string) *child {
 	t.Helper()
-	return startServe(t, exec.Command(os.Args[0], "-test.run=^$"), strings.Join(append([]string{"--addr 127.0.0.1:0 --clock virtual --log-level error --data-dir " + dir}, flags...), " "))
+	args := strings.Fields(strings.Join(append([]string{"serve --addr 127.0.0.1:0 --clock virtual --log-level error --data-dir " + dir}, flags...), " "))
+	return startServe(t, childCommand(t, nil, args))
 }
 
-// startServe makes cmd, which runs this test binary (under a wrapper such as
-// taskset, or directly), serve with args, starts it and waits for its URL. An
-// environment already set on cmd is kept.
-func startServe(t *testing.T, cmd *exec.Cmd, args string) *child {
+// startServe starts cmd, a childCommand running serve, and waits for its URL.
+func startServe(t *testing.T, cmd *exec.Cmd) *child {
 	t.Helper()
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, childEnv+"=serve "+args)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -379,8 +378,7 @@ func runConformChild(t *testing.T, args ...string) (int, string, framework.RunRe
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "result.json")
 	cmdLine := append([]string{"conform", "--json", jsonPath, "--reports-dir", dir, "--no-color", "--settle-timeout", "2s"}, args...)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(cleanEnv(), childEnv+"="+strings.Join(cmdLine, " "))
+	cmd := childCommand(t, cleanEnv(), cmdLine)
 	out, err := cmd.CombinedOutput()
 	code := cmd.ProcessState.ExitCode()
 	if err != nil && code < 0 {

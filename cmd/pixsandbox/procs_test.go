@@ -32,12 +32,11 @@ func TestServe_ProcessorsOnOneCPU(t *testing.T) {
 		}
 	}
 	for env, want := range map[string]string{"": "2", "1": "1"} {
-		cmd := exec.Command(taskset, "-c", "0", os.Args[0], "-test.run=^$")
-		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
+		childEnv := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMAXPROCS=") })
 		if env != "" {
-			cmd.Env = append(cmd.Env, "GOMAXPROCS="+env)
+			childEnv = append(childEnv, "GOMAXPROCS="+env)
 		}
-		c := startServe(t, cmd, "--addr 127.0.0.1:0 --in-memory --log-level error")
+		c := startServe(t, childCommand(t, childEnv, strings.Fields("serve --addr 127.0.0.1:0 --in-memory --log-level error"), taskset, "-c", "0"))
 		if env != "" {
 			if got := procs(c); got != want {
 				t.Errorf("GOMAXPROCS=%q on one CPU: the server runs on %s processors, want %s", env, got, want)

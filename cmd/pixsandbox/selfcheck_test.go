@@ -87,20 +87,11 @@ func TestSelfCheck(t *testing.T) {
 			t.Fatalf("fault %s has no self-check case", f)
 		}
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
+	bin := childBinary(t, "faults")
+	if bin == "" {
 		t.Skip("the go command is needed to build the faults binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "pixsandbox-faults")
-	args := []string{"build", "-tags", "faults", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command(goBin, append(args, ".")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags faults: %v\n%s", err, out)
-	}
 
 	var union []string
 	for _, c := range selfCheckFaults {
