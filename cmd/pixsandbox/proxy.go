@@ -74,7 +74,7 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Here rather than in runProxy, which the tests run in their own process.
-	process.ApplyProxyCollector(os.LookupEnv)
+	process.ApplyProxyMemoryLimit(os.LookupEnv)
 	return runProxy(ctx, args, stdout, stderr, os.LookupEnv)
 }
 

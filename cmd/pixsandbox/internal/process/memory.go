@@ -139,31 +139,22 @@ func ServePprof(addr string, log *slog.Logger) {
 	}
 }
 
-// The proxy's collector (`pixsandbox proxy`, ApplyProxyCollector). Its live
-// heap is the state model's windows, about 15 MB under a steady load, and at
-// Go's default target every collection marks all of it twice a second: at
-// 1,000 exchanges a second the added p99 was 7.2–10.7 ms in ten runs; with
-// collections a tenth as often, 5.1–7.4 ms in five, for a peak RSS of 137–188
-// MiB instead of 62 (docs/performance-log.md, "What the proxy's judging costs
-// the row"). ProxyGCPercent lets the heap grow to nine times what is live
-// between collections; ProxyMemoryLimit bounds it whatever is live (the
-// capture budget, 64 MiB, included).
-const (
-	ProxyGCPercent   = 800
-	ProxyMemoryLimit = 512 << 20
-)
+// ProxyMemoryLimit is the proxy's soft memory limit (`pixsandbox proxy`,
+// ApplyProxyMemoryLimit): a bound on its heap whatever is live, the capture
+// budget (64 MiB) and the state model's windows (about 15 MB under a steady
+// load) included. Its collector keeps Go's default target: a target of 800
+// (collections a tenth as often) was the proxy's default for a time, and on a
+// quiet host, three alternating runs each, it added 6.2-11.0 ms to the p99
+// at 1,000 exchanges a second against 7.4-7.8 ms at Go's 100, for a peak RSS
+// of 182-191 MB against 61-62 (docs/performance-log.md, "What the proxy's
+// judging costs the row").
+const ProxyMemoryLimit = 512 << 20
 
-// ApplyProxyCollector sets Go's collector target and soft memory limit for
-// the proxy, each unless the environment sets it (GOGC, GOMEMLIMIT); it
-// returns the target and the limit in force.
-func ApplyProxyCollector(lookup func(string) (string, bool)) (gcPercent int, limit int64) {
-	if v, ok := lookup("GOGC"); !ok || v == "" {
-		debug.SetGCPercent(ProxyGCPercent)
-	}
+// ApplyProxyMemoryLimit sets Go's soft memory limit for the proxy unless the
+// environment sets one (GOMEMLIMIT); it returns the limit in force.
+func ApplyProxyMemoryLimit(lookup func(string) (string, bool)) int64 {
 	if v, ok := lookup("GOMEMLIMIT"); !ok || v == "" {
 		debug.SetMemoryLimit(ProxyMemoryLimit)
 	}
-	gcPercent = debug.SetGCPercent(-1)
-	debug.SetGCPercent(gcPercent)
-	return gcPercent, debug.SetMemoryLimit(-1)
+	return debug.SetMemoryLimit(-1)
 }

@@ -61,29 +61,29 @@ func TestReleaseIdle(t *testing.T) {
 	}
 }
 
-// TestApplyProxyCollector: the proxy's collector target and soft limit, each
-// left to the environment when it sets one.
-func TestApplyProxyCollector(t *testing.T) {
+// TestApplyProxyMemoryLimit: the proxy's soft limit, left to the environment
+// when it sets one; the collector's target is not touched.
+func TestApplyProxyMemoryLimit(t *testing.T) {
 	gc, lim := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	debug.SetGCPercent(gc)
 	t.Cleanup(func() { debug.SetGCPercent(gc); debug.SetMemoryLimit(lim) })
 	for _, tt := range []struct {
-		env       map[string]string
-		gcPercent int
-		limit     int64
+		env   map[string]string
+		limit int64
 	}{
-		{nil, ProxyGCPercent, ProxyMemoryLimit},
-		{map[string]string{"GOGC": "50"}, 50, ProxyMemoryLimit},
-		{map[string]string{"GOMEMLIMIT": "1GiB"}, ProxyGCPercent, 1 << 30},
+		{nil, ProxyMemoryLimit},
+		{map[string]string{"GOGC": "50"}, ProxyMemoryLimit},
+		{map[string]string{"GOMEMLIMIT": "1GiB"}, 1 << 30},
 	} {
 		// What the runtime read from the environment at start-up, as the
 		// variable says.
 		debug.SetGCPercent(50)
 		debug.SetMemoryLimit(1 << 30)
 		lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
-		gotGC, gotLim := ApplyProxyCollector(lookup)
-		if gotGC != tt.gcPercent || gotLim != tt.limit {
-			t.Errorf("env %v: GC percent %d, limit %d; want %d, %d", tt.env, gotGC, gotLim, tt.gcPercent, tt.limit)
+		gotLim := ApplyProxyMemoryLimit(lookup)
+		gotGC := debug.SetGCPercent(50)
+		if gotGC != 50 || gotLim != tt.limit {
+			t.Errorf("env %v: GC percent %d, limit %d; want 50, %d", tt.env, gotGC, gotLim, tt.limit)
 		}
 	}
 }
