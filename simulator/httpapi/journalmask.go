@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // What the journal records of a request is a bounded, masked copy, made when
@@ -169,16 +171,7 @@ func joinCapped(vs []string, limit int) string {
 }
 
 // cutText cuts s to limit bytes (on a rune boundary) and says it did.
-func cutText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	i := limit
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…[cut]"
-}
+func cutText(s string, limit int) string { return pix.ClipMark(s, limit, "…[cut]") }
 
 // maskHeaderValue masks a secret header's value: an Authorization keeps its
 // scheme.

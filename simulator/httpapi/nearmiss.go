@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // Near misses: for a request no route matched, the routes of the contract
@@ -544,14 +545,7 @@ func missingText(i, j int, rt *routeCandidate) string {
 // quoteSegment quotes a segment for a message: in single quotes, cut at
 // nearMissTextLimit bytes, control and invisible characters escaped.
 func quoteSegment(s string) string {
-	if len(s) > nearMissTextLimit {
-		i := nearMissTextLimit
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "…"
-	}
-	q := strconv.QuoteToGraphic(s)
+	q := strconv.QuoteToGraphic(pix.ClipMark(s, nearMissTextLimit, "…"))
 	return "'" + q[1:len(q)-1] + "'"
 }
 

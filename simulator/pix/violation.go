@@ -98,12 +98,15 @@ func prefixed(prefix string, fields []string) []string {
 // Clip cuts s to at most n bytes for quoting in a message, on a character
 // boundary, and marks the cut with "...": a multi-byte character is never
 // split, so a message that quotes valid UTF-8 stays valid UTF-8.
-func Clip(s string, n int) string {
+func Clip(s string, n int) string { return ClipMark(s, n, "...") }
+
+// ClipMark is Clip with mark, instead of "...", after a cut.
+func ClipMark(s string, n int, mark string) string {
 	if len(s) <= n {
 		return s
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "..."
+	return s[:n] + mark
 }

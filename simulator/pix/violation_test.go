@@ -23,6 +23,12 @@ func TestClip(t *testing.T) {
 			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
 	}
+	if got := ClipMark("ééé", 3, "…[cut]"); got != "é…[cut]" {
+		t.Errorf("ClipMark(ééé, 3, …[cut]) = %q, want %q", got, "é…[cut]")
+	}
+	if got := ClipMark("éé", 4, "…"); got != "éé" {
+		t.Errorf("ClipMark(éé, 4, …) = %q, want it whole", got)
+	}
 }
 
 // FuzzClip: the cut is a prefix of s of at most n bytes, and valid UTF-8 in
