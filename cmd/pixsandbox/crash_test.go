@@ -20,8 +20,9 @@ import (
 	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
-// childEnv makes this test binary run `pixsandbox serve` instead of the tests,
-// so a test can SIGKILL a real server process.
+// childEnv makes this test binary run a pixsandbox command (`serve …`)
+// instead of the tests: the child processes' fallback where no go command
+// builds the child binary (childCommand).
 const childEnv = "PIXSANDBOX_TEST_CHILD_SERVE"
 
 func TestMain(m *testing.M) {

@@ -365,8 +365,8 @@ func partialBRCode(location string) string {
 	return s + fmt.Sprintf("%04X", crc)
 }
 
-// runConformChild runs `pixsandbox conform args...` in a child process (this
-// test binary, as the crash test does: Ginkgo runs one suite per process) and
+// runConformChild runs `pixsandbox conform args...` in a child process
+// (childCommand, as the crash test does: Ginkgo runs one suite per process) and
 // returns its exit code, its output and the -json result it wrote.
 func runConformChild(t *testing.T, args ...string) (int, string, framework.RunResult) {
 	t.Helper()
