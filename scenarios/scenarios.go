@@ -173,19 +173,7 @@ func FromHeader(value string, op Operation) (Scenario, error) {
 	if len(valid) == 0 {
 		why = "is not honoured by this route (it has no scenarios)"
 	}
-	return None, &pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario, Message: Header + " " + quote(value) + " " + why,
-		Violations: []pix.Violation{{Field: Header, Message: quote(value) + " " + why}},
+	return None, &pix.Error{Kind: pix.KindInvalid, Code: pix.CodeSandboxUnknownScenario, Message: Header + " " + pix.QuoteASCII(value) + " " + why,
+		Violations: []pix.Violation{{Field: Header, Message: pix.QuoteASCII(value) + " " + why}},
 		Hint:       "GET /_sandbox/scenarios lists every scenario and the routes that honour it."}
-}
-
-func quote(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "..."
-	}
-	return "\"" + strings.Map(func(r rune) rune {
-		if r < 0x20 || r > 0x7e || r == '"' {
-			return '?'
-		}
-		return r
-	}, s) + "\""
 }

@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pixsandbox/pixsandbox/simulator/pix"
 )
 
 // Header names the fault of one request (a Fault in Parse's form).
@@ -90,7 +92,7 @@ func Parse(s string) (Fault, error) {
 	}
 	noValue := func(k Kind) (Fault, error) {
 		if hasValue {
-			return bad(quote(name) + " takes no value")
+			return bad(pix.QuoteASCII(name) + " takes no value")
 		}
 		return Fault{Kind: k}, nil
 	}
@@ -104,7 +106,7 @@ func Parse(s string) (Fault, error) {
 	case "delay":
 		d, err := time.ParseDuration(value)
 		if err != nil || d <= 0 || d > MaxDelay {
-			return bad("delay must be a duration from 1ms to 1h, e.g. delay=2s or delay=1500ms, not " + quote(value))
+			return bad("delay must be a duration from 1ms to 1h, e.g. delay=2s or delay=1500ms, not " + pix.QuoteASCII(value))
 		}
 		return Fault{Kind: Delay, Delay: d}, nil
 	case "status":
@@ -112,11 +114,11 @@ func Parse(s string) (Fault, error) {
 	case "trickle":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 || n > MaxTrickle || strings.TrimLeft(value, "0123456789") != "" {
-			return bad("trickle must be a whole number of bytes a second from 1 to 1073741824, e.g. trickle=64, not " + quote(value))
+			return bad("trickle must be a whole number of bytes a second from 1 to 1073741824, e.g. trickle=64, not " + pix.QuoteASCII(value))
 		}
 		return Fault{Kind: Trickle, Rate: n}, nil
 	}
-	return bad(quote(name) + " is not a fault")
+	return bad(pix.QuoteASCII(name) + " is not a fault")
 }
 
 // parseStatus reads the value of status=: a code of 500..599 and, after a
@@ -126,7 +128,7 @@ func parseStatus(value string, bad func(string) (Fault, error)) (Fault, error) {
 	code = strings.TrimSpace(code)
 	n, err := strconv.Atoi(code)
 	if err != nil || n < 500 || n > 599 || len(code) != 3 {
-		return bad("status must be a gateway's error status from 500 to 599, e.g. status=502, not " + quote(code))
+		return bad("status must be a gateway's error status from 500 to 599, e.g. status=502, not " + pix.QuoteASCII(code))
 	}
 	f := Fault{Kind: Status, Code: n}
 	if hasOpt {
@@ -135,7 +137,7 @@ func parseStatus(value string, bad func(string) (Fault, error)) (Fault, error) {
 		case "body=json":
 			f.JSON = true
 		default:
-			return bad("status takes ;body=html or ;body=json after its code, not " + quote(opt))
+			return bad("status takes ;body=html or ;body=json after its code, not " + pix.QuoteASCII(opt))
 		}
 	}
 	return f, nil
@@ -167,18 +169,4 @@ func (f Fault) String() string {
 // not run; Answer applies it), rather than acting on the route's answer (Held).
 func (f Fault) InPlace() bool {
 	return f.Kind == ResetBefore || f.Kind == Timeout || f.Kind == Status
-}
-
-// quote quotes a value for a message, cut at 64 bytes, control characters
-// and non-ASCII replaced.
-func quote(s string) string {
-	if len(s) > 64 {
-		s = s[:64] + "..."
-	}
-	return `"` + strings.Map(func(r rune) rune {
-		if r < 0x20 || r > 0x7e || r == '"' {
-			return '?'
-		}
-		return r
-	}, s) + `"`
 }

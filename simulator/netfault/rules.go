@@ -186,11 +186,11 @@ func (rs *Rules) check(r *Rule) error {
 	case r.Method == "":
 		return bad("method", `is required: GET, POST, PUT, PATCH or DELETE, or "*" for every method`)
 	case r.Route != Any && !slices.ContainsFunc(rs.routes, func(x Route) bool { return x.Path == r.Route }):
-		return bad("route", quote(r.Route)+` is not a PIX API route's template (the control plane, /healthz and /metrics are never faulted): e.g. /api/pix/cash-out, /dict/pix, /cob/{txid}, or "*"`)
+		return bad("route", pix.QuoteASCII(r.Route)+` is not a PIX API route's template (the control plane, /healthz and /metrics are never faulted): e.g. /api/pix/cash-out, /dict/pix, /cob/{txid}, or "*"`)
 	case r.Method != Any && r.Route != Any && !slices.Contains(rs.routes, Route{Method: r.Method, Path: r.Route}):
-		return bad("method", quote(r.Method)+" is not a method of "+r.Route+"; it has "+strings.Join(rs.methodsOf(r.Route), ", ")+` (or "*")`)
+		return bad("method", pix.QuoteASCII(r.Method)+" is not a method of "+r.Route+"; it has "+strings.Join(rs.methodsOf(r.Route), ", ")+` (or "*")`)
 	case r.Method != Any && r.Route == Any && !slices.ContainsFunc(rs.routes, func(x Route) bool { return x.Method == r.Method }):
-		return bad("method", quote(r.Method)+` is not a method of any PIX API route: GET, POST, PUT or PATCH, or "*"`)
+		return bad("method", pix.QuoteASCII(r.Method)+` is not a method of any PIX API route: GET, POST, PUT or PATCH, or "*"`)
 	case r.Account < 0:
 		return bad("accountId", "must be a positive account number (or left out for every account)")
 	case r.Times < 0:

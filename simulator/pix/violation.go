@@ -100,6 +100,18 @@ func prefixed(prefix string, fields []string) []string {
 // split, so a message that quotes valid UTF-8 stays valid UTF-8.
 func Clip(s string, n int) string { return ClipMark(s, n, "...") }
 
+// QuoteASCII quotes a value a client sent (a header's, a query's) for a
+// message in plain ASCII: cut at 64 bytes (Clip), control characters,
+// non-ASCII characters and double quotes each replaced by '?'.
+func QuoteASCII(s string) string {
+	return `"` + strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' {
+			return '?'
+		}
+		return r
+	}, Clip(s, 64)) + `"`
+}
+
 // ClipMark is Clip with mark, instead of "...", after a cut.
 func ClipMark(s string, n int, mark string) string {
 	if len(s) <= n {

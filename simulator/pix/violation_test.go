@@ -31,6 +31,24 @@ func TestClip(t *testing.T) {
 	}
 }
 
+func TestQuoteASCII(t *testing.T) {
+	for _, tt := range []struct{ s, want string }{
+		{"boom", `"boom"`},
+		{`say "hi"`, `"say ?hi?"`},
+		{"tab\there\x00", `"tab?here?"`},
+		{"ação", `"a??o"`}, // one '?' a character, not a byte
+		{"\xff", `"?"`},    // an invalid byte
+		{strings.Repeat("x", 64), `"` + strings.Repeat("x", 64) + `"`},
+		{strings.Repeat("x", 65), `"` + strings.Repeat("x", 64) + `..."`},
+		{strings.Repeat("x", 63) + "é", `"` + strings.Repeat("x", 63) + `..."`},   // 65 bytes: cut before é, not inside it
+		{strings.Repeat("x", 62) + "éé", `"` + strings.Repeat("x", 62) + `?..."`}, // the second é cut whole
+	} {
+		if got := QuoteASCII(tt.s); got != tt.want {
+			t.Errorf("QuoteASCII(%q) = %s, want %s", tt.s, got, tt.want)
+		}
+	}
+}
+
 // FuzzClip: the cut is a prefix of s of at most n bytes, and valid UTF-8 in
 // gives valid UTF-8 out.
 func FuzzClip(f *testing.F) {

@@ -48,12 +48,7 @@ func RefundedCounter(original int64) string { return "refunded/" + strconv.Forma
 
 // Quote quotes a reference a client supplied (an id, a key, a txid) for a
 // message: short and printable.
-func Quote(v string) string {
-	if len(v) > 80 {
-		v = v[:80] + "..."
-	}
-	return strconv.Quote(v)
-}
+func Quote(v string) string { return strconv.Quote(pix.Clip(v, 80)) }
 
 // NotFound maps storage.ErrNotFound, the answer when a reference names no
 // record, to a pix error of KindNotFound with the message; other errors pass.

@@ -30,4 +30,9 @@ func TestQuoteShortens(t *testing.T) {
 	if got := Quote(strings.Repeat("x", 100)); len(got) != 80+len(`"..."`) {
 		t.Errorf("Quote of 100 bytes = %s", got)
 	}
+	// A cut never splits a character: strconv.Quote would show its bytes
+	// escaped (\xc3) in the message.
+	if got := Quote(strings.Repeat("x", 79) + "ção"); got != `"`+strings.Repeat("x", 79)+`..."` {
+		t.Errorf("Quote cut inside a character: %s", got)
+	}
 }
