@@ -49,11 +49,13 @@ func childBinary(t *testing.T, tags string) string {
 	}
 	childBins.mu.Unlock()
 	b.once.Do(func() {
-		b.path = filepath.Join(childBins.dir, "pixsandbox"+strings.ReplaceAll("-"+tags, ",", "-"))
-		args := []string{"build", "-trimpath", "-o", b.path}
+		b.path = filepath.Join(childBins.dir, "pixsandbox")
+		args := []string{"build", "-trimpath"}
 		if tags != "" {
+			b.path += "-" + strings.ReplaceAll(tags, ",", "-")
 			args = append(args, "-tags", tags)
 		}
+		args = append(args, "-o", b.path)
 		build := exec.Command(goBin, append(args, ".")...)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
