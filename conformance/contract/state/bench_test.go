@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -16,13 +17,7 @@ import (
 func BenchmarkJudgeAndObserve(b *testing.B) {
 	exs := make([]*contract.Exchange, b.N)
 	for i := range exs {
-		d := time.Duration(i) * time.Millisecond
-		if i%2 == 0 {
-			exs[i] = exch("GET /accounts/balances", "", 200, balanceOK, at(uint64(i+1), d))
-			continue
-		}
-		txid := fmt.Sprintf("proxytxid%022d", i)
-		exs[i] = exch("PUT /cob/"+txid, cobReq, 201, mut(cobOK, "txid", `"`+txid+`"`), at(uint64(i+1), d))
+		exs[i] = rowExchange(i)
 	}
 	m := state.NewModel(state.DefaultBounds)
 	b.ReportAllocs()
@@ -32,4 +27,39 @@ func BenchmarkJudgeAndObserve(b *testing.B) {
 			b.Fatalf("exchange %d: %s", i, describe(fs))
 		}
 	}
+}
+
+// What the model holds once its windows are full of the latency row's
+// traffic (balance reads and PUT /cob, half each): the live heap that the
+// proxy's collector marks at every cycle, in bytes per cob held. Each
+// exchange is built as it is observed and dropped after, as in the proxy.
+func BenchmarkModelHeld(b *testing.B) {
+	cobs := state.DefaultBounds.Keys
+	var held uint64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := state.NewModel(state.DefaultBounds)
+		for i := range 2 * cobs {
+			m.Observe(rowExchange(i))
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(m)
+		held += after.HeapAlloc - before.HeapAlloc
+	}
+	b.ReportMetric(float64(held)/float64(b.N)/float64(cobs), "B/cob")
+}
+
+// rowExchange is the i-th exchange of the proxy's latency row: a balance
+// read when i is even, a PUT /cob of a new txid when odd, a millisecond
+// apart.
+func rowExchange(i int) *contract.Exchange {
+	d := time.Duration(i) * time.Millisecond
+	if i%2 == 0 {
+		return exch("GET /accounts/balances", "", 200, balanceOK, at(uint64(i+1), d))
+	}
+	txid := fmt.Sprintf("proxytxid%022d", i)
+	return exch("PUT /cob/"+txid, cobReq, 201, mut(cobOK, "txid", `"`+txid+`"`), at(uint64(i+1), d))
 }

@@ -20,10 +20,20 @@ import (
 // valor.original and chave; a MED's endToEnd and original amount; a
 // transfer's amount under one id (docs/proxy.md, "How they read the traffic").
 
-// readRec is what earlier answers showed of one transaction.
+// readRec is what earlier answers showed of one transaction: a handful of
+// fields, kept in a slice rather than a map. The model holds one for each
+// transaction of its window, and the proxy's collector marks them all at
+// every cycle: a map's table of eight slots and its header would more than
+// double what it marks (docs/performance-log.md, "What the proxy's tail
+// follows").
 type readRec struct {
-	fields map[string]seenValue
+	fields []namedValue
 	ended  *seenValue // a listing item's ended status
+}
+
+type namedValue struct {
+	name string
+	seenValue
 }
 
 type seenValue struct {
@@ -32,11 +42,32 @@ type seenValue struct {
 	end   time.Time
 }
 
+// field returns what an earlier answer showed of the field name.
+func (r *readRec) field(name string) (seenValue, bool) {
+	for _, f := range r.fields {
+		if f.name == name {
+			return f.seenValue, true
+		}
+	}
+	return seenValue{}, false
+}
+
+// set records v as what the field name showed.
+func (r *readRec) set(name string, v seenValue) {
+	for i := range r.fields {
+		if r.fields[i].name == name {
+			r.fields[i].seenValue = v
+			return
+		}
+	}
+	r.fields = append(r.fields, namedValue{name, v})
+}
+
 // readsOf returns the record of the transaction at key.
 func (m *Model) readsOf(key string) *readRec {
 	r, _ := m.reads.get(key)
 	if r == nil {
-		r = &readRec{fields: map[string]seenValue{}}
+		r = &readRec{}
 		m.reads.put(key, r)
 	}
 	return r
@@ -46,17 +77,17 @@ func (m *Model) readsOf(key string) *readRec {
 // showed, and returns the finding when it differs. what names the
 // transaction in the message, field the field as the answer writes it.
 func (r *readRec) same(ex *contract.Exchange, section, what, name, field, value string) []contract.Finding {
-	prev, ok := r.fields[name]
+	prev, ok := r.field(name)
 	if !ok || prev.value == value {
 		if !ok {
-			r.fields[name] = seenValue{value: value, ex: ex.Seq, end: ex.End}
+			r.set(name, seenValue{value: value, ex: ex.Seq, end: ex.End})
 		}
 		return nil
 	}
 	if !prev.end.Before(ex.Start) {
 		return nil // in flight together: the earlier answer may be the later
 	}
-	r.fields[name] = seenValue{value: value, ex: ex.Seq, end: ex.End}
+	r.set(name, seenValue{value: value, ex: ex.Seq, end: ex.End})
 	f := contract.NewFinding("state.read-contradicts", ex, section)
 	f.Field, f.Expected, f.Seen, f.Related = field, prev.value+" (as exchange "+strconv.FormatUint(prev.ex, 10)+" showed)", value, []uint64{prev.ex}
 	f.Message = fmt.Sprintf("%s: %s was %s in exchange %d and is now %s; it never changes", what, field, prev.value, prev.ex, value)
@@ -158,7 +189,7 @@ func (m *Model) cobReads(ex *contract.Exchange, acct, txid string, obj map[strin
 		return nil
 	}
 	r, what := m.readsOf("cob|"+acct+"|"+txid), "cob "+txid
-	prev, seen := r.fields["revisao"]
+	prev, seen := r.field("revisao")
 	switch p, _ := strconv.ParseInt(prev.value, 10, 64); {
 	case seen && n < p && prev.end.Before(ex.Start):
 		f := contract.NewFinding("state.read-contradicts", ex, contract.ResCob)
@@ -168,7 +199,8 @@ func (m *Model) cobReads(ex *contract.Exchange, acct, txid string, obj map[strin
 	case seen && n < p:
 		return nil
 	case !seen || n > p: // a new revision: its fields as it shows them
-		r.fields = map[string]seenValue{"revisao": {value: strconv.FormatInt(n, 10), ex: ex.Seq, end: ex.End}}
+		clear(r.fields)
+		r.fields = append(r.fields[:0], namedValue{"revisao", seenValue{value: strconv.FormatInt(n, 10), ex: ex.Seq, end: ex.End}})
 	}
 	return r.fieldsSame(ex, contract.ResCob, what+" (revisao "+string(rev)+")", "", obj, map[string]bool{"valor.original": true, "chave": false})
 }
