@@ -141,7 +141,7 @@ func ServePprof(addr string, log *slog.Logger) {
 
 // ProxyMemoryLimit is the proxy's soft memory limit (`pixsandbox proxy`,
 // ApplyProxyMemoryLimit): a bound on its heap whatever is live, the capture
-// budget (64 MiB) and the state model's windows (about 15 MB under a steady
+// budget (64 MiB) and the state model's windows (about 10 MB under a steady
 // load) included. Its collector keeps Go's default target: a target of 800
 // (collections a tenth as often) was the proxy's default for a time, and on a
 // quiet host, three alternating runs each, it added 6.2-11.0 ms to the p99
