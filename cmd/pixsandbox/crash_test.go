@@ -35,6 +35,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	childBins.dir = dir
+	// The proxies the tests run in this process judge in a process of this
+	// binary, as the built binary's do in one of its own.
+	judgeProcess = func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), childEnv+"="+judgeCommand)
+		return cmd
+	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -110,7 +110,8 @@ func TestConformSeeds(t *testing.T) {
 	// (quiet accounts: each check's account is its own) — but the network
 	// fault checks, whose answers are a gateway's page and dropped
 	// connections on purpose (docs/faults.md), which the proxy rightly reports.
-	via, findings, stop, err := proxy.Start(m.URL(), proxy.Options{QuietAccounts: true})
+	// It judges in a judging process, as `pixsandbox proxy` does by default.
+	via, findings, stop, err := proxy.Start(m.URL(), proxy.Options{QuietAccounts: true, JudgeProcess: judgeProcess})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return proxyCmd(args[1:], stdout, stderr)
 	case "validate":
 		return validateCmd(args[1:], stdout, stderr)
+	case judgeCommand:
+		return proxyJudge(args[1:], stderr)
 	case "token", "pay", "clock", "trigger", "webhooks", "reset", "requests", "listen", "workspace", "fault":
 		return cli.Run(args[0], args[1:], stdout, stderr)
 	default:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
@@ -24,6 +25,7 @@ const proxyUsage = `Usage:
   pixsandbox proxy --upstream URL [--addr 127.0.0.1:8090] [--client-cert F --client-key F] [--ca F]
                    [--webhooks-to URL [--webhooks-addr ADDR] [--webhook-secret whsec_...]]
                    [--json FILE] [--junit FILE] [--fail-on none|response|state|request] [--quiet-accounts]
+                   [--window N] [--judging process|inline]
 
 Puts a validating proxy between a client and the PIX API at --upstream: every
 request goes to the upstream unchanged and its answer comes back unchanged,
@@ -42,6 +44,10 @@ plus its sub-path, the integrator's answer goes back unchanged, and the
 delivery is judged: webhook findings (envelope, fields, money, statuses, the
 transaction it names against the traffic, a webhook-id changed on a retry,
 and with --webhook-secret the Standard Webhooks signature and timestamp).
+
+The exchanges are judged in a process of their own at the lowest priority
+(--judging process, the default), so that the judging never holds up the
+traffic; --judging inline judges them in the proxy's own process.
 
 With --quiet-accounts the balance rule judges each balance read against the
 account's previous one: use it when nothing but the traffic through the proxy
@@ -78,11 +84,45 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 	return runProxy(ctx, args, stdout, stderr, os.LookupEnv)
 }
 
+// judgeProcess is the command of the proxy's judging process (--judging
+// process): this binary's proxy-judge.
+var judgeProcess = func() *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.Command(exe, judgeCommand)
+}
+
+// judgeCommand is the internal command the proxy starts its judging process
+// with: not for use by hand.
+const judgeCommand = "proxy-judge"
+
+// proxyJudge is `pixsandbox proxy-judge`: a judging process
+// (proxy.ServeJudging) on standard input and output, at the lowest priority
+// (a nice value of 19: it yields the CPU to the proxy that forwards, and to
+// anything else that wants it). It ends when its input does.
+func proxyJudge(args []string, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "pixsandbox %s: started by pixsandbox proxy, takes no arguments\n", judgeCommand)
+		return 2
+	}
+	process.ApplyProxyMemoryLimit(os.LookupEnv)
+	if err := process.LowerPriority(19); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox %s: the priority stays: %v\n", judgeCommand, err)
+	}
+	if err := proxy.ServeJudging(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(stderr, "pixsandbox %s: %v\n", judgeCommand, err)
+		return 1
+	}
+	return 0
+}
+
 // proxyFlags are the parsed flags of `pixsandbox proxy`.
 type proxyFlags struct {
 	opts              proxy.Options
 	addr, json, junit string
-	failOn            string
+	failOn, judging   string
 }
 
 func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (string, bool)) (*proxyFlags, error) {
@@ -115,6 +155,7 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	fs.StringVar(&pf.failOn, "fail-on", env("fail-on", "state"), "exit 1 when a finding at or above this kind was seen: none, response, state or request")
 	fs.IntVar(&pf.opts.MaxFindings, "max-findings", envInt("max-findings", proxy.DefaultMaxFindings), "findings kept in full (the latest); all are counted")
 	fs.IntVar(&pf.opts.Bounds.Keys, "window", envInt("window", state.DefaultBounds.Keys), "entries each window of the state model keeps (idempotency keys, externalIds, cobs, refunds, ...)")
+	fs.StringVar(&pf.judging, "judging", env("judging", "process"), "where the exchanges are judged: process (a process of its own at the lowest priority, started by the proxy) or inline (the proxy's own)")
 	fs.BoolVar(&pf.opts.QuietAccounts, "quiet-accounts", envBool("quiet-accounts"), "the accounts are quiet (nothing but the traffic through the proxy takes money from them or blocks it): judge every balance read against the operations since the previous one")
 	fs.StringVar(&pf.opts.WebhooksTo, "webhooks-to", env("webhooks-to", ""), "the integrator's webhook receiver: the proxy takes the upstream's deliveries and forwards each there, unchanged, plus its sub-path")
 	fs.StringVar(&pf.opts.WebhooksAddr, "webhooks-addr", env("webhooks-addr", ""), "a listen address of its own for the deliveries (default: "+proxy.WebhooksPath+" on --addr)")
@@ -142,6 +183,13 @@ func parseProxyFlags(args []string, stderr io.Writer, lookup func(string) (strin
 	}
 	if _, err := failThreshold(pf.failOn); err != nil {
 		return nil, err
+	}
+	switch pf.judging {
+	case "process":
+		pf.opts.JudgeProcess = judgeProcess
+	case "inline":
+	default:
+		return nil, fmt.Errorf("--judging %q: want process or inline", pf.judging)
 	}
 	if err := checkWebhookFlags(pf.opts); err != nil {
 		return nil, err

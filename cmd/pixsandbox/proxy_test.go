@@ -109,6 +109,8 @@ func TestProxyCmd_FailOn(t *testing.T) {
 		{"none", nil, []string{"--fail-on", "none"}, 0},
 		{"from the environment", map[string]string{"PIXSANDBOX_PROXY_FAIL_ON": "none"}, nil, 0},
 		{"the flag over the environment", map[string]string{"PIXSANDBOX_PROXY_FAIL_ON": "none"}, []string{"--fail-on", "state"}, 1},
+		{"judged inline", nil, []string{"--judging", "inline"}, 1},
+		{"judged inline from the environment", map[string]string{"PIXSANDBOX_PROXY_JUDGING": "inline"}, nil, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,11 +127,16 @@ func TestProxyCmd_FailOn(t *testing.T) {
 				t.Errorf("stdout lacks the summary:\n%s", stdout)
 			}
 			var rep struct {
-				Counts struct{ State int } `json:"counts"`
+				Counts  struct{ State int } `json:"counts"`
+				Judging string              `json:"judging"`
+			}
+			judging := "process"
+			if strings.HasPrefix(tt.name, "judged inline") {
+				judging = "inline"
 			}
 			b, err := os.ReadFile(jsonPath)
-			if err != nil || json.Unmarshal(b, &rep) != nil || rep.Counts.State != 1 {
-				t.Errorf("JSON report: %v %s", err, b)
+			if err != nil || json.Unmarshal(b, &rep) != nil || rep.Counts.State != 1 || rep.Judging != judging {
+				t.Errorf("JSON report (want judging %q): %v %s", judging, err, b)
 			}
 			if x, err := os.ReadFile(junitPath); err != nil || !bytes.Contains(x, []byte(`<failure message="1 findings`)) {
 				t.Errorf("JUnit report: %v %s", err, x)
@@ -143,6 +150,7 @@ func TestProxyCmd_Usage(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"--upstream", "ftp://x"}, {"--upstream", "http://x", "--fail-on", "always"},
 		{"--upstream", "http://x", "--client-cert", "c.pem"}, {"--upstream", "http://x", "extra"}, {"--nope"},
+		{"--upstream", "http://x", "--judging", "elsewhere"},
 	} {
 		var out, errb bytes.Buffer
 		code := runProxy(context.Background(), args, &out, &errb, func(string) (string, bool) { return "", false })
@@ -292,5 +300,13 @@ func TestProxyCmd_Pprof(t *testing.T) {
 			t.Fatalf("no profiles at %s within 5 s: %v", addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestProxyJudge_Usage: the judging process takes no arguments.
+func TestProxyJudge_Usage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{judgeCommand, "extra"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "takes no arguments") || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want 2 and one line", code, out.String(), errb.String())
 	}
 }

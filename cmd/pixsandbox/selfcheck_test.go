@@ -226,7 +226,7 @@ func selfCheckRun(t *testing.T, bin, dir, fault, labels string) (failed []string
 	// delivers to the proxy (--webhook-public-url), which judges each
 	// delivery and forwards it to the receiver (WebhooksTo).
 	hooks := freeLoopbackAddr(t)
-	via, findings, stop, err := proxy.Start(target, proxy.Options{WebhooksTo: "http://" + hooks, QuietAccounts: true})
+	via, findings, stop, err := proxy.Start(target, proxy.Options{WebhooksTo: "http://" + hooks, QuietAccounts: true, JudgeProcess: judgeProcess})
 	if err != nil {
 		t.Fatal(err)
 	}

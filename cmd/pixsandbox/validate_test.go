@@ -52,7 +52,7 @@ func normalLines(text string) []string {
 func TestValidate_RequestsExport(t *testing.T) {
 	m := MustRunMain(t, nil)
 	live := bannerWriter{banner: make(chan string, 1)} // the findings' lines, written as the exchanges end
-	u, _, stop, err := proxy.Start(m.URL(), proxy.Options{Log: &live})
+	u, _, stop, err := proxy.Start(m.URL(), proxy.Options{Log: &live, JudgeProcess: judgeProcess})
 	if err != nil {
 		t.Fatal(err)
 	}

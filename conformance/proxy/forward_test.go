@@ -200,42 +200,46 @@ func headerDiff(a, b http.Header, skip ...string) string {
 // client a 502 in the minimal error shape naming the upstream, and one
 // finding of kind upstream per exchange; the proxy itself keeps serving.
 func TestProxy_UpstreamUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
-	u, findings, stop, err := proxy.Start(dead, proxy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	c := newClient(t, u)
-	for _, route := range []string{"GET /accounts/balances", "POST /api/pix/cash-out", "POST /api/auth/token"} {
-		method, path, _ := strings.Cut(route, " ")
-		body := ""
-		if method == "POST" {
-			body = "{}"
-		}
-		a := c.do(method, path, body)
-		if a.Status != 502 || a.Header.Get("Content-Type") == "" {
-			t.Fatalf("%s: %d %s, want 502 JSON", route, a.Status, a.Body)
-		}
-		v, err := apiclient.DecodeJSON(a.Body)
-		if err != nil {
-			t.Fatalf("%s: 502 body is not JSON: %s", route, a.Body)
-		}
-		if p := contract.ShapeProblems(contract.MinimalShape, v, 502, method); len(p) > 0 {
-			t.Errorf("%s: the 502 is not in the minimal shape: %v", route, p)
-		}
-		if msg := a.str(t, "message"); !strings.Contains(msg, dead) {
-			t.Errorf("%s: the message %q does not name the upstream %s", route, msg, dead)
-		}
-	}
-	got := byKind(findings())["upstream"]
-	if len(got) != 3 || got[0].Rule != "upstream.unreachable" || !strings.Contains(got[0].Message, dead) {
-		t.Fatalf("want 3 upstream.unreachable findings naming %s, got:%s", dead, lines(got))
+	for _, j := range judgings {
+		t.Run(j.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead := "http://" + ln.Addr().String()
+			ln.Close()
+			u, findings, stop, err := proxy.Start(dead, proxy.Options{JudgeProcess: j.process})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			c := newClient(t, u)
+			for _, route := range []string{"GET /accounts/balances", "POST /api/pix/cash-out", "POST /api/auth/token"} {
+				method, path, _ := strings.Cut(route, " ")
+				body := ""
+				if method == "POST" {
+					body = "{}"
+				}
+				a := c.do(method, path, body)
+				if a.Status != 502 || a.Header.Get("Content-Type") == "" {
+					t.Fatalf("%s: %d %s, want 502 JSON", route, a.Status, a.Body)
+				}
+				v, err := apiclient.DecodeJSON(a.Body)
+				if err != nil {
+					t.Fatalf("%s: 502 body is not JSON: %s", route, a.Body)
+				}
+				if p := contract.ShapeProblems(contract.MinimalShape, v, 502, method); len(p) > 0 {
+					t.Errorf("%s: the 502 is not in the minimal shape: %v", route, p)
+				}
+				if msg := a.str(t, "message"); !strings.Contains(msg, dead) {
+					t.Errorf("%s: the message %q does not name the upstream %s", route, msg, dead)
+				}
+			}
+			got := byKind(findings())["upstream"]
+			if len(got) != 3 || got[0].Rule != "upstream.unreachable" || !strings.Contains(got[0].Message, dead) {
+				t.Fatalf("want 3 upstream.unreachable findings naming %s, got:%s", dead, lines(got))
+			}
+		})
 	}
 }
 

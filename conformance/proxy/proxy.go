@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,12 @@ type Options struct {
 	// WebhookTransport carries deliveries to WebhooksTo; nil means a clone of
 	// http.DefaultTransport without transparent compression.
 	WebhookTransport http.RoundTripper
+
+	// JudgeProcess, when set, returns the command of a judging process
+	// (ServeJudging on its standard input and output) that judges the
+	// exchanges in place of the proxy's own goroutine; the proxy starts it
+	// and Close ends it. Nil: the proxy judges in its own process.
+	JudgeProcess func() *exec.Cmd
 }
 
 // Proxy forwards requests to the upstream unchanged and judges every
@@ -80,11 +87,14 @@ type Options struct {
 type Proxy struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
-	model    *state.Model
-	store    *store
-	bounds   state.Bounds
-	hooks    *webhooks // nil without Options.WebhooksTo
-	quiet    bool      // Options.QuietAccounts
+	// judges judge in the proxy's process; proc, when set, is the judging
+	// process that judges instead while it runs.
+	judges *judges
+	proc   *judgingProcess
+	store  *store
+	bounds state.Bounds
+	hooks  *webhooks // nil without Options.WebhooksTo
+	quiet  bool      // Options.QuietAccounts
 
 	logMu sync.Mutex
 	log   io.Writer
@@ -129,9 +139,8 @@ func New(o Options) (*Proxy, error) {
 	if o.Bounds.Accounts <= 0 {
 		o.Bounds.Accounts = state.DefaultBounds.Accounts
 	}
-	p := &Proxy{upstream: u, model: state.NewModel(o.Bounds), store: newStore(o.MaxFindings), bounds: o.Bounds,
+	p := &Proxy{upstream: u, store: newStore(o.MaxFindings), bounds: o.Bounds,
 		log: o.Log, started: time.Now()} // wall clock: the report's start
-	p.model.QuietAccounts(o.QuietAccounts)
 	p.quiet = o.QuietAccounts
 	p.judging.room.L = &p.judging.mu
 	p.budget.Store(o.CaptureBudget)
@@ -154,7 +163,27 @@ func New(o Options) (*Proxy, error) {
 	if err := p.initWebhooks(o); err != nil {
 		return nil, err
 	}
+	cfg := judgeConfig{Bounds: o.Bounds, QuietAccounts: o.QuietAccounts, Upstream: u.String()}
+	if p.hooks != nil {
+		cfg.Receiver, cfg.Secret = p.hooks.to.String(), p.hooks.secret
+	}
+	p.judges = newJudges(cfg)
+	if o.JudgeProcess != nil {
+		if p.proc, err = startJudging(o.JudgeProcess(), cfg, p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// Close ends the judging process, if there is one, once every exchange has
+// been judged (Server.Shutdown calls it). The findings and the summary stay.
+func (p *Proxy) Close() error {
+	p.Quiesce()
+	if p.proc == nil {
+		return nil
+	}
+	return p.proc.close()
 }
 
 // CheckUpstream reports whether s can be an upstream: an http:// or
@@ -332,6 +361,14 @@ func (p *Proxy) judgeQueued() {
 	j := &p.judging
 	for {
 		j.mu.Lock()
+		if len(j.q) == 0 && p.proc != nil {
+			// Nothing more to hand over: what is buffered goes to the
+			// judging process now (with the lock not held: the write can
+			// wait for the process).
+			j.mu.Unlock()
+			p.proc.flush()
+			j.mu.Lock()
+		}
 		if len(j.q) == 0 {
 			j.running = false
 			j.mu.Unlock()
@@ -361,12 +398,10 @@ func (p *Proxy) judge(ex *exchange) {
 			return
 		}
 		p.finishDelivery(ex)
-		p.pending.done()
 		return
 	}
 	p.finish(ex)
 	p.unjudged.remove(ex.Seq)
-	p.pending.done()
 	kept := p.held[:0]
 	for _, d := range p.held {
 		if p.unjudged.anyUpTo(d.after) {
@@ -374,7 +409,6 @@ func (p *Proxy) judge(ex *exchange) {
 			continue
 		}
 		p.finishDelivery(d)
-		p.pending.done()
 	}
 	clear(p.held[len(kept):])
 	p.held = kept
@@ -505,11 +539,12 @@ func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error)
 	_, _ = w.Write(body)
 }
 
-// finish judges the exchange and records its findings.
+// finish counts the exchange and has it judged.
 func (p *Proxy) finish(ex *exchange) {
 	defer p.budget.Add(ex.reserved)
 	p.stats.exchanges.Add(1)
 	if ex.clientGone || ex.switched {
+		p.pending.done()
 		return
 	}
 	if ex.resp != nil {
@@ -520,31 +555,41 @@ func (p *Proxy) finish(ex *exchange) {
 	} else {
 		p.stats.other.Add(1)
 	}
-	var found []contract.Finding
+	it := item{ex: &ex.Exchange}
 	if ex.upstreamErr != nil {
 		p.stats.unreachable.Add(1)
-		ex.Status = 0
-		found = append(contract.Judge(&ex.Exchange), contract.UpstreamFinding(&ex.Exchange, p.upstream.String(), ex.upstreamErr))
-	} else {
-		found = append(contract.Judge(&ex.Exchange), p.model.Observe(&ex.Exchange)...)
-		if p.hooks != nil {
-			found = append(found, p.hooks.model.Observe(&ex.Exchange)...)
-		}
+		it.failed = ex.upstreamErr.Error()
 	}
-	for _, f := range found {
+	p.hand(it)
+}
+
+// hand has the item judged: by the judging process while it runs, else by
+// the proxy's own judges. Its findings are recorded, and it counts as
+// judged (pending), once they are known.
+func (p *Proxy) hand(it item) {
+	if p.proc != nil && p.proc.send(it) {
+		return
+	}
+	for _, f := range p.judges.judge(it) {
 		p.record(f)
 	}
+	p.pending.done()
 }
 
 func (p *Proxy) record(f contract.Finding) {
 	p.store.add(f)
 	p.countHook(f)
+	p.logLine(Line(f))
+}
+
+// logLine writes a line to the proxy's log, if it has one.
+func (p *Proxy) logLine(s string) {
 	if p.log == nil {
 		return
 	}
 	p.logMu.Lock()
 	defer p.logMu.Unlock()
-	fmt.Fprintln(p.log, Line(f))
+	fmt.Fprintln(p.log, s)
 }
 
 // Line renders a finding on one line, as the proxy prints it.

@@ -355,7 +355,7 @@ func (v *Validation) judge(rx *RecordedExchange) {
 	} else {
 		v.stats.other.Add(1)
 	}
-	for _, f := range append(contract.Judge(ex), v.model.Observe(ex)...) {
+	for _, f := range v.judges.judge(item{ex: ex}) {
 		if rx.hides(f) {
 			v.Hidden++
 			continue

@@ -37,16 +37,38 @@ type Summary struct {
 	// balance reads it compared with an earlier one.
 	QuietAccounts bool `json:"quietAccounts"`
 	BalanceJudged int  `json:"balanceReadsJudged"`
+	// Judging is where the exchanges were judged: "inline" (in the proxy's
+	// process) or "process" (Options.JudgeProcess); Unjudged counts those a
+	// judging process took and never answered (it ended).
+	Judging  string `json:"judging"`
+	Unjudged int64  `json:"unjudged,omitempty"`
 }
 
 // Summary returns the run's summary now.
 func (p *Proxy) Summary() Summary {
-	return Summary{
+	sizes := p.sizes()
+	s := Summary{
 		Upstream: p.upstream.String(), Started: p.started, Ended: time.Now(), // wall clock: the report's end
 		Exchanges: p.stats.exchanges.Load(), Contract: p.stats.contract.Load(), Other: p.stats.other.Load(),
-		Unreachable: p.stats.unreachable.Load(), Counts: p.Counts(), Model: p.model.Size(), Bounds: p.bounds,
-		QuietAccounts: p.quiet, BalanceJudged: p.model.BalanceJudged(),
+		Unreachable: p.stats.unreachable.Load(), Counts: p.Counts(), Model: sizes.Model, Bounds: p.bounds,
+		QuietAccounts: p.quiet, BalanceJudged: sizes.BalanceJudged, Judging: "inline",
 	}
+	if p.proc != nil {
+		s.Judging, s.Unjudged = "process", p.proc.lost.Load()
+	}
+	return s
+}
+
+// sizes returns the model sizes of the judges that judge: the judging
+// process's as it last sent them, unless it broke; else the proxy's own.
+func (p *Proxy) sizes() modelSizes {
+	if p.proc != nil && !p.proc.broken() {
+		if s := p.proc.sizes.Load(); s != nil {
+			return *s
+		}
+		return modelSizes{Model: map[string]int{}}
+	}
+	return p.judges.sizes()
 }
 
 // Report is the JSON report (--json, GET /_proxy/findings).
@@ -122,6 +144,9 @@ func (p *Proxy) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "pixsandbox proxy: %d exchanges with %s (%d on routes of the contract, %d elsewhere, %d unanswered)\n",
 		s.Exchanges, s.Upstream, s.Contract, s.Other, s.Unreachable)
 	fmt.Fprintf(w, "findings: %d response, %d state, %d webhook, %d request, %d upstream; %d notices\n", c.Response, c.State, c.Webhook, c.Request, c.Upstream, c.Notices)
+	if s.Unjudged > 0 {
+		fmt.Fprintf(w, "unjudged: %d exchanges, held by a judging process that ended (the proxy judged the rest itself)\n", s.Unjudged)
+	}
 	if s.QuietAccounts {
 		fmt.Fprintf(w, "quiet accounts: %d balance reads judged against the account's previous read\n", s.BalanceJudged)
 	}

@@ -71,7 +71,8 @@ func serve(srv *http.Server, ln net.Listener, done chan<- error) {
 }
 
 // Shutdown stops accepting requests, waits for those in flight (until ctx
-// ends) and returns once every exchange has been judged.
+// ends) and returns once every exchange has been judged and the judging
+// process, if any, has ended (Close).
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
 	if err == nil {
@@ -84,7 +85,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		err = errors.Join(err, herr)
 	}
-	s.Quiesce()
+	err = errors.Join(err, s.Close())
 	for _, rp := range []*httputil.ReverseProxy{s.rp, s.webhookProxy()} {
 		if rp == nil {
 			continue

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,6 +32,11 @@ type fake struct {
 	reads map[string][]string                                      // status to answer to each read of a path, in turn
 	now   time.Time                                                // the clock its answers show
 	hook  func(w http.ResponseWriter, r *http.Request, n int) bool // answers instead, when it returns true
+}
+
+// fresh returns a fake that answers as f does, from its start.
+func (f *fake) fresh() *fake {
+	return &fake{reads: maps.Clone(f.reads), now: f.now, hook: f.hook}
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -147,32 +153,35 @@ func TestProxy_StateRules(t *testing.T) {
 				c.do("GET", "/pix/"+e2eFake+"/devolucao/r1", "")
 			}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.fake.now.IsZero() {
-				tt.fake.now = fakeClock
-			}
-			up := httptest.NewServer(tt.fake)
-			defer up.Close()
-			u, findings, stop, err := proxy.Start(up.URL, proxy.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stop()
-			c := newClient(t, u)
-			c.token = fakeToken(fakeClock)
-			tt.script(c)
-			got := byKind(findings())
-			if len(got["response"]) > 0 {
-				t.Errorf("the fake's answers raised response findings:%s", lines(got["response"]))
-			}
-			if len(got["state"]) != 1 || got["state"][0].Rule != tt.rule {
-				t.Fatalf("want one %s finding; state findings:%s", tt.rule, lines(got["state"]))
-			}
-			if f := got["state"][0]; f.Rule != "state.token-expired-accepted" && len(f.Related) == 0 {
-				t.Errorf("the finding does not name the earlier exchanges it rests on: %s", proxy.Line(f))
-			}
-		})
+	for _, j := range judgings {
+		for _, tt := range tests {
+			t.Run(j.name+"/"+tt.name, func(t *testing.T) {
+				fk := tt.fake.fresh()
+				if fk.now.IsZero() {
+					fk.now = fakeClock
+				}
+				up := httptest.NewServer(fk)
+				defer up.Close()
+				u, findings, stop, err := proxy.Start(up.URL, proxy.Options{JudgeProcess: j.process})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stop()
+				c := newClient(t, u)
+				c.token = fakeToken(fakeClock)
+				tt.script(c)
+				got := byKind(findings())
+				if len(got["response"]) > 0 {
+					t.Errorf("the fake's answers raised response findings:%s", lines(got["response"]))
+				}
+				if len(got["state"]) != 1 || got["state"][0].Rule != tt.rule {
+					t.Fatalf("want one %s finding; state findings:%s", tt.rule, lines(got["state"]))
+				}
+				if f := got["state"][0]; f.Rule != "state.token-expired-accepted" && len(f.Related) == 0 {
+					t.Errorf("the finding does not name the earlier exchanges it rests on: %s", proxy.Line(f))
+				}
+			})
+		}
 	}
 }
 
@@ -240,53 +249,55 @@ func TestProxy_BalanceRule(t *testing.T) {
 		{"not quiet", false, false, 0},
 		{"reads beside other exchanges", true, true, 0},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			started, release := make(chan struct{}), make(chan struct{})
-			answer := balances("100.00/0", "88.50/11.50", "88.50/1.50")
-			hook := func(w http.ResponseWriter, r *http.Request, n int) bool {
-				if r.Header.Get("X-Slow") != "" {
-					started <- struct{}{}
-					<-release
-					return false
+		for _, j := range judgings {
+			t.Run(j.name+"/"+tt.name, func(t *testing.T) {
+				started, release := make(chan struct{}), make(chan struct{})
+				answer := balances("100.00/0", "88.50/11.50", "88.50/1.50")
+				hook := func(w http.ResponseWriter, r *http.Request, n int) bool {
+					if r.Header.Get("X-Slow") != "" {
+						started <- struct{}{}
+						<-release
+						return false
+					}
+					return answer(w, r, n)
 				}
-				return answer(w, r, n)
-			}
-			up := httptest.NewServer(&fake{now: fakeClock, hook: hook})
-			defer up.Close()
-			u, findings, stop, err := proxy.Start(up.URL, proxy.Options{QuietAccounts: tt.quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stop()
-			c := newClient(t, u)
-			c.token = fakeToken(fakeClock)
-			read := func() {
-				if !tt.beside {
+				up := httptest.NewServer(&fake{now: fakeClock, hook: hook})
+				defer up.Close()
+				u, findings, stop, err := proxy.Start(up.URL, proxy.Options{QuietAccounts: tt.quiet, JudgeProcess: j.process})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stop()
+				c := newClient(t, u)
+				c.token = fakeToken(fakeClock)
+				read := func() {
+					if !tt.beside {
+						c.do("GET", "/accounts/balances", "")
+						return
+					}
+					// A slow exchange is in flight the whole time the read is.
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						c.do("GET", "/api/transactions", "", "X-Slow: 1")
+					}()
+					<-started
 					c.do("GET", "/accounts/balances", "")
-					return
+					release <- struct{}{}
+					<-done
 				}
-				// A slow exchange is in flight the whole time the read is.
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					c.do("GET", "/api/transactions", "", "X-Slow: 1")
-				}()
-				<-started
-				c.do("GET", "/accounts/balances", "")
-				release <- struct{}{}
-				<-done
-			}
-			read()
-			c.do("POST", "/api/pix/cash-out", cashOut)
-			read()
-			read()
-			got := byKind(findings())
-			if len(got["response"]) > 0 {
-				t.Errorf("response findings:%s", lines(got["response"]))
-			}
-			if len(got["state"]) != tt.want || (tt.want == 1 && (got["state"][0].Rule != "state.balance-mismatch" || got["state"][0].Field != "data[0].balanceAmount.blocked")) {
-				t.Fatalf("want %d state.balance-mismatch findings on blocked; state findings:%s", tt.want, lines(got["state"]))
-			}
-		})
+				read()
+				c.do("POST", "/api/pix/cash-out", cashOut)
+				read()
+				read()
+				got := byKind(findings())
+				if len(got["response"]) > 0 {
+					t.Errorf("response findings:%s", lines(got["response"]))
+				}
+				if len(got["state"]) != tt.want || (tt.want == 1 && (got["state"][0].Rule != "state.balance-mismatch" || got["state"][0].Field != "data[0].balanceAmount.blocked")) {
+					t.Fatalf("want %d state.balance-mismatch findings on blocked; state findings:%s", tt.want, lines(got["state"]))
+				}
+			})
+		}
 	}
 }

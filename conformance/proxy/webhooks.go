@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
-	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 )
 
 // WebhooksPath is where the proxy takes the upstream's webhook deliveries
@@ -29,7 +28,6 @@ type webhooks struct {
 	to     *url.URL
 	secret string
 	rp     *httputil.ReverseProxy
-	model  *state.Hooks
 
 	deliveries, unanswered, findings, notices atomic.Int64
 }
@@ -77,7 +75,7 @@ func (p *Proxy) initWebhooks(o Options) error {
 		dt.DisableCompression = true
 		t = dt
 	}
-	h := &webhooks{to: to, secret: o.WebhookSecret, model: state.NewHooks(o.Bounds)}
+	h := &webhooks{to: to, secret: o.WebhookSecret}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(to)
@@ -193,8 +191,8 @@ func (p *Proxy) receiverError(w http.ResponseWriter, r *http.Request, err error)
 	_, _ = w.Write(body)
 }
 
-// finishDelivery judges a delivery and records its findings. A delivery
-// whose body broke off is counted, not judged.
+// finishDelivery counts a delivery and has it judged. A delivery whose body
+// broke off is counted, not judged.
 func (p *Proxy) finishDelivery(ex *exchange) {
 	defer p.budget.Add(ex.reserved)
 	p.stats.exchanges.Add(1)
@@ -205,16 +203,14 @@ func (p *Proxy) finishDelivery(ex *exchange) {
 		p.hooks.unanswered.Add(1)
 	}
 	if ex.bodyFailed {
+		p.pending.done()
 		return
 	}
-	found := contract.JudgeDelivery(&ex.Exchange, contract.HookOptions{Secret: p.hooks.secret})
-	found = append(found, p.hooks.model.ObserveDelivery(&ex.Exchange)...)
+	it := item{ex: &ex.Exchange, delivery: true}
 	if ex.upstreamErr != nil {
-		found = append(found, contract.ReceiverFinding(&ex.Exchange, p.hooks.to.String(), ex.upstreamErr))
+		it.failed = ex.upstreamErr.Error()
 	}
-	for _, f := range found {
-		p.record(f)
-	}
+	p.hand(it)
 }
 
 // countHook counts a webhook finding for the webhook summary.
@@ -248,7 +244,7 @@ func (p *Proxy) Webhooks() (WebhookSummary, bool) {
 	}
 	h := p.hooks
 	return WebhookSummary{To: h.to.String(), Signed: h.secret != "", Deliveries: h.deliveries.Load(), Unanswered: h.unanswered.Load(),
-		Findings: h.findings.Load(), Notices: h.notices.Load(), Model: h.model.Size()}, true
+		Findings: h.findings.Load(), Notices: h.notices.Load(), Model: p.sizes().Hooks}, true
 }
 
 // WriteWebhookSummary writes the webhook side's summary in one line (nothing

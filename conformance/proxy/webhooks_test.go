@@ -266,69 +266,73 @@ func TestWebhooks_DeliveredBeforeTheAnswer(t *testing.T) {
 // webhook, numbered with the exchanges and carrying the webhook-id; the
 // receiver gets every delivery all the same.
 func TestWebhooks_Rules(t *testing.T) {
-	rec, integrator := newRecording(t, 204, nil, nil)
-	var log syncBuffer
-	s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: integrator.URL, Log: &log})
-	c := newClient(t, s.URL)
-	c.token = "test-token"
-	expect(t, c.do("PUT", "/cob/hooktxid00000000000000000001", `{"calendario":{"expiracao":3600},"valor":{"original":"15.00"},"chave":"k1"}`), 201, "cob")
-	expect(t, c.do("PATCH", "/cob/hooktxid00000000000000000001", `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`), 200, "cob removed")
-	expect(t, c.do("POST", "/api/pix/cash-out", `{"value":10.50,"externalId":"e1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`), 201, "cash-out")
-	s.Quiesce()
-	receive := `{"type":"RECEIVE","data":{"id":15,"txId":"hooktxid00000000000000000001","status":"LIQUIDATED","payment":{"amount":"15.00","currency":"BRL"},"endToEndId":"E99999999202603021200abcdefghijk","debtorAccount":{"name":"F","document":"***"}}}`
-	cashOut := cashOutDelivery
-	cases := []struct {
-		rule, body string
-		headers    []string
-	}{
-		{"hook.envelope", `{"kind":"TRANSFER"}`, nil},
-		{"hook.field-missing", strings.Replace(cashOut, `"processingDate":"2026-03-02T12:00:02.000Z",`, "", 1), nil},
-		{"hook.money-format", strings.Replace(transferDelivery, `"12.30"`, `"12.3"`, 1), nil},
-		{"hook.status-allowed", strings.Replace(cashOut, `"CONFIRMED"`, `"SETTLED"`, 1), nil},
-		{"hook.unknown-transaction", strings.NewReplacer(`"e1"`, `"e-unknown"`, `"12"`, `"99"`, "E1314", "E9914").Replace(cashOut), nil},
-		{"hook.status-inconsistent", receive, nil},
-		{"hook.id-changed-on-retry", cashOut, []string{"webhook-id: msg_first"}},
-		{"hook.id-changed-on-retry", cashOut, []string{"webhook-id: msg_first-2"}},
-	}
-	for i, tc := range cases {
-		headers := tc.headers
-		if headers == nil {
-			headers = []string{"webhook-id: msg_" + strconv.Itoa(i)}
-		}
-		before := len(s.Findings())
-		if a := deliver(t, s.WebhooksURL, []byte(tc.body), headers...); a.Status != 204 {
-			t.Fatalf("%s: the upstream got %d", tc.rule, a.Status)
-		}
-		s.Quiesce()
-		found := map[string]contract.Finding{}
-		for _, f := range s.Findings()[before:] {
-			found[f.Rule] = f
-		}
-		first := tc.headers != nil && strings.HasSuffix(tc.headers[0], "msg_first") // the first delivery of the body: nothing yet
-		f, ok := found[tc.rule]
-		switch {
-		case first && len(found) > 0:
-			t.Errorf("delivery %d: findings %v", i, found)
-		case !first && !ok:
-			t.Errorf("delivery %d: no %s; found %v", i, tc.rule, found)
-		case ok && (f.Kind != contract.KindWebhook || f.Method != "POST" || f.Path != proxy.WebhooksPath || f.RequestID == "" || !strings.HasPrefix(f.Route, "webhook")):
-			t.Errorf("finding %+v", f)
-		}
-	}
-	if n := len(rec.deliveries()); n != len(cases) {
-		t.Errorf("the receiver got %d deliveries, want %d", n, len(cases))
-	}
-	if !strings.Contains(log.String(), "[webhook] hook.money-format") || !strings.Contains(log.String(), "[notice] hook.unknown-transaction") {
-		t.Errorf("log:\n%s", log.String())
-	}
-	if n := s.Counts().AtOrAbove(contract.KindResponse); n < 6 {
-		t.Errorf("webhook findings rank with response: %d at or above response", n)
-	}
-	r := httptest.NewRecorder()
-	s.ServeHTTP(r, httptest.NewRequest("GET", proxy.FindingsPath+"?kind=webhook", nil))
-	var rep proxy.Report
-	if err := json.Unmarshal(r.Body.Bytes(), &rep); err != nil || len(rep.Findings) < 6 {
-		t.Errorf("GET %s?kind=webhook: %v, %d findings", proxy.FindingsPath, err, len(rep.Findings))
+	for _, j := range judgings {
+		t.Run(j.name, func(t *testing.T) {
+			rec, integrator := newRecording(t, 204, nil, nil)
+			var log syncBuffer
+			s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: integrator.URL, Log: &log, JudgeProcess: j.process})
+			c := newClient(t, s.URL)
+			c.token = "test-token"
+			expect(t, c.do("PUT", "/cob/hooktxid00000000000000000001", `{"calendario":{"expiracao":3600},"valor":{"original":"15.00"},"chave":"k1"}`), 201, "cob")
+			expect(t, c.do("PATCH", "/cob/hooktxid00000000000000000001", `{"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}`), 200, "cob removed")
+			expect(t, c.do("POST", "/api/pix/cash-out", `{"value":10.50,"externalId":"e1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`), 201, "cash-out")
+			s.Quiesce()
+			receive := `{"type":"RECEIVE","data":{"id":15,"txId":"hooktxid00000000000000000001","status":"LIQUIDATED","payment":{"amount":"15.00","currency":"BRL"},"endToEndId":"E99999999202603021200abcdefghijk","debtorAccount":{"name":"F","document":"***"}}}`
+			cashOut := cashOutDelivery
+			cases := []struct {
+				rule, body string
+				headers    []string
+			}{
+				{"hook.envelope", `{"kind":"TRANSFER"}`, nil},
+				{"hook.field-missing", strings.Replace(cashOut, `"processingDate":"2026-03-02T12:00:02.000Z",`, "", 1), nil},
+				{"hook.money-format", strings.Replace(transferDelivery, `"12.30"`, `"12.3"`, 1), nil},
+				{"hook.status-allowed", strings.Replace(cashOut, `"CONFIRMED"`, `"SETTLED"`, 1), nil},
+				{"hook.unknown-transaction", strings.NewReplacer(`"e1"`, `"e-unknown"`, `"12"`, `"99"`, "E1314", "E9914").Replace(cashOut), nil},
+				{"hook.status-inconsistent", receive, nil},
+				{"hook.id-changed-on-retry", cashOut, []string{"webhook-id: msg_first"}},
+				{"hook.id-changed-on-retry", cashOut, []string{"webhook-id: msg_first-2"}},
+			}
+			for i, tc := range cases {
+				headers := tc.headers
+				if headers == nil {
+					headers = []string{"webhook-id: msg_" + strconv.Itoa(i)}
+				}
+				before := len(s.Findings())
+				if a := deliver(t, s.WebhooksURL, []byte(tc.body), headers...); a.Status != 204 {
+					t.Fatalf("%s: the upstream got %d", tc.rule, a.Status)
+				}
+				s.Quiesce()
+				found := map[string]contract.Finding{}
+				for _, f := range s.Findings()[before:] {
+					found[f.Rule] = f
+				}
+				first := tc.headers != nil && strings.HasSuffix(tc.headers[0], "msg_first") // the first delivery of the body: nothing yet
+				f, ok := found[tc.rule]
+				switch {
+				case first && len(found) > 0:
+					t.Errorf("delivery %d: findings %v", i, found)
+				case !first && !ok:
+					t.Errorf("delivery %d: no %s; found %v", i, tc.rule, found)
+				case ok && (f.Kind != contract.KindWebhook || f.Method != "POST" || f.Path != proxy.WebhooksPath || f.RequestID == "" || !strings.HasPrefix(f.Route, "webhook")):
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if n := len(rec.deliveries()); n != len(cases) {
+				t.Errorf("the receiver got %d deliveries, want %d", n, len(cases))
+			}
+			if !strings.Contains(log.String(), "[webhook] hook.money-format") || !strings.Contains(log.String(), "[notice] hook.unknown-transaction") {
+				t.Errorf("log:\n%s", log.String())
+			}
+			if n := s.Counts().AtOrAbove(contract.KindResponse); n < 6 {
+				t.Errorf("webhook findings rank with response: %d at or above response", n)
+			}
+			r := httptest.NewRecorder()
+			s.ServeHTTP(r, httptest.NewRequest("GET", proxy.FindingsPath+"?kind=webhook", nil))
+			var rep proxy.Report
+			if err := json.Unmarshal(r.Body.Bytes(), &rep); err != nil || len(rep.Findings) < 6 {
+				t.Errorf("GET %s?kind=webhook: %v, %d findings", proxy.FindingsPath, err, len(rep.Findings))
+			}
+		})
 	}
 }
 
@@ -345,46 +349,50 @@ func newSecret(t *testing.T) string {
 // passes, one signed with another secret fails hook.signature, a stale one
 // hook.timestamp; every one is forwarded as it came.
 func TestWebhooks_Signature(t *testing.T) {
-	rec, integrator := newRecording(t, 200, nil, nil)
-	secret := newSecret(t)
-	s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: integrator.URL, WebhookSecret: secret})
-	sign := func(secret, id string, at time.Time, body []byte) []string {
-		wh, err := standardwebhooks.NewWebhook(secret)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sig, err := wh.Sign(id, at, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []string{"webhook-id: " + id, "webhook-timestamp: " + strconv.FormatInt(at.Unix(), 10), "webhook-signature: " + sig}
-	}
-	now := time.Now()
-	for _, tc := range []struct {
-		name, id string
-		headers  []string
-		want     string
-	}{
-		{"good", "msg_good", sign(secret, "msg_good", now, []byte(transferDelivery)), ""},
-		{"bad", "msg_bad", sign(newSecret(t), "msg_bad", now, []byte(transferDelivery)), "hook.signature"},
-		{"stale", "msg_stale", sign(secret, "msg_stale", now.Add(-10*time.Minute), []byte(transferDelivery)), "hook.timestamp"},
-	} {
-		if a := deliver(t, s.WebhooksURL, []byte(transferDelivery), tc.headers...); a.Status != 200 {
-			t.Fatalf("%s: %d", tc.name, a.Status)
-		}
-		s.Quiesce()
-		var got []string
-		for _, f := range s.Findings() {
-			if f.RequestID == tc.id && (f.Rule == "hook.signature" || f.Rule == "hook.timestamp") {
-				got = append(got, f.Rule)
+	for _, j := range judgings {
+		t.Run(j.name, func(t *testing.T) {
+			rec, integrator := newRecording(t, 200, nil, nil)
+			secret := newSecret(t)
+			s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: integrator.URL, WebhookSecret: secret, JudgeProcess: j.process})
+			sign := func(secret, id string, at time.Time, body []byte) []string {
+				wh, err := standardwebhooks.NewWebhook(secret)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sig, err := wh.Sign(id, at, body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return []string{"webhook-id: " + id, "webhook-timestamp: " + strconv.FormatInt(at.Unix(), 10), "webhook-signature: " + sig}
 			}
-		}
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("%s: signing findings %v, want %q", tc.name, got, tc.want)
-		}
-	}
-	if n := len(rec.deliveries()); n != 3 {
-		t.Errorf("the receiver got %d deliveries", n)
+			now := time.Now()
+			for _, tc := range []struct {
+				name, id string
+				headers  []string
+				want     string
+			}{
+				{"good", "msg_good", sign(secret, "msg_good", now, []byte(transferDelivery)), ""},
+				{"bad", "msg_bad", sign(newSecret(t), "msg_bad", now, []byte(transferDelivery)), "hook.signature"},
+				{"stale", "msg_stale", sign(secret, "msg_stale", now.Add(-10*time.Minute), []byte(transferDelivery)), "hook.timestamp"},
+			} {
+				if a := deliver(t, s.WebhooksURL, []byte(transferDelivery), tc.headers...); a.Status != 200 {
+					t.Fatalf("%s: %d", tc.name, a.Status)
+				}
+				s.Quiesce()
+				var got []string
+				for _, f := range s.Findings() {
+					if f.RequestID == tc.id && (f.Rule == "hook.signature" || f.Rule == "hook.timestamp") {
+						got = append(got, f.Rule)
+					}
+				}
+				if strings.Join(got, " ") != tc.want {
+					t.Errorf("%s: signing findings %v, want %q", tc.name, got, tc.want)
+				}
+			}
+			if n := len(rec.deliveries()); n != 3 {
+				t.Errorf("the receiver got %d deliveries", n)
+			}
+		})
 	}
 }
 
@@ -392,34 +400,38 @@ func TestWebhooks_Signature(t *testing.T) {
 // gets the upstream 502 in the minimal shape naming it, and an upstream
 // finding naming it; the delivery is judged all the same.
 func TestWebhooks_UnreachableReceiver(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := "http://" + ln.Addr().String() + "/hooks"
-	ln.Close()
-	s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: gone})
-	a := deliver(t, s.WebhooksURL, []byte(strings.Replace(transferDelivery, `"12.30"`, `"12.3"`, 1)), "webhook-id: msg_1")
-	var body map[string]any
-	if err := json.Unmarshal(a.Body, &body); err != nil || a.Status != 502 || body["statusCode"] != float64(502) || body["error"] != "Bad Gateway" ||
-		!strings.Contains(fmt.Sprint(body["message"]), gone) {
-		t.Fatalf("the upstream got %d %s", a.Status, a.Body)
-	}
-	s.Quiesce()
-	var rules []string
-	for _, f := range s.Findings() {
-		if !f.Notice { // the transfer is unknown to the proxy: a notice
-			rules = append(rules, f.Rule)
-		}
-		if f.Rule == "upstream.receiver-unreachable" && (f.Kind != contract.KindUpstream || !strings.Contains(f.Message, gone) || !strings.Contains(f.Expected, gone)) {
-			t.Errorf("finding %+v", f)
-		}
-	}
-	if strings.Join(rules, " ") != "hook.money-format upstream.receiver-unreachable" {
-		t.Errorf("findings %v", rules)
-	}
-	if sum, _ := s.Webhooks(); sum.Unanswered != 1 || s.Summary().Unreachable != 1 {
-		t.Errorf("summary %+v / %+v", sum, s.Summary())
+	for _, j := range judgings {
+		t.Run(j.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gone := "http://" + ln.Addr().String() + "/hooks"
+			ln.Close()
+			s := listenHooks(t, fakeAPI(t).URL, proxy.Options{WebhooksTo: gone, JudgeProcess: j.process})
+			a := deliver(t, s.WebhooksURL, []byte(strings.Replace(transferDelivery, `"12.30"`, `"12.3"`, 1)), "webhook-id: msg_1")
+			var body map[string]any
+			if err := json.Unmarshal(a.Body, &body); err != nil || a.Status != 502 || body["statusCode"] != float64(502) || body["error"] != "Bad Gateway" ||
+				!strings.Contains(fmt.Sprint(body["message"]), gone) {
+				t.Fatalf("the upstream got %d %s", a.Status, a.Body)
+			}
+			s.Quiesce()
+			var rules []string
+			for _, f := range s.Findings() {
+				if !f.Notice { // the transfer is unknown to the proxy: a notice
+					rules = append(rules, f.Rule)
+				}
+				if f.Rule == "upstream.receiver-unreachable" && (f.Kind != contract.KindUpstream || !strings.Contains(f.Message, gone) || !strings.Contains(f.Expected, gone)) {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if strings.Join(rules, " ") != "hook.money-format upstream.receiver-unreachable" {
+				t.Errorf("findings %v", rules)
+			}
+			if sum, _ := s.Webhooks(); sum.Unanswered != 1 || s.Summary().Unreachable != 1 {
+				t.Errorf("summary %+v / %+v", sum, s.Summary())
+			}
+		})
 	}
 }
 

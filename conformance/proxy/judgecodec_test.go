@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pixsandbox/pixsandbox/conformance/contract"
+)
+
+// sameItem reports whether b carries what the rules read of a.
+func sameItem(a, b item) bool {
+	x, y := a.ex, b.ex
+	return a.delivery == b.delivery && a.bodyFailed == b.bodyFailed && a.failed == b.failed &&
+		x.Seq == y.Seq && x.RequestID == y.RequestID && x.Method == y.Method && x.Path == y.Path && x.RawQuery == y.RawQuery &&
+		reflect.DeepEqual(x.ReqHeader, y.ReqHeader) && reflect.DeepEqual(x.ReqBody, y.ReqBody) && x.ReqUnjudged == y.ReqUnjudged &&
+		x.Status == y.Status && reflect.DeepEqual(x.RespHeader, y.RespHeader) && reflect.DeepEqual(x.RespBody, y.RespBody) &&
+		x.RespUnjudged == y.RespUnjudged && x.Start.Equal(y.Start) && x.End.Equal(y.End) && x.Alone == y.Alone
+}
+
+func TestItem_RoundTrip(t *testing.T) {
+	start := time.Date(2026, 3, 2, 12, 0, 0, 123456789, time.UTC)
+	for _, it := range []item{
+		{ex: &contract.Exchange{}},
+		{ex: &contract.Exchange{Seq: 1 << 40, RequestID: "req-1", Method: "PUT", Path: "/cob/a b", RawQuery: "x=1&y=%20",
+			ReqHeader: http.Header{"Authorization": {"Bearer t"}, "X-Many": {"1", "2", ""}, "X-None": {}}, ReqBody: []byte(`{"a":1}`),
+			Status: 201, RespHeader: http.Header{}, RespBody: []byte{}, Start: start, End: start.Add(time.Millisecond), Alone: true}},
+		{ex: &contract.Exchange{Method: "POST", Path: "/hooks", ReqUnjudged: "the body is over 1 MiB", RespUnjudged: "gzip"}, delivery: true, bodyFailed: true,
+			failed: "dial tcp: connection refused"},
+		{ex: &contract.Exchange{Start: time.Unix(-5, 0)}},
+	} {
+		got, err := decodeItem(appendItem(nil, it))
+		if err != nil {
+			t.Fatalf("%+v: %v", it.ex, err)
+		}
+		if !sameItem(it, got) {
+			t.Errorf("round trip of %+v (%+v) gave %+v (%+v)", it, *it.ex, got, *got.ex)
+		}
+		if (it.ex.ReqBody == nil) != (got.ex.ReqBody == nil) || (it.ex.RespHeader == nil) != (got.ex.RespHeader == nil) {
+			t.Errorf("nil and empty not told apart: %+v gave %+v", *it.ex, *got.ex)
+		}
+	}
+}
+
+func TestItem_Malformed(t *testing.T) {
+	full := appendItem(nil, item{ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200}})
+	for i := range len(full) {
+		if _, err := decodeItem(full[:i]); err == nil {
+			t.Errorf("a frame cut at %d of %d decoded", i, len(full))
+		}
+	}
+	if _, err := decodeItem(append(full, 0)); err == nil {
+		t.Error("a frame with a byte too many decoded")
+	}
+}
+
+func TestResult_RoundTrip(t *testing.T) {
+	j := newJudges(judgeConfig{})
+	found := []contract.Finding{{Rule: "state.refund-over-original", Kind: contract.KindState, Exchange: 7, Related: []uint64{3},
+		Message: "m", Time: time.Date(2026, 3, 2, 12, 0, 0, 5, time.UTC)}}
+	for _, sizes := range []bool{false, true} {
+		b, err := appendResult(nil, found, j, sizes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, s, err := decodeResult(b)
+		if err != nil || !reflect.DeepEqual(got, found) || (s != nil) != sizes {
+			t.Fatalf("sizes %v: got %+v, %+v, %v", sizes, got, s, err)
+		}
+		if sizes && s.Model["cobs"] != 0 {
+			t.Errorf("sizes %+v", s)
+		}
+	}
+}
+
+// TestServeJudging_Answers: a judging process answers every item in order,
+// with the sizes before it waits for more, and ends with its input.
+func TestServeJudging_Answers(t *testing.T) {
+	var in bytes.Buffer
+	in.Write(appendFrame(nil, []byte(`{"upstream":"http://up"}`)))
+	for _, it := range []item{
+		{ex: &contract.Exchange{Seq: 1, Method: "GET", Path: "/accounts/balances", Status: 200, RespBody: []byte(`{"data":[]}`)}},
+		{ex: &contract.Exchange{Seq: 2, Method: "GET", Path: "/accounts/balances"}, failed: "refused"},
+	} {
+		in.Write(appendFrame(nil, appendItem(nil, it)))
+	}
+	var out bytes.Buffer
+	if err := ServeJudging(&in, &out); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(&out)
+	var rules [][]string
+	var sized []bool
+	for {
+		frame, err := readFrame(r, nil)
+		if err != nil {
+			break
+		}
+		found, s, err := decodeResult(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range found {
+			ids = append(ids, f.Rule)
+		}
+		rules, sized = append(rules, ids), append(sized, s != nil)
+	}
+	if len(rules) != 2 || !sized[1] || len(rules[0]) == 0 || !slices.Contains(rules[1], "upstream.unreachable") || slices.Contains(rules[0], "upstream.unreachable") {
+		t.Fatalf("answers %v (sizes %v)", rules, sized)
+	}
+	if err := ServeJudging(bytes.NewReader([]byte{5, '{'}), &out); err == nil {
+		t.Error("a cut configuration was taken")
+	}
+}
+
+// FuzzDecodeItem: any frame decodes or fails without a panic, and what
+// decodes encodes back to a frame that decodes the same.
+func FuzzDecodeItem(f *testing.F) {
+	f.Add(appendItem(nil, item{ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200, RespBody: []byte("{}")}}))
+	f.Add(appendItem(nil, item{ex: &contract.Exchange{}, delivery: true, failed: "x"}))
+	f.Add([]byte{0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		it, err := decodeItem(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeItem(appendItem(nil, it))
+		if err != nil || !sameItem(it, again) {
+			t.Fatalf("%q decoded to %+v, which did not survive a round trip (%v)", b, *it.ex, err)
+		}
+	})
+}
+
+// FuzzDecodeResult: any answer frame decodes or fails without a panic.
+func FuzzDecodeResult(f *testing.F) {
+	j := newJudges(judgeConfig{})
+	b, _ := appendResult(nil, []contract.Finding{{Rule: "r", Message: "m"}}, j, true)
+	f.Add(b)
+	f.Add([]byte{0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _, _ = decodeResult(b)
+	})
+}
