@@ -81,7 +81,11 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	// Here rather than in runProxy, which the tests run in their own process.
 	process.ApplyProxyMemoryLimit(os.LookupEnv)
-	return runProxy(ctx, args, stdout, stderr, os.LookupEnv)
+	return runProxyTuned(ctx, args, stdout, stderr, os.LookupEnv, func(pf *proxyFlags) {
+		if pf.opts.JudgeProcess != nil {
+			process.ApplyForwarderGC(os.LookupEnv)
+		}
+	})
 }
 
 // judgeProcess is the command of the proxy's judging process (--judging
@@ -238,6 +242,12 @@ func failThreshold(s string) (contract.Kind, error) {
 // runProxy runs the proxy until ctx ends, then writes the reports and the
 // summary. Exit 0, 1 (findings at or above --fail-on, or a failure) or 2.
 func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	return runProxyTuned(ctx, args, stdout, stderr, lookup, nil)
+}
+
+// runProxyTuned is runProxy calling tune, when set, with the flags parsed:
+// the process-wide settings that follow from them (proxyCmd).
+func runProxyTuned(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool), tune func(*proxyFlags)) int {
 	pf, err := parseProxyFlags(args, stderr, lookup)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -245,6 +255,9 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer, look
 		}
 		fmt.Fprintf(stderr, "pixsandbox proxy: %v\n%s", err, cmdline.UsageHint("proxy"))
 		return 2
+	}
+	if tune != nil {
+		tune(pf)
 	}
 	pf.opts.Log = stderr
 	if addr, ok := lookup("PIXSANDBOX_PPROF"); ok && addr != "" { // as for serve: profiling under load

@@ -62,23 +62,34 @@ func TestResult_RoundTrip(t *testing.T) {
 	j := newJudges(judgeConfig{})
 	found := []contract.Finding{{Rule: "state.refund-over-original", Kind: contract.KindState, Exchange: 7, Related: []uint64{3},
 		Message: "m", Time: time.Date(2026, 3, 2, 12, 0, 0, 5, time.UTC)}}
-	for _, sizes := range []bool{false, true} {
-		b, err := appendResult(nil, found, j, sizes)
+	for _, kind := range []byte{answerFindings, answerFindingsSizes, answerSizes} {
+		want := found
+		if kind == answerSizes {
+			want = []contract.Finding{}
+		}
+		b, err := appendResult(nil, kind, want, j)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, s, err := decodeResult(b)
-		if err != nil || !reflect.DeepEqual(got, found) || (s != nil) != sizes {
-			t.Fatalf("sizes %v: got %+v, %+v, %v", sizes, got, s, err)
+		got, s, answers, err := decodeResult(b)
+		if err != nil || !reflect.DeepEqual(got, want) || (s != nil) != (kind != answerFindings) || answers != (kind != answerSizes) {
+			t.Fatalf("kind %d: got %+v, %+v, %v, %v", kind, got, s, answers, err)
 		}
-		if sizes && s.Model["cobs"] != 0 {
+		if s != nil && (s.Model == nil || s.Model["cobs"] != 0) {
 			t.Errorf("sizes %+v", s)
 		}
+		if _, _, _, err := decodeResult(append(b, '0')); kind == answerFindings && err == nil {
+			t.Errorf("kind %d: a byte too many decoded", kind)
+		}
+	}
+	if _, _, _, err := decodeResult([]byte{answerSizes, 1}); err == nil {
+		t.Error("findings in a frame of sizes alone decoded")
 	}
 }
 
 // TestServeJudging_Answers: a judging process answers every item in order,
-// with the sizes before it waits for more, and ends with its input.
+// with the sizes when it waits for more (at most every sizesEvery), and
+// ends with its input, after the sizes alone.
 func TestServeJudging_Answers(t *testing.T) {
 	var in bytes.Buffer
 	in.Write(appendFrame(nil, []byte(`{"upstream":"http://up"}`)))
@@ -95,14 +106,18 @@ func TestServeJudging_Answers(t *testing.T) {
 	r := bufio.NewReader(&out)
 	var rules [][]string
 	var sized []bool
+	last := false // the last frame is the sizes alone
 	for {
 		frame, err := readFrame(r, nil)
 		if err != nil {
 			break
 		}
-		found, s, err := decodeResult(frame)
+		found, s, answers, err := decodeResult(frame)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if last = !answers && s != nil; last {
+			continue
 		}
 		var ids []string
 		for _, f := range found {
@@ -110,8 +125,8 @@ func TestServeJudging_Answers(t *testing.T) {
 		}
 		rules, sized = append(rules, ids), append(sized, s != nil)
 	}
-	if len(rules) != 2 || !sized[1] || len(rules[0]) == 0 || !slices.Contains(rules[1], "upstream.unreachable") || slices.Contains(rules[0], "upstream.unreachable") {
-		t.Fatalf("answers %v (sizes %v)", rules, sized)
+	if !last || len(rules) != 2 || sized[0] || !sized[1] || len(rules[0]) == 0 || !slices.Contains(rules[1], "upstream.unreachable") || slices.Contains(rules[0], "upstream.unreachable") {
+		t.Fatalf("answers %v (sizes %v), the sizes alone last: %v", rules, sized, last)
 	}
 	if err := ServeJudging(bytes.NewReader([]byte{5, '{'}), &out); err == nil {
 		t.Error("a cut configuration was taken")
@@ -139,10 +154,10 @@ func FuzzDecodeItem(f *testing.F) {
 // FuzzDecodeResult: any answer frame decodes or fails without a panic.
 func FuzzDecodeResult(f *testing.F) {
 	j := newJudges(judgeConfig{})
-	b, _ := appendResult(nil, []contract.Finding{{Rule: "r", Message: "m"}}, j, true)
+	b, _ := appendResult(nil, answerFindingsSizes, []contract.Finding{{Rule: "r", Message: "m"}}, j)
 	f.Add(b)
-	f.Add([]byte{0, 0})
+	f.Add([]byte{answerFindings, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, _ = decodeResult(b)
+		_, _, _, _ = decodeResult(b)
 	})
 }

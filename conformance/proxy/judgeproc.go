@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
@@ -25,12 +26,28 @@ import (
 //
 // Both directions carry frames: a uvarint length and that many bytes. To
 // the process: a judgeConfig in JSON, then one item a frame (appendItem).
-// Back: one frame an item, in order: a uvarint count of findings, each a
-// uvarint length and its JSON, then a byte 1 and the modelSizes in JSON
-// (sent before the process waits for more input) or a byte 0.
+// Back: one frame an item, in order (appendResult), and frames of the
+// model's sizes alone between them.
 
-// maxFrame bounds a frame: two bodies of BodyLimit, headers and the rest.
-const maxFrame = 4 * BodyLimit
+const (
+	// maxFrame bounds a frame: two bodies of BodyLimit, headers and the rest.
+	maxFrame = 4 * BodyLimit
+	// handOverDelay is how long items handed over may wait in the proxy's
+	// buffer for others to go with them in one write: a write and a read
+	// on each side for every exchange were a tenth of the forwarding
+	// process's CPU at 1,000 exchanges a second (docs/performance-log.md).
+	handOverDelay = 5 * time.Millisecond
+	// sizesEvery paces the judging process's reports of its model's sizes
+	// (the summary's "model"); its last report comes when its input ends.
+	sizesEvery = 100 * time.Millisecond
+)
+
+// The first byte of an answer frame.
+const (
+	answerFindings      = iota // an item's findings
+	answerFindingsSizes        // an item's findings, then the sizes
+	answerSizes                // the sizes alone: no item's answer
+)
 
 var errFrame = errors.New("judging frame: malformed")
 
@@ -75,9 +92,16 @@ func ServeJudging(in io.Reader, out io.Writer) error {
 	}
 	j := newJudges(cfg)
 	var buf, res []byte
+	var sizesSent time.Time
 	for {
 		frame, err := readFrame(r, buf)
 		if err == io.EOF {
+			if res, err = appendResult(nil, answerSizes, nil, j); err != nil {
+				return fmt.Errorf("judging: %w", err)
+			}
+			if _, err := w.Write(appendFrame(nil, res)); err != nil {
+				return err
+			}
 			return w.Flush()
 		}
 		if err != nil {
@@ -89,8 +113,11 @@ func ServeJudging(in io.Reader, out io.Writer) error {
 			return fmt.Errorf("judging: %w", err)
 		}
 		found := j.judge(it)
-		idle := r.Buffered() == 0
-		if res, err = appendResult(res[:0], found, j, idle); err != nil {
+		idle, kind := r.Buffered() == 0, byte(answerFindings)
+		if idle && time.Since(sizesSent) >= sizesEvery { // wall clock: paces a report
+			kind, sizesSent = answerFindingsSizes, time.Now()
+		}
+		if res, err = appendResult(res[:0], kind, found, j); err != nil {
 			return fmt.Errorf("judging: %w", err)
 		}
 		if _, err := w.Write(appendFrame(nil, res)); err != nil {
@@ -104,10 +131,10 @@ func ServeJudging(in io.Reader, out io.Writer) error {
 	}
 }
 
-// appendResult encodes an item's findings and, when sizes, the judges'
-// model sizes.
-func appendResult(dst []byte, found []contract.Finding, j *judges, sizes bool) ([]byte, error) {
-	dst = appendUvarint(dst, uint64(len(found)))
+// appendResult encodes an answer of the kind given: the findings (none for
+// answerSizes) and, but for answerFindings, the judges' model sizes.
+func appendResult(dst []byte, kind byte, found []contract.Finding, j *judges) ([]byte, error) {
+	dst = appendUvarint(append(dst, kind), uint64(len(found)))
 	for _, f := range found {
 		b, err := json.Marshal(f)
 		if err != nil {
@@ -115,45 +142,39 @@ func appendResult(dst []byte, found []contract.Finding, j *judges, sizes bool) (
 		}
 		dst = appendBytes(dst, b)
 	}
-	if !sizes {
-		return append(dst, 0), nil
+	if kind == answerFindings {
+		return dst, nil
 	}
 	b, err := json.Marshal(j.sizes())
-	if err != nil {
-		return nil, err
-	}
-	return append(append(dst, 1), b...), nil
+	return append(dst, b...), err
 }
 
-// decodeResult is appendResult's reverse: the findings and, when the frame
-// has them, the sizes.
-func decodeResult(frame []byte) ([]contract.Finding, *modelSizes, error) {
+// decodeResult is appendResult's reverse: the findings, the sizes when the
+// frame has them, and whether it answers an item.
+func decodeResult(frame []byte) (found []contract.Finding, sizes *modelSizes, answers bool, err error) {
 	d := decoder{b: frame}
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(frame)) {
-		return nil, nil, errFrame
+	kind, n := d.byte(), d.uvarint()
+	if d.err != nil || n > uint64(len(frame)) || kind > answerSizes || (kind == answerSizes && n > 0) {
+		return nil, nil, false, errFrame
 	}
-	found := make([]contract.Finding, 0, n)
+	found = make([]contract.Finding, 0, n)
 	for range n {
 		var f contract.Finding
 		if err := json.Unmarshal(d.bytes(), &f); d.err != nil || err != nil {
-			return nil, nil, errFrame
+			return nil, nil, false, errFrame
 		}
 		found = append(found, f)
 	}
-	switch flag := d.byte(); {
-	case d.err != nil:
-		return nil, nil, errFrame
-	case flag == 0 && len(d.b) == 0:
-		return found, nil, nil
-	case flag == 1:
-		var s modelSizes
-		if err := json.Unmarshal(d.b, &s); err != nil {
-			return nil, nil, errFrame
+	switch {
+	case kind == answerFindings && len(d.b) > 0:
+		return nil, nil, false, errFrame
+	case kind != answerFindings:
+		sizes = &modelSizes{}
+		if err := json.Unmarshal(d.b, sizes); err != nil {
+			return nil, nil, false, errFrame
 		}
-		return found, &s, nil
 	}
-	return nil, nil, errFrame
+	return found, sizes, kind != answerSizes, nil
 }
 
 // judgingProcess is the proxy's side of a judging process.
@@ -161,10 +182,12 @@ type judgingProcess struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 
-	wmu sync.Mutex // the judging goroutine writes, Close flushes last
-	w   *bufio.Writer
-	buf []byte // the item being encoded
-	hdr []byte // its length
+	wmu   sync.Mutex // the judging goroutine writes, the timer and Close flush
+	w     *bufio.Writer
+	buf   []byte // the item being encoded
+	hdr   []byte // its length
+	timer *time.Timer
+	armed bool // the timer will flush
 
 	mu       sync.Mutex
 	dead     bool // the process ended, or could not be written to
@@ -238,11 +261,28 @@ func (jp *judgingProcess) send(it item) bool {
 	return true
 }
 
-// flush writes what send buffered: the judging goroutine calls it when it
-// has nothing more to hand over.
+// idle is called by the judging goroutine when it has nothing more to hand
+// over: what send buffered goes to the process within handOverDelay, with
+// whatever is handed over meanwhile, in one write.
+func (jp *judgingProcess) idle() {
+	jp.wmu.Lock()
+	defer jp.wmu.Unlock()
+	if jp.armed || jp.w.Buffered() == 0 {
+		return
+	}
+	jp.armed = true
+	if jp.timer == nil {
+		jp.timer = time.AfterFunc(handOverDelay, jp.flush)
+		return
+	}
+	jp.timer.Reset(handOverDelay)
+}
+
+// flush writes what send buffered.
 func (jp *judgingProcess) flush() {
 	jp.wmu.Lock()
 	defer jp.wmu.Unlock()
+	jp.armed = false
 	if err := jp.w.Flush(); err != nil {
 		jp.fail(err)
 	}
@@ -277,13 +317,16 @@ func (jp *judgingProcess) read(r *bufio.Reader, p *Proxy) {
 			break
 		}
 		buf = frame[:0]
-		found, sizes, derr := decodeResult(frame)
+		found, sizes, answers, derr := decodeResult(frame)
 		if derr != nil {
 			err = derr
 			break
 		}
 		if sizes != nil {
 			jp.sizes.Store(sizes)
+		}
+		if !answers {
+			continue
 		}
 		for _, f := range found {
 			p.record(f)
@@ -322,6 +365,9 @@ func (jp *judgingProcess) close() error {
 	var err error
 	if !dead { // a process that ended already said why (read)
 		jp.wmu.Lock()
+		if jp.timer != nil {
+			jp.timer.Stop()
+		}
 		err = errors.Join(jp.w.Flush(), jp.stdin.Close())
 		jp.wmu.Unlock()
 	}

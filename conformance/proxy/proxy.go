@@ -361,15 +361,10 @@ func (p *Proxy) judgeQueued() {
 	j := &p.judging
 	for {
 		j.mu.Lock()
-		if len(j.q) == 0 && p.proc != nil {
-			// Nothing more to hand over: what is buffered goes to the
-			// judging process now (with the lock not held: the write can
-			// wait for the process).
-			j.mu.Unlock()
-			p.proc.flush()
-			j.mu.Lock()
-		}
 		if len(j.q) == 0 {
+			if p.proc != nil {
+				p.proc.idle() // what is buffered goes to the judging process soon
+			}
 			j.running = false
 			j.mu.Unlock()
 			return
