@@ -26,6 +26,14 @@ import (
 const childEnv = "PIXSANDBOX_TEST_CHILD_SERVE"
 
 func TestMain(m *testing.M) {
+	// The proxies this binary runs (the tests' own, and a child's `proxy`)
+	// judge in a process of this binary, as the built binary's do in one of
+	// its own.
+	judgeProcess = func() *exec.Cmd {
+		cmd := ownGroup(exec.Command(os.Args[0]))
+		cmd.Env = append(os.Environ(), childEnv+"="+judgeCommand)
+		return cmd
+	}
 	if args := os.Getenv(childEnv); args != "" {
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
@@ -35,13 +43,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	childBins.dir = dir
-	// The proxies the tests run in this process judge in a process of this
-	// binary, as the built binary's do in one of its own.
-	judgeProcess = func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), childEnv+"="+judgeCommand)
-		return cmd
-	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

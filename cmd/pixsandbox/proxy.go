@@ -89,13 +89,15 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // judgeProcess is the command of the proxy's judging process (--judging
-// process): this binary's proxy-judge.
+// process): this binary's proxy-judge, in a process group of its own (a
+// terminal's Ctrl-C is the proxy's to act on: it ends the judging process
+// once every exchange is judged).
 var judgeProcess = func() *exec.Cmd {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
-	return exec.Command(exe, judgeCommand)
+	return ownGroup(exec.Command(exe, judgeCommand))
 }
 
 // judgeCommand is the internal command the proxy starts its judging process
@@ -105,12 +107,16 @@ const judgeCommand = "proxy-judge"
 // proxyJudge is `pixsandbox proxy-judge`: a judging process
 // (proxy.ServeJudging) on standard input and output, at the lowest priority
 // (a nice value of 19: it yields the CPU to the proxy that forwards, and to
-// anything else that wants it). It ends when its input does.
+// anything else that wants it). It ends when its input does: the proxy
+// ends it once every exchange is judged. SIGINT and SIGTERM are the
+// proxy's to act on (judgeProcess starts it out of the terminal's process
+// group too): ending here at once would lose the exchanges not yet judged.
 func proxyJudge(args []string, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintf(stderr, "pixsandbox %s: started by pixsandbox proxy, takes no arguments\n", judgeCommand)
 		return 2
 	}
+	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	process.ApplyProxyMemoryLimit(os.LookupEnv)
 	if err := process.LowerPriority(19); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox %s: the priority stays: %v\n", judgeCommand, err)

@@ -75,7 +75,15 @@ func runProxyFor(t *testing.T, env map[string]string, args ...string) (int, stri
 	case c := <-code:
 		t.Fatalf("the proxy exited %d before listening: %s", c, errb.String())
 	}
-	url := strings.Fields(strings.TrimPrefix(banner, "pixsandbox proxy: "))[0]
+	postDupCashOuts(t, strings.Fields(strings.TrimPrefix(banner, "pixsandbox proxy: "))[0])
+	cancel()
+	return <-code, out.String(), errb.String()
+}
+
+// postDupCashOuts sends two cash-outs with one externalId to the proxy at
+// url, without a token: a state finding and request findings.
+func postDupCashOuts(t *testing.T, url string) {
+	t.Helper()
 	body := `{"value":10.50,"externalId":"dup-1","details":{"key":"53992810232","keyType":"DOCUMENT","name":"Dane","document":"53992810232"}}`
 	for range 2 {
 		resp, err := http.Post(url+"/api/pix/cash-out", "application/json", strings.NewReader(body))
@@ -85,8 +93,6 @@ func runProxyFor(t *testing.T, env map[string]string, args ...string) (int, stri
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	cancel()
-	return <-code, out.String(), errb.String()
 }
 
 // TestProxyCmd_FailOn: a run that saw a state finding (and request
