@@ -171,6 +171,37 @@ func procTicks(pid int) uint64 {
 	return u + st
 }
 
+// treeTicks is procTicks of pid and of its children: a proxy's judging
+// process works for it (pixsandbox proxy --judging process).
+func treeTicks(pid int) uint64 {
+	n := procTicks(pid)
+	for _, c := range childPids(pid) {
+		n += procTicks(c)
+	}
+	return n
+}
+
+// childPids lists the children of pid (none when /proc does not say).
+func childPids(pid int) []int {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // sampleRSS records the peak VmRSS of pid until stop is closed.
 func sampleRSS(pid int, stop <-chan struct{}) <-chan int64 {
 	out := make(chan int64, 1)

@@ -200,8 +200,9 @@ func summarize(name, label string, rate float64, d time.Duration, start time.Tim
 
 // openRow loads base with the routes of rts at the rates of spec's parts, at
 // once, when the machine is quiet, and prints the row's lines under name.
-// pids are the processes under load, the server's first: with this one, the
-// CPU they use is not counted as other processes'.
+// pids are the processes under load, the server's first: with this one and
+// their children (the proxy's judging process), the CPU they use is not
+// counted as other processes'.
 func openRow(o options, base string, pids []int, name string, spec openSpec, rts []openRoute) openResult {
 	if waited := waitQuiet(o.quietWait, pids[0]); waited > 2*time.Second {
 		fmt.Printf("  %-16s waited %s for the machine and the server to go quiet\n", name, fmtDur(waited))
@@ -215,7 +216,7 @@ func openRow(o options, base string, pids []int, name string, spec openSpec, rts
 	pids = append(slices.Clone(pids), os.Getpid())
 	ours := func() (n uint64) {
 		for _, pid := range pids {
-			n += procTicks(pid)
+			n += treeTicks(pid)
 		}
 		return n
 	}
