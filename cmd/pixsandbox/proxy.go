@@ -83,7 +83,7 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 	process.ApplyProxyMemoryLimit(os.LookupEnv)
 	return runProxyTuned(ctx, args, stdout, stderr, os.LookupEnv, func(pf *proxyFlags) {
 		if pf.opts.JudgeProcess != nil {
-			process.ApplyForwarderGC(os.LookupEnv)
+			process.ApplySplitProxyGC(os.LookupEnv)
 		}
 	})
 }
@@ -118,6 +118,7 @@ func proxyJudge(args []string, stderr io.Writer) int {
 	}
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	process.ApplyProxyMemoryLimit(os.LookupEnv)
+	process.ApplySplitProxyGC(os.LookupEnv)
 	if err := process.LowerPriority(19); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox %s: the priority stays: %v\n", judgeCommand, err)
 	}

@@ -235,10 +235,18 @@ func startJudging(cmd *exec.Cmd, cfg judgeConfig, p *Proxy) (*judgingProcess, er
 	return jp, nil
 }
 
-// send hands the item to the process; false when the process is gone and
-// the caller must judge it itself. Its findings come back to p.record and
-// the item counts as judged then (Proxy.pending).
+// send hands the item to the process; false when the caller must judge it
+// itself: the process is gone, or the item is over maxFrame encoded (bodies
+// are at most BodyLimit each, but an upstream's headers can be longer). Its
+// findings come back to p.record and the item counts as judged then
+// (Proxy.pending).
 func (jp *judgingProcess) send(it item) bool {
+	jp.wmu.Lock()
+	defer jp.wmu.Unlock()
+	jp.buf = appendItem(jp.buf[:0], it)
+	if len(jp.buf) > maxFrame {
+		return false
+	}
 	jp.mu.Lock()
 	if jp.dead {
 		jp.mu.Unlock()
@@ -246,13 +254,8 @@ func (jp *judgingProcess) send(it item) bool {
 	}
 	jp.inFlight++
 	jp.mu.Unlock()
-	jp.wmu.Lock()
-	defer jp.wmu.Unlock()
-	jp.buf = appendItem(jp.buf[:0], it)
-	var err error
-	if len(jp.buf) > maxFrame {
-		err = fmt.Errorf("an exchange of %d bytes encoded", len(jp.buf))
-	} else if _, err = jp.w.Write(appendUvarint(jp.hdr[:0], uint64(len(jp.buf)))); err == nil {
+	_, err := jp.w.Write(appendUvarint(jp.hdr[:0], uint64(len(jp.buf))))
+	if err == nil {
 		_, err = jp.w.Write(jp.buf)
 	}
 	if err != nil {

@@ -3,6 +3,8 @@ package proxy_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -92,5 +94,39 @@ func TestJudging_ProcessBreaks(t *testing.T) {
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown after the judging process ended: %v", err)
+	}
+}
+
+// TestJudging_OversizeItem: an exchange too large to hand over (an
+// upstream's headers have no 1 MiB bound) is judged by the proxy itself,
+// and the judging process goes on with the rest.
+func TestJudging_OversizeItem(t *testing.T) {
+	big := strings.Repeat("x", 5<<20)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("X-Big") != "" {
+			w.Header().Set("X-Big", big)
+		}
+		_, _ = io.WriteString(w, `{}`) // no data: a response finding
+	}))
+	defer up.Close()
+	var log syncBuffer
+	u, findings, stop, err := proxy.Start(up.URL, proxy.Options{Log: &log, JudgeProcess: judgingProcess("serve")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	c := newClient(t, u)
+	c.token = fakeToken(fakeClock)
+	c.do("GET", "/accounts/balances", "", "X-Big: 1")
+	c.do("GET", "/accounts/balances", "")
+	judged := map[uint64]bool{}
+	for _, f := range findings() {
+		if f.Rule == "resp.field-missing" {
+			judged[f.Exchange] = true
+		}
+	}
+	if !judged[1] || !judged[2] || strings.Contains(log.String(), "judging process ended") {
+		t.Fatalf("exchanges judged %v, want 1 and 2; the log:\n%s", judged, log.String())
 	}
 }

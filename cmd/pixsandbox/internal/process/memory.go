@@ -148,29 +148,30 @@ func ServePprof(addr string, log *slog.Logger) {
 // three alternating runs each, it added 6.2-11.0 ms to the p99 at 1,000
 // exchanges a second against 7.4-7.8 ms at Go's 100, for a peak RSS of
 // 182-191 MB against 61-62 (docs/performance-log.md, "What the proxy's
-// judging costs the row"). Judging in a process, the forwarding process
-// collects at ForwarderGC.
+// judging costs the row"). Judging in a process, the proxy and its judging
+// process collect at SplitProxyGC.
 const ProxyMemoryLimit = 512 << 20
 
-// ForwarderGC is the collector's target of a proxy that judges in a
-// judging process (--judging process): its live heap is then a few
-// megabytes (connections, buffers, the exchanges in flight), so collecting a
-// quarter as often costs about 10 MB of RSS. Against Go's 100, alternating
-// runs of the latency row gave a lower added p99 in five of five pairs, with
-// about 4 % less CPU an exchange (docs/performance-log.md, "The judging in a
-// process of its own").
-const ForwarderGC = 400
+// SplitProxyGC is the collector's target of both processes of a proxy that
+// judges in a process of its own (--judging process): the proxy's live heap
+// is a few megabytes (connections, buffers, the exchanges in flight), the
+// judging process's the state model's windows (about 10 MB under a steady
+// load), so collecting a quarter as often costs each a few tens of MB at
+// most. Against Go's 100 in both, alternating runs of the latency row gave a
+// lower added p99 in five of five pairs, with about 4 % less CPU an exchange
+// (docs/performance-log.md, "The judging in a process of its own").
+const SplitProxyGC = 400
 
-// ApplyForwarderGC sets the collector's target to ForwarderGC unless the
+// ApplySplitProxyGC sets the collector's target to SplitProxyGC unless the
 // environment sets one (GOGC); it returns the target in force.
-func ApplyForwarderGC(lookup func(string) (string, bool)) int {
+func ApplySplitProxyGC(lookup func(string) (string, bool)) int {
 	if v, ok := lookup("GOGC"); ok && v != "" {
 		cur := debug.SetGCPercent(100) // reads the target the runtime took from GOGC
 		debug.SetGCPercent(cur)
 		return cur
 	}
-	debug.SetGCPercent(ForwarderGC)
-	return ForwarderGC
+	debug.SetGCPercent(SplitProxyGC)
+	return SplitProxyGC
 }
 
 // ApplyProxyMemoryLimit sets Go's soft memory limit for the proxy unless the

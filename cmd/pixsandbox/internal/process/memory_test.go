@@ -88,21 +88,22 @@ func TestApplyProxyMemoryLimit(t *testing.T) {
 	}
 }
 
-// TestApplyForwarderGC: a proxy judging elsewhere collects at ForwarderGC,
-// unless the environment sets GOGC, whose value the runtime took.
-func TestApplyForwarderGC(t *testing.T) {
+// TestApplySplitProxyGC: a proxy judging in a process, and that process,
+// collect at SplitProxyGC, unless the environment sets GOGC, whose value the
+// runtime took.
+func TestApplySplitProxyGC(t *testing.T) {
 	gc := debug.SetGCPercent(100)
 	t.Cleanup(func() { debug.SetGCPercent(gc) })
 	for _, tt := range []struct {
 		env  map[string]string
 		want int
 	}{
-		{nil, ForwarderGC},
+		{nil, SplitProxyGC},
 		{map[string]string{"GOGC": "50"}, 50},
 	} {
 		debug.SetGCPercent(50) // what the runtime read from GOGC=50 at start-up
 		lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
-		got := ApplyForwarderGC(lookup)
+		got := ApplySplitProxyGC(lookup)
 		if inForce := debug.SetGCPercent(100); got != tt.want || inForce != tt.want {
 			t.Errorf("env %v: returned %d, in force %d; want %d", tt.env, got, inForce, tt.want)
 		}
