@@ -15,7 +15,6 @@ import (
 
 const (
 	itemDelivery = 1 << iota
-	itemBodyFailed
 	itemAlone
 	itemStartSet
 	itemEndSet
@@ -64,7 +63,7 @@ func appendItem(dst []byte, it item) []byte {
 	for _, f := range []struct {
 		on  bool
 		bit byte
-	}{{it.delivery, itemDelivery}, {it.bodyFailed, itemBodyFailed}, {ex.Alone, itemAlone}, {!ex.Start.IsZero(), itemStartSet}, {!ex.End.IsZero(), itemEndSet}} {
+	}{{it.delivery, itemDelivery}, {ex.Alone, itemAlone}, {!ex.Start.IsZero(), itemStartSet}, {!ex.End.IsZero(), itemEndSet}} {
 		if f.on {
 			flags |= f.bit
 		}
@@ -89,7 +88,7 @@ func decodeItem(frame []byte) (item, error) {
 	d := decoder{b: frame}
 	flags := d.byte()
 	ex := &contract.Exchange{Seq: d.uvarint(), Alone: flags&itemAlone != 0}
-	it := item{ex: ex, delivery: flags&itemDelivery != 0, bodyFailed: flags&itemBodyFailed != 0}
+	it := item{ex: ex, delivery: flags&itemDelivery != 0}
 	for _, s := range []*string{&ex.RequestID, &ex.Method, &ex.Path, &ex.RawQuery, &ex.ReqUnjudged, &ex.RespUnjudged, &it.failed} {
 		*s = d.string()
 	}

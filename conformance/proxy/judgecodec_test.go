@@ -15,7 +15,7 @@ import (
 // sameItem reports whether b carries what the rules read of a.
 func sameItem(a, b item) bool {
 	x, y := a.ex, b.ex
-	return a.delivery == b.delivery && a.bodyFailed == b.bodyFailed && a.failed == b.failed &&
+	return a.delivery == b.delivery && a.failed == b.failed &&
 		x.Seq == y.Seq && x.RequestID == y.RequestID && x.Method == y.Method && x.Path == y.Path && x.RawQuery == y.RawQuery &&
 		reflect.DeepEqual(x.ReqHeader, y.ReqHeader) && reflect.DeepEqual(x.ReqBody, y.ReqBody) && x.ReqUnjudged == y.ReqUnjudged &&
 		x.Status == y.Status && reflect.DeepEqual(x.RespHeader, y.RespHeader) && reflect.DeepEqual(x.RespBody, y.RespBody) &&
@@ -29,7 +29,7 @@ func TestItem_RoundTrip(t *testing.T) {
 		{ex: &contract.Exchange{Seq: 1 << 40, RequestID: "req-1", Method: "PUT", Path: "/cob/a b", RawQuery: "x=1&y=%20",
 			ReqHeader: http.Header{"Authorization": {"Bearer t"}, "X-Many": {"1", "2", ""}, "X-None": {}}, ReqBody: []byte(`{"a":1}`),
 			Status: 201, RespHeader: http.Header{}, RespBody: []byte{}, Start: start, End: start.Add(time.Millisecond), Alone: true}},
-		{ex: &contract.Exchange{Method: "POST", Path: "/hooks", ReqUnjudged: "the body is over 1 MiB", RespUnjudged: "gzip"}, delivery: true, bodyFailed: true,
+		{ex: &contract.Exchange{Method: "POST", Path: "/hooks", ReqUnjudged: "the body is over 1 MiB", RespUnjudged: "gzip"}, delivery: true,
 			failed: "dial tcp: connection refused"},
 		{ex: &contract.Exchange{Start: time.Unix(-5, 0)}},
 	} {

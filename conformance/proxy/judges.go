@@ -11,7 +11,8 @@ import (
 // the API's traffic and, with a webhook side, the model of the deliveries.
 // The proxy's judging goroutine judges with judges of its own (inline), or
 // hands each exchange to a judging process that holds them
-// (Options.JudgeProcess, ServeJudging). Only one goroutine uses them.
+// (Options.JudgeProcess, ServeJudging). One goroutine at a time judges with
+// them; their models are safe to read the sizes of from any.
 type judges struct {
 	model *state.Model
 	hooks *state.Hooks // nil without a webhook side
@@ -44,8 +45,6 @@ func newJudges(c judgeConfig) *judges {
 type item struct {
 	ex       *contract.Exchange
 	delivery bool
-	// bodyFailed: a delivery's body broke off (counted, not judged).
-	bodyFailed bool
 	// failed is why the upstream (the receiver, for a delivery) did not
 	// answer; empty when it did.
 	failed string
@@ -56,7 +55,7 @@ type item struct {
 func (j *judges) judge(it item) []contract.Finding {
 	ex := it.ex
 	if it.delivery {
-		if it.bodyFailed || j.hooks == nil {
+		if j.hooks == nil {
 			return nil
 		}
 		found := contract.JudgeDelivery(ex, contract.HookOptions{Secret: j.cfg.Secret})

@@ -27,31 +27,50 @@ func niceOf(t *testing.T, tid int) int {
 }
 
 // TestLowerPriority: every thread of the process has the nice value after
-// the call, and so has a thread started after it. (The test process keeps
+// the call, and so have threads started after it. (The test process keeps
 // the lower priority: an unprivileged process cannot raise it back.)
 func TestLowerPriority(t *testing.T) {
 	const n = 7
-	if err := LowerPriority(n); err != nil {
-		t.Fatal(err)
-	}
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := map[int]bool{}
 	for _, task := range tasks {
 		tid, _ := strconv.Atoi(task.Name())
+		before[tid] = true
+	}
+	if err := LowerPriority(n); err != nil {
+		t.Fatal(err)
+	}
+	for tid := range before {
 		if got := niceOf(t, tid); got < n {
 			t.Errorf("thread %d has nice %d, want at least %d", tid, got, n)
 		}
 	}
-	// A goroutine locked to a thread (a new one when the runtime needs it:
-	// it never unlocks, so the runtime ends the thread with it).
-	got := make(chan int)
-	go func() {
-		runtime.LockOSThread()
-		got <- niceOf(t, syscall.Gettid())
-	}()
-	if nice := <-got; nice < n {
-		t.Errorf("a thread in use after the call has nice %d, want at least %d", nice, n)
+	// More goroutines locked to their threads than the process has threads:
+	// the runtime must start new ones for some of them.
+	locked := len(before) + 4
+	tids, release := make(chan int), make(chan struct{})
+	defer close(release)
+	for range locked {
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			tids <- syscall.Gettid()
+			<-release
+		}()
+	}
+	started := 0
+	for range locked {
+		tid := <-tids
+		if !before[tid] {
+			started++
+		}
+		if got := niceOf(t, tid); got < n {
+			t.Errorf("thread %d (new: %v) has nice %d, want at least %d", tid, !before[tid], got, n)
+		}
+	}
+	if started == 0 {
+		t.Fatal("no thread was started after the call: nothing shows they inherit the value")
 	}
 }
