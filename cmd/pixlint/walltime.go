@@ -33,6 +33,7 @@ var wallClockUses = []WallClockUse{
 	{"simulator/httpapi/static.go", "request latency metric of the static pages (console, API reference)"},
 	{"simulator/sandboxapi/listener.go", "a listener's lease measures whether its client process is alive, not simulation time"},
 	{"conformance/framework", "the suite drives a real service over the network (and may not import simulator/clock): request deadlines, receipt times, the target's clock"},
+	{"conformance/proxy/judging/process.go", "a judging process paces its reports of the model's sizes to the proxy by wall time"},
 	{"conformance/proxy", "the proxy times real exchanges: when a request came and its answer ended orders the state model's observations, and the report's start and end"},
 	{"cmd/pixload", "a load tool: latencies, rates, pacing and deadlines of real processes"},
 	{"cmd/pixsoak", "a soak tool: a fresh seed per run, progress timings and deadlines of real processes"},

@@ -19,6 +19,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 const proxyUsage = `Usage:
@@ -105,7 +106,7 @@ var judgeProcess = func() *exec.Cmd {
 const judgeCommand = "proxy-judge"
 
 // proxyJudge is `pixsandbox proxy-judge`: a judging process
-// (proxy.ServeJudging) on standard input and output, at the lowest priority
+// (judging.Serve) on standard input and output, at the lowest priority
 // (a nice value of 19: it yields the CPU to the proxy that forwards, and to
 // anything else that wants it). It ends when its input does: the proxy
 // ends it once every exchange is judged. SIGINT and SIGTERM are the
@@ -122,7 +123,7 @@ func proxyJudge(args []string, stderr io.Writer) int {
 	if err := process.LowerPriority(19); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox %s: the priority stays: %v\n", judgeCommand, err)
 	}
-	if err := proxy.ServeJudging(os.Stdin, os.Stdout); err != nil {
+	if err := judging.Serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(stderr, "pixsandbox %s: %v\n", judgeCommand, err)
 		return 1
 	}

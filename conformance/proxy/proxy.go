@@ -21,6 +21,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 const (
@@ -76,7 +77,7 @@ type Options struct {
 	WebhookTransport http.RoundTripper
 
 	// JudgeProcess, when set, returns the command of a judging process
-	// (ServeJudging on its standard input and output) that judges the
+	// (judging.Serve on its standard input and output) that judges the
 	// exchanges in place of the proxy's own goroutine; the proxy starts it
 	// and Close ends it. Nil: the proxy judges in its own process.
 	JudgeProcess func() *exec.Cmd
@@ -89,8 +90,8 @@ type Proxy struct {
 	rp       *httputil.ReverseProxy
 	// judges judge in the proxy's process; proc, when set, is the judging
 	// process that judges instead while it runs.
-	judges *judges
-	proc   *judgingProcess
+	judges *judging.Judges
+	proc   *judging.Process
 	store  *store
 	bounds state.Bounds
 	hooks  *webhooks // nil without Options.WebhooksTo
@@ -163,13 +164,13 @@ func New(o Options) (*Proxy, error) {
 	if err := p.initWebhooks(o); err != nil {
 		return nil, err
 	}
-	cfg := judgeConfig{Bounds: o.Bounds, QuietAccounts: o.QuietAccounts, Upstream: u.String()}
+	cfg := judging.Config{Bounds: o.Bounds, QuietAccounts: o.QuietAccounts, Upstream: u.String()}
 	if p.hooks != nil {
 		cfg.Receiver, cfg.Secret = p.hooks.to.String(), p.hooks.secret
 	}
-	p.judges = newJudges(cfg)
+	p.judges = judging.New(cfg)
 	if o.JudgeProcess != nil {
-		if p.proc, err = startJudging(o.JudgeProcess(), cfg, p); err != nil {
+		if p.proc, err = judging.Start(o.JudgeProcess(), cfg, processSink{p}); err != nil {
 			return nil, err
 		}
 	}
@@ -183,7 +184,7 @@ func (p *Proxy) Close() error {
 	if p.proc == nil {
 		return nil
 	}
-	return p.proc.close()
+	return p.proc.Close()
 }
 
 // CheckUpstream reports whether s can be an upstream: an http:// or
@@ -363,7 +364,7 @@ func (p *Proxy) judgeQueued() {
 		j.mu.Lock()
 		if len(j.q) == 0 {
 			if p.proc != nil {
-				p.proc.idle() // what is buffered goes to the judging process soon
+				p.proc.Idle() // what is buffered goes to the judging process soon
 			}
 			j.running = false
 			j.mu.Unlock()
@@ -550,10 +551,10 @@ func (p *Proxy) finish(ex *exchange) {
 	} else {
 		p.stats.other.Add(1)
 	}
-	it := item{ex: &ex.Exchange}
+	it := judging.Item{Ex: &ex.Exchange}
 	if ex.upstreamErr != nil {
 		p.stats.unreachable.Add(1)
-		it.failed = ex.upstreamErr.Error()
+		it.Failed = ex.upstreamErr.Error()
 	}
 	p.hand(it)
 }
@@ -561,11 +562,11 @@ func (p *Proxy) finish(ex *exchange) {
 // hand has the item judged: by the judging process while it runs, else by
 // the proxy's own judges. Its findings are recorded, and it counts as
 // judged (pending), once they are known.
-func (p *Proxy) hand(it item) {
-	if p.proc != nil && p.proc.send(it) {
+func (p *Proxy) hand(it judging.Item) {
+	if p.proc != nil && p.proc.Send(it) {
 		return
 	}
-	for _, f := range p.judges.judge(it) {
+	for _, f := range p.judges.Judge(it) {
 		p.record(f)
 	}
 	p.pending.done()
@@ -576,6 +577,13 @@ func (p *Proxy) record(f contract.Finding) {
 	p.countHook(f)
 	p.logLine(Line(f))
 }
+
+// processSink takes the judging process's answers for the proxy.
+type processSink struct{ p *Proxy }
+
+func (s processSink) Record(f contract.Finding) { s.p.record(f) }
+func (s processSink) Judged()                   { s.p.pending.done() }
+func (s processSink) Log(line string)           { s.p.logLine(line) }
 
 // logLine writes a line to the proxy's log, if it has one.
 func (p *Proxy) logLine(s string) {

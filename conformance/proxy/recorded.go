@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 // Recorded traffic (`pixsandbox validate`): the proxy's rules applied to
@@ -355,7 +356,7 @@ func (v *Validation) judge(rx *RecordedExchange) {
 	} else {
 		v.stats.other.Add(1)
 	}
-	for _, f := range v.judges.judge(item{ex: ex}) {
+	for _, f := range v.judges.Judge(judging.Item{Ex: ex}) {
 		if rx.hides(f) {
 			v.Hidden++
 			continue

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 	"github.com/pixsandbox/pixsandbox/conformance/contract/state"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 // Summary is the state of a proxy run: what passed through and what was found.
@@ -54,21 +55,21 @@ func (p *Proxy) Summary() Summary {
 		QuietAccounts: p.quiet, BalanceJudged: sizes.BalanceJudged, Judging: "inline",
 	}
 	if p.proc != nil {
-		s.Judging, s.Unjudged = "process", p.proc.lost.Load()
+		s.Judging, s.Unjudged = "process", p.proc.Lost()
 	}
 	return s
 }
 
 // sizes returns the model sizes of the judges that judge: the judging
 // process's as it last sent them, unless it broke; else the proxy's own.
-func (p *Proxy) sizes() modelSizes {
-	if p.proc != nil && !p.proc.broken() {
-		if s := p.proc.sizes.Load(); s != nil {
+func (p *Proxy) sizes() judging.Sizes {
+	if p.proc != nil && !p.proc.Broken() {
+		if s := p.proc.Sizes(); s != nil {
 			return *s
 		}
-		return modelSizes{Model: map[string]int{}}
+		return judging.Sizes{Model: map[string]int{}}
 	}
-	return p.judges.sizes()
+	return p.judges.Sizes()
 }
 
 // Report is the JSON report (--json, GET /_proxy/findings).

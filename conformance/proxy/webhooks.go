@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 // WebhooksPath is where the proxy takes the upstream's webhook deliveries
@@ -206,9 +207,9 @@ func (p *Proxy) finishDelivery(ex *exchange) {
 		p.pending.done()
 		return
 	}
-	it := item{ex: &ex.Exchange, delivery: true}
+	it := judging.Item{Ex: &ex.Exchange, Delivery: true}
 	if ex.upstreamErr != nil {
-		it.failed = ex.upstreamErr.Error()
+		it.Failed = ex.upstreamErr.Error()
 	}
 	p.hand(it)
 }

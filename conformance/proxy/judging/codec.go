@@ -1,4 +1,4 @@
-package proxy
+package judging
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
 
-// The encoding of an item for a judging process (judgeproc.go): what the
+// The encoding of an item for a judging process (process.go): what the
 // rules read of the exchange, field by field, lengths as uvarints. A nil
 // body or header is told from an empty one (the rules tell them apart).
 
@@ -57,20 +57,20 @@ func appendHeader(dst []byte, h http.Header) []byte {
 }
 
 // appendItem encodes the item.
-func appendItem(dst []byte, it item) []byte {
-	ex := it.ex
+func appendItem(dst []byte, it Item) []byte {
+	ex := it.Ex
 	var flags byte
 	for _, f := range []struct {
 		on  bool
 		bit byte
-	}{{it.delivery, itemDelivery}, {ex.Alone, itemAlone}, {!ex.Start.IsZero(), itemStartSet}, {!ex.End.IsZero(), itemEndSet}} {
+	}{{it.Delivery, itemDelivery}, {ex.Alone, itemAlone}, {!ex.Start.IsZero(), itemStartSet}, {!ex.End.IsZero(), itemEndSet}} {
 		if f.on {
 			flags |= f.bit
 		}
 	}
 	dst = append(dst, flags)
 	dst = appendUvarint(dst, ex.Seq)
-	for _, s := range []string{ex.RequestID, ex.Method, ex.Path, ex.RawQuery, ex.ReqUnjudged, ex.RespUnjudged, it.failed} {
+	for _, s := range []string{ex.RequestID, ex.Method, ex.Path, ex.RawQuery, ex.ReqUnjudged, ex.RespUnjudged, it.Failed} {
 		dst = appendString(dst, s)
 	}
 	dst = appendHeader(dst, ex.ReqHeader)
@@ -84,12 +84,12 @@ func appendItem(dst []byte, it item) []byte {
 
 // decodeItem is appendItem's reverse; the item's exchange is new, its
 // strings and bodies copies (the frame's buffer is reused).
-func decodeItem(frame []byte) (item, error) {
+func decodeItem(frame []byte) (Item, error) {
 	d := decoder{b: frame}
 	flags := d.byte()
 	ex := &contract.Exchange{Seq: d.uvarint(), Alone: flags&itemAlone != 0}
-	it := item{ex: ex, delivery: flags&itemDelivery != 0}
-	for _, s := range []*string{&ex.RequestID, &ex.Method, &ex.Path, &ex.RawQuery, &ex.ReqUnjudged, &ex.RespUnjudged, &it.failed} {
+	it := Item{Ex: ex, Delivery: flags&itemDelivery != 0}
+	for _, s := range []*string{&ex.RequestID, &ex.Method, &ex.Path, &ex.RawQuery, &ex.ReqUnjudged, &ex.RespUnjudged, &it.Failed} {
 		*s = d.string()
 	}
 	ex.ReqHeader = d.header()
@@ -102,7 +102,7 @@ func decodeItem(frame []byte) (item, error) {
 		d.err = errFrame
 	}
 	if d.err != nil {
-		return item{}, d.err
+		return Item{}, d.err
 	}
 	ex.Status = int(status)
 	if flags&itemStartSet != 0 {

@@ -1,4 +1,4 @@
-package proxy
+package judging
 
 import (
 	"bufio"
@@ -15,8 +15,8 @@ import (
 	"github.com/pixsandbox/pixsandbox/conformance/contract"
 )
 
-// A judging process holds the proxy's judges (Options.JudgeProcess): the
-// proxy forwards, captures and hands each exchange over a pipe, in the
+// A judging process holds the proxy's Judges (the proxy's
+// Options.JudgeProcess): the proxy forwards, captures and hands each exchange over a pipe, in the
 // order it judges them; the process judges and hands back the findings.
 // In one process, the requests waited out the collector's marks of the
 // state model and the judging goroutine's bursts, which share Go's
@@ -25,13 +25,14 @@ import (
 // operating system to give a request that becomes ready its CPU at once.
 //
 // Both directions carry frames: a uvarint length and that many bytes. To
-// the process: a judgeConfig in JSON, then one item a frame (appendItem).
+// the process: a Config in JSON, then one item a frame (appendItem).
 // Back: one frame an item, in order (appendResult), and frames of the
 // model's sizes alone between them.
 
 const (
-	// maxFrame bounds a frame: two bodies of BodyLimit, headers and the rest.
-	maxFrame = 4 * BodyLimit
+	// MaxFrame bounds a frame: two bodies of the proxy's BodyLimit (1 MiB),
+	// headers and the rest. Send refuses an item larger than that.
+	MaxFrame = 4 << 20
 	// handOverDelay is how long items handed over may wait in the proxy's
 	// buffer for others to go with them in one write: a write and a read
 	// on each side for every exchange were a tenth of the forwarding
@@ -61,7 +62,7 @@ func readFrame(r *bufio.Reader, buf []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > maxFrame {
+	if n > MaxFrame {
 		return nil, fmt.Errorf("%w: a frame of %d bytes", errFrame, n)
 	}
 	if uint64(cap(buf)) < n {
@@ -77,20 +78,20 @@ func readFrame(r *bufio.Reader, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// ServeJudging is a judging process: it reads the judgeConfig and the items
+// Serve is a judging process: it reads the Config and the items
 // from in and writes each item's findings to out, until in ends.
-func ServeJudging(in io.Reader, out io.Writer) error {
+func Serve(in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	w := bufio.NewWriterSize(out, 64<<10)
 	frame, err := readFrame(r, nil)
 	if err != nil {
 		return fmt.Errorf("judging: the configuration: %w", err)
 	}
-	var cfg judgeConfig
+	var cfg Config
 	if err := json.Unmarshal(frame, &cfg); err != nil {
 		return fmt.Errorf("judging: the configuration: %w", err)
 	}
-	j := newJudges(cfg)
+	j := New(cfg)
 	var buf, res []byte
 	var sizesSent time.Time
 	for {
@@ -112,7 +113,7 @@ func ServeJudging(in io.Reader, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("judging: %w", err)
 		}
-		found := j.judge(it)
+		found := j.Judge(it)
 		idle, kind := r.Buffered() == 0, byte(answerFindings)
 		if idle && time.Since(sizesSent) >= sizesEvery { // wall clock: paces a report
 			kind, sizesSent = answerFindingsSizes, time.Now()
@@ -133,7 +134,7 @@ func ServeJudging(in io.Reader, out io.Writer) error {
 
 // appendResult encodes an answer of the kind given: the findings (none for
 // answerSizes) and, but for answerFindings, the judges' model sizes.
-func appendResult(dst []byte, kind byte, found []contract.Finding, j *judges) ([]byte, error) {
+func appendResult(dst []byte, kind byte, found []contract.Finding, j *Judges) ([]byte, error) {
 	dst = appendUvarint(append(dst, kind), uint64(len(found)))
 	for _, f := range found {
 		b, err := json.Marshal(f)
@@ -145,13 +146,13 @@ func appendResult(dst []byte, kind byte, found []contract.Finding, j *judges) ([
 	if kind == answerFindings {
 		return dst, nil
 	}
-	b, err := json.Marshal(j.sizes())
+	b, err := json.Marshal(j.Sizes())
 	return append(dst, b...), err
 }
 
 // decodeResult is appendResult's reverse: the findings, the sizes when the
 // frame has them, and whether it answers an item.
-func decodeResult(frame []byte) (found []contract.Finding, sizes *modelSizes, answers bool, err error) {
+func decodeResult(frame []byte) (found []contract.Finding, sizes *Sizes, answers bool, err error) {
 	d := decoder{b: frame}
 	kind, n := d.byte(), d.uvarint()
 	if d.err != nil || n > uint64(len(frame)) || kind > answerSizes || (kind == answerSizes && n > 0) {
@@ -169,7 +170,7 @@ func decodeResult(frame []byte) (found []contract.Finding, sizes *modelSizes, an
 	case kind == answerFindings && len(d.b) > 0:
 		return nil, nil, false, errFrame
 	case kind != answerFindings:
-		sizes = &modelSizes{}
+		sizes = &Sizes{}
 		if err := json.Unmarshal(d.b, sizes); err != nil {
 			return nil, nil, false, errFrame
 		}
@@ -177,8 +178,8 @@ func decodeResult(frame []byte) (found []contract.Finding, sizes *modelSizes, an
 	return found, sizes, kind != answerSizes, nil
 }
 
-// judgingProcess is the proxy's side of a judging process.
-type judgingProcess struct {
+// Process is the proxy's side of a judging process.
+type Process struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 
@@ -197,13 +198,25 @@ type judgingProcess struct {
 	ended    chan struct{}
 	err      error // why the reader stopped, once ended is closed
 
-	sizes atomic.Pointer[modelSizes]
+	sizes atomic.Pointer[Sizes]
 	lost  atomic.Int64 // items sent and never answered
 }
 
-// startJudging starts cmd as a judging process for p and sends it cfg; its
-// standard error is the proxy's, unless cmd sets one.
-func startJudging(cmd *exec.Cmd, cfg judgeConfig, p *Proxy) (*judgingProcess, error) {
+// Sink takes what a judging process answers (the proxy).
+type Sink interface {
+	// Record takes a finding of an item sent.
+	Record(contract.Finding)
+	// Judged says that an item sent has been judged, or given up: its
+	// findings, if any, were recorded before.
+	Judged()
+	// Log takes a line for the proxy's log.
+	Log(string)
+}
+
+// Start starts cmd as a judging process (Serve on its standard input and
+// output) and sends it cfg; its answers go to sink. Its standard error is
+// this process's, unless cmd sets one.
+func Start(cmd *exec.Cmd, cfg Config, sink Sink) (*Process, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
@@ -218,7 +231,7 @@ func startJudging(cmd *exec.Cmd, cfg judgeConfig, p *Proxy) (*judgingProcess, er
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("the judging process %s: %w", cmd.Path, err)
 	}
-	jp := &judgingProcess{cmd: cmd, stdin: stdin, w: bufio.NewWriterSize(stdin, 64<<10), ended: make(chan struct{})}
+	jp := &Process{cmd: cmd, stdin: stdin, w: bufio.NewWriterSize(stdin, 64<<10), ended: make(chan struct{})}
 	b, err := json.Marshal(cfg)
 	if err == nil {
 		_, err = jp.w.Write(appendFrame(nil, b))
@@ -231,20 +244,19 @@ func startJudging(cmd *exec.Cmd, cfg judgeConfig, p *Proxy) (*judgingProcess, er
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("the judging process %s: %w", cmd.Path, err)
 	}
-	go jp.read(bufio.NewReaderSize(stdout, 64<<10), p)
+	go jp.read(bufio.NewReaderSize(stdout, 64<<10), sink)
 	return jp, nil
 }
 
-// send hands the item to the process; false when the caller must judge it
-// itself: the process is gone, or the item is over maxFrame encoded (bodies
-// are at most BodyLimit each, but an upstream's headers can be longer). Its
-// findings come back to p.record and the item counts as judged then
-// (Proxy.pending).
-func (jp *judgingProcess) send(it item) bool {
+// Send hands the item to the process; false when the caller must judge it
+// itself: the process is gone, or the item is over MaxFrame encoded (the
+// proxy's bodies are at most 1 MiB each, but an upstream's headers can be
+// longer). Its findings come back to the Sink's Record, then its Judged.
+func (jp *Process) Send(it Item) bool {
 	jp.wmu.Lock()
 	defer jp.wmu.Unlock()
 	jp.buf = appendItem(jp.buf[:0], it)
-	if len(jp.buf) > maxFrame {
+	if len(jp.buf) > MaxFrame {
 		return false
 	}
 	jp.mu.Lock()
@@ -264,10 +276,10 @@ func (jp *judgingProcess) send(it item) bool {
 	return true
 }
 
-// idle is called by the judging goroutine when it has nothing more to hand
-// over: what send buffered goes to the process within handOverDelay, with
+// Idle is called by the judging goroutine when it has nothing more to hand
+// over: what Send buffered goes to the process within handOverDelay, with
 // whatever is handed over meanwhile, in one write.
-func (jp *judgingProcess) idle() {
+func (jp *Process) Idle() {
 	jp.wmu.Lock()
 	defer jp.wmu.Unlock()
 	if jp.armed || jp.w.Buffered() == 0 {
@@ -281,8 +293,8 @@ func (jp *judgingProcess) idle() {
 	jp.timer.Reset(handOverDelay)
 }
 
-// flush writes what send buffered.
-func (jp *judgingProcess) flush() {
+// flush writes what Send buffered.
+func (jp *Process) flush() {
 	jp.wmu.Lock()
 	defer jp.wmu.Unlock()
 	jp.armed = false
@@ -293,7 +305,7 @@ func (jp *judgingProcess) flush() {
 
 // fail marks the process gone and, unless Close ended it, stops it: its
 // reader then gives up the items in flight.
-func (jp *judgingProcess) fail(err error) {
+func (jp *Process) fail(err error) {
 	jp.mu.Lock()
 	if !jp.dead {
 		jp.dead = true
@@ -310,7 +322,7 @@ func (jp *judgingProcess) fail(err error) {
 // read takes the process's answers until it ends, recording each item's
 // findings; then it gives up the items still in flight, which stay
 // unjudged.
-func (jp *judgingProcess) read(r *bufio.Reader, p *Proxy) {
+func (jp *Process) read(r *bufio.Reader, sink Sink) {
 	defer close(jp.ended)
 	var buf []byte
 	var err error
@@ -332,12 +344,12 @@ func (jp *judgingProcess) read(r *bufio.Reader, p *Proxy) {
 			continue
 		}
 		for _, f := range found {
-			p.record(f)
+			sink.Record(f)
 		}
 		jp.mu.Lock()
 		jp.inFlight--
 		jp.mu.Unlock()
-		p.pending.done()
+		sink.Judged()
 	}
 	jp.fail(err)
 	jp.mu.Lock()
@@ -352,15 +364,15 @@ func (jp *judgingProcess) read(r *bufio.Reader, p *Proxy) {
 	if werr != nil {
 		why = werr
 	}
-	p.logLine(fmt.Sprintf("pixsandbox proxy: the judging process ended (%v): %d exchanges were not judged; the proxy judges the rest itself, from an empty state model", why, n))
+	sink.Log(fmt.Sprintf("pixsandbox proxy: the judging process ended (%v): %d exchanges were not judged; the proxy judges the rest itself, from an empty state model", why, n))
 	for range n {
-		p.pending.done()
+		sink.Judged()
 	}
 }
 
-// close ends the process's input and waits for it to end: the proxy has
-// nothing more to judge (Server.Shutdown after Quiesce).
-func (jp *judgingProcess) close() error {
+// Close ends the process's input and waits for it to end: the proxy has
+// nothing more to judge (the proxy's Close, after every item was judged).
+func (jp *Process) Close() error {
 	jp.mu.Lock()
 	jp.closing = true
 	dead := jp.dead
@@ -378,10 +390,18 @@ func (jp *judgingProcess) close() error {
 	return err
 }
 
-// broken reports whether the process ended before Close: the proxy's own
-// judges judge in its place since.
-func (jp *judgingProcess) broken() bool {
+// Broken reports whether the process ended before Close: the proxy's own
+// Judges judge in its place since.
+func (jp *Process) Broken() bool {
 	jp.mu.Lock()
 	defer jp.mu.Unlock()
 	return jp.broke
 }
+
+// Sizes returns the model's sizes of the process's last report, nil before
+// its first.
+func (jp *Process) Sizes() *Sizes { return jp.sizes.Load() }
+
+// Lost returns how many items were sent and never answered: the process
+// ended before it judged them.
+func (jp *Process) Lost() int64 { return jp.lost.Load() }

@@ -1,4 +1,4 @@
-package proxy
+package judging
 
 import (
 	"bufio"
@@ -13,9 +13,9 @@ import (
 )
 
 // sameItem reports whether b carries what the rules read of a.
-func sameItem(a, b item) bool {
-	x, y := a.ex, b.ex
-	return a.delivery == b.delivery && a.failed == b.failed &&
+func sameItem(a, b Item) bool {
+	x, y := a.Ex, b.Ex
+	return a.Delivery == b.Delivery && a.Failed == b.Failed &&
 		x.Seq == y.Seq && x.RequestID == y.RequestID && x.Method == y.Method && x.Path == y.Path && x.RawQuery == y.RawQuery &&
 		reflect.DeepEqual(x.ReqHeader, y.ReqHeader) && reflect.DeepEqual(x.ReqBody, y.ReqBody) && x.ReqUnjudged == y.ReqUnjudged &&
 		x.Status == y.Status && reflect.DeepEqual(x.RespHeader, y.RespHeader) && reflect.DeepEqual(x.RespBody, y.RespBody) &&
@@ -24,30 +24,30 @@ func sameItem(a, b item) bool {
 
 func TestItem_RoundTrip(t *testing.T) {
 	start := time.Date(2026, 3, 2, 12, 0, 0, 123456789, time.UTC)
-	for _, it := range []item{
-		{ex: &contract.Exchange{}},
-		{ex: &contract.Exchange{Seq: 1 << 40, RequestID: "req-1", Method: "PUT", Path: "/cob/a b", RawQuery: "x=1&y=%20",
+	for _, it := range []Item{
+		{Ex: &contract.Exchange{}},
+		{Ex: &contract.Exchange{Seq: 1 << 40, RequestID: "req-1", Method: "PUT", Path: "/cob/a b", RawQuery: "x=1&y=%20",
 			ReqHeader: http.Header{"Authorization": {"Bearer t"}, "X-Many": {"1", "2", ""}, "X-None": {}}, ReqBody: []byte(`{"a":1}`),
 			Status: 201, RespHeader: http.Header{}, RespBody: []byte{}, Start: start, End: start.Add(time.Millisecond), Alone: true}},
-		{ex: &contract.Exchange{Method: "POST", Path: "/hooks", ReqUnjudged: "the body is over 1 MiB", RespUnjudged: "gzip"}, delivery: true,
-			failed: "dial tcp: connection refused"},
-		{ex: &contract.Exchange{Start: time.Unix(-5, 0)}},
+		{Ex: &contract.Exchange{Method: "POST", Path: "/hooks", ReqUnjudged: "the body is over 1 MiB", RespUnjudged: "gzip"}, Delivery: true,
+			Failed: "dial tcp: connection refused"},
+		{Ex: &contract.Exchange{Start: time.Unix(-5, 0)}},
 	} {
 		got, err := decodeItem(appendItem(nil, it))
 		if err != nil {
-			t.Fatalf("%+v: %v", it.ex, err)
+			t.Fatalf("%+v: %v", it.Ex, err)
 		}
 		if !sameItem(it, got) {
-			t.Errorf("round trip of %+v (%+v) gave %+v (%+v)", it, *it.ex, got, *got.ex)
+			t.Errorf("round trip of %+v (%+v) gave %+v (%+v)", it, *it.Ex, got, *got.Ex)
 		}
-		if (it.ex.ReqBody == nil) != (got.ex.ReqBody == nil) || (it.ex.RespHeader == nil) != (got.ex.RespHeader == nil) {
-			t.Errorf("nil and empty not told apart: %+v gave %+v", *it.ex, *got.ex)
+		if (it.Ex.ReqBody == nil) != (got.Ex.ReqBody == nil) || (it.Ex.RespHeader == nil) != (got.Ex.RespHeader == nil) {
+			t.Errorf("nil and empty not told apart: %+v gave %+v", *it.Ex, *got.Ex)
 		}
 	}
 }
 
 func TestItem_Malformed(t *testing.T) {
-	full := appendItem(nil, item{ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200}})
+	full := appendItem(nil, Item{Ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200}})
 	for i := range len(full) {
 		if _, err := decodeItem(full[:i]); err == nil {
 			t.Errorf("a frame cut at %d of %d decoded", i, len(full))
@@ -59,7 +59,7 @@ func TestItem_Malformed(t *testing.T) {
 }
 
 func TestResult_RoundTrip(t *testing.T) {
-	j := newJudges(judgeConfig{})
+	j := New(Config{})
 	found := []contract.Finding{{Rule: "state.refund-over-original", Kind: contract.KindState, Exchange: 7, Related: []uint64{3},
 		Message: "m", Time: time.Date(2026, 3, 2, 12, 0, 0, 5, time.UTC)}}
 	for _, kind := range []byte{answerFindings, answerFindingsSizes, answerSizes} {
@@ -87,20 +87,20 @@ func TestResult_RoundTrip(t *testing.T) {
 	}
 }
 
-// TestServeJudging_Answers: a judging process answers every item in order,
+// TestServe_Answers: a judging process answers every item in order,
 // with the sizes when it waits for more (at most every sizesEvery), and
 // ends with its input, after the sizes alone.
-func TestServeJudging_Answers(t *testing.T) {
+func TestServe_Answers(t *testing.T) {
 	var in bytes.Buffer
 	in.Write(appendFrame(nil, []byte(`{"upstream":"http://up"}`)))
-	for _, it := range []item{
-		{ex: &contract.Exchange{Seq: 1, Method: "GET", Path: "/accounts/balances", Status: 200, RespBody: []byte(`{"data":[]}`)}},
-		{ex: &contract.Exchange{Seq: 2, Method: "GET", Path: "/accounts/balances"}, failed: "refused"},
+	for _, it := range []Item{
+		{Ex: &contract.Exchange{Seq: 1, Method: "GET", Path: "/accounts/balances", Status: 200, RespBody: []byte(`{"data":[]}`)}},
+		{Ex: &contract.Exchange{Seq: 2, Method: "GET", Path: "/accounts/balances"}, Failed: "refused"},
 	} {
 		in.Write(appendFrame(nil, appendItem(nil, it)))
 	}
 	var out bytes.Buffer
-	if err := ServeJudging(&in, &out); err != nil {
+	if err := Serve(&in, &out); err != nil {
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(&out)
@@ -128,7 +128,7 @@ func TestServeJudging_Answers(t *testing.T) {
 	if !last || len(rules) != 2 || sized[0] || !sized[1] || len(rules[0]) == 0 || !slices.Contains(rules[1], "upstream.unreachable") || slices.Contains(rules[0], "upstream.unreachable") {
 		t.Fatalf("answers %v (sizes %v), the sizes alone last: %v", rules, sized, last)
 	}
-	if err := ServeJudging(bytes.NewReader([]byte{5, '{'}), &out); err == nil {
+	if err := Serve(bytes.NewReader([]byte{5, '{'}), &out); err == nil {
 		t.Error("a cut configuration was taken")
 	}
 }
@@ -136,8 +136,8 @@ func TestServeJudging_Answers(t *testing.T) {
 // FuzzDecodeItem: any frame decodes or fails without a panic, and what
 // decodes encodes back to a frame that decodes the same.
 func FuzzDecodeItem(f *testing.F) {
-	f.Add(appendItem(nil, item{ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200, RespBody: []byte("{}")}}))
-	f.Add(appendItem(nil, item{ex: &contract.Exchange{}, delivery: true, failed: "x"}))
+	f.Add(appendItem(nil, Item{Ex: &contract.Exchange{Method: "GET", Path: "/x", ReqHeader: http.Header{"A": {"b"}}, Status: 200, RespBody: []byte("{}")}}))
+	f.Add(appendItem(nil, Item{Ex: &contract.Exchange{}, Delivery: true, Failed: "x"}))
 	f.Add([]byte{0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		it, err := decodeItem(b)
@@ -146,14 +146,14 @@ func FuzzDecodeItem(f *testing.F) {
 		}
 		again, err := decodeItem(appendItem(nil, it))
 		if err != nil || !sameItem(it, again) {
-			t.Fatalf("%q decoded to %+v, which did not survive a round trip (%v)", b, *it.ex, err)
+			t.Fatalf("%q decoded to %+v, which did not survive a round trip (%v)", b, *it.Ex, err)
 		}
 	})
 }
 
 // FuzzDecodeResult: any answer frame decodes or fails without a panic.
 func FuzzDecodeResult(f *testing.F) {
-	j := newJudges(judgeConfig{})
+	j := New(Config{})
 	b, _ := appendResult(nil, answerFindingsSizes, []contract.Finding{{Rule: "r", Message: "m"}}, j)
 	f.Add(b)
 	f.Add([]byte{answerFindings, 0})

@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/pixsandbox/pixsandbox/conformance/proxy"
+	"github.com/pixsandbox/pixsandbox/conformance/proxy/judging"
 )
 
 // judgingEnv makes this test binary a judging process instead of running
-// the tests: "serve" is proxy.ServeJudging; "break" reads one byte of its
+// the tests: "serve" is judging.Serve; "break" reads one byte of its
 // input and ends, as a judging process that crashes.
 const judgingEnv = "PIXSANDBOX_TEST_JUDGING"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(judgingEnv) {
 	case "serve":
-		if err := proxy.ServeJudging(os.Stdin, os.Stdout); err != nil {
+		if err := judging.Serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
