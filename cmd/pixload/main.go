@@ -54,7 +54,7 @@ type options struct {
 	// given, and parsed into openSpecs and proxySpec.
 	openLoop, openFractions, openProxy string
 	openDuration, openCeilingDuration  time.Duration
-	openMaxSenders                     int
+	openMaxSenders, openProxyPairs     int
 	openSpecs                          []openSpec
 	proxySpec                          *openSpec
 }
@@ -84,6 +84,7 @@ func main() {
 	flag.DurationVar(&o.openDuration, "open-loop-duration", 60*time.Second, "how long each open-loop row schedules requests, unless its entry says")
 	flag.DurationVar(&o.openCeilingDuration, "open-loop-ceiling-duration", 20*time.Second, "how long the ceiling is loaded open-loop at each rate of the rows (0: each row's own duration)")
 	flag.IntVar(&o.openMaxSenders, "open-loop-max-senders", 2048, "the most requests each route of an open-loop row keeps in flight (one connection each); past it, requests are sent late and counted")
+	flag.IntVar(&o.openProxyPairs, "open-loop-proxy-pairs", 1, "how many times -open-loop-proxy runs its direct and proxied halves, alternating; with more than one, the verdict is on the median pair")
 	flag.StringVar(&o.openProxy, "open-loop-proxy", "", "RATE[:DURATION]: balance reads and PUT /cob, half of RATE requests per second each, directly on a fresh server and then through pixsandbox proxy --upstream in front of another, and the latency the proxy adds (issue 30: 1000:60s)")
 	flag.Parse()
 	if err := parseOpenFlags(&o); err != nil {

@@ -141,6 +141,9 @@ func parseOpenFlags(o *options) error {
 	if o.openSpecs, err = parseOpenLoop(o.openLoop, fr, o.openDuration); err != nil {
 		return err
 	}
+	if o.openProxyPairs < 1 {
+		return fmt.Errorf("-open-loop-proxy-pairs %d: want 1 or more", o.openProxyPairs)
+	}
 	if o.openProxy == "" {
 		return nil
 	}
@@ -278,8 +281,8 @@ func slowList(ss []slowAt, n int) string {
 // openOutcome is what the open-loop rows measured.
 type openOutcome struct {
 	rows     []openResult
-	proxy    []openResult // the same mix direct, then through the proxy
-	findings string       // the proxy's findings over its row
+	proxy    []openResult // the same mix direct, then through the proxy, pair after pair
+	findings []string     // the proxy's findings over its row, a pair each
 	inv      string       // the servers' invariants after their rows (invariants)
 	// servers are the ledger invariants read on each server after its
 	// rows, by the server's part: "rows", "direct", "proxy".
@@ -466,24 +469,31 @@ func startProxy(bin, upstream, logPath string) (url string, pid int, stopProxy f
 
 // runProxyPair loads the routes of px (balance reads and PUT /cob, half the
 // rate each) directly on a fresh server, then through `pixsandbox proxy` in
-// front of another fresh server, and reads the proxy's findings. Each half
+// front of another fresh server, and reads the proxy's findings; with
+// -open-loop-proxy-pairs N, N such pairs one after another. Each half
 // has a store of its own, so both meet a store of the same age: on one
 // server the second half met alone the flushes and compactions that the
 // first half's writes brought on.
 func runProxyPair(o options, bin, tmp string, px openSpec, out *openOutcome) error {
-	for _, name := range []string{"direct", "proxy"} {
-		via := name == "proxy"
-		srv, base, _, err := startServer(bin, "", filepath.Join(tmp, "data-"+name), filepath.Join(tmp, "server-"+name+".log"))
-		if err != nil {
-			return err
-		}
-		err = proxyHalf(o, bin, tmp, srv.Process.Pid, base, name, via, px, out)
-		if err == nil {
-			out.checked(name, invariants(base))
-		}
-		stop(srv)
-		if err != nil {
-			return fmt.Errorf("%s half: %w", name, err)
+	for k := 1; k <= max(o.openProxyPairs, 1); k++ {
+		for _, half := range []string{"direct", "proxy"} {
+			name := half
+			if o.openProxyPairs > 1 {
+				name = fmt.Sprintf("%s %d", half, k)
+			}
+			dir := strings.ReplaceAll(name, " ", "-")
+			srv, base, _, err := startServer(bin, "", filepath.Join(tmp, "data-"+dir), filepath.Join(tmp, "server-"+dir+".log"))
+			if err != nil {
+				return err
+			}
+			err = proxyHalf(o, bin, tmp, srv.Process.Pid, base, name, half == "proxy", px, out)
+			if err == nil {
+				out.checked(name, invariants(base))
+			}
+			stop(srv)
+			if err != nil {
+				return fmt.Errorf("%s half: %w", name, err)
+			}
 		}
 	}
 	return nil
@@ -511,12 +521,13 @@ func proxyHalf(o options, bin, tmp string, pid int, base, name string, via bool,
 		Counts    struct{ Response, State, Request, Upstream int }
 	}
 	if err := call("GET", purl+"/_proxy/findings?kind=none", "", "", 200, &rep); err != nil {
-		out.findings = "not read: " + err.Error()
+		out.findings = append(out.findings, "not read: "+err.Error())
 		return nil
 	}
 	c := rep.Counts
-	out.findings = fmt.Sprintf("%d exchanges; findings: %d response, %d state, %d request, %d upstream", rep.Exchanges, c.Response, c.State, c.Request, c.Upstream)
-	fmt.Printf("  %-16s %s\n", "proxy", out.findings)
+	found := fmt.Sprintf("%d exchanges; findings: %d response, %d state, %d request, %d upstream", rep.Exchanges, c.Response, c.State, c.Request, c.Upstream)
+	out.findings = append(out.findings, found)
+	fmt.Printf("  %-16s %s\n", name, found)
 	return nil
 }
 
@@ -585,21 +596,8 @@ func openTable(out *openOutcome) string {
 			}
 		}
 	}
-	if len(out.proxy) == 2 {
-		fmt.Fprintf(&b, "\n"+head, "balance + PUT /cob, half the rate each: direct, then through the proxy, each on a fresh server")
-		for _, r := range out.proxy {
-			openLine(&b, r.Name, r)
-			for _, p := range r.Parts {
-				openLine(&b, r.Name+": "+p.Label, p)
-			}
-		}
-		d, px := out.proxy[0], out.proxy[1]
-		add50, add99 := px.P50-d.P50, px.P99-d.P99
-		fmt.Fprintf(&b, "\n| through the proxy, against direct (same run) | p50 | p99 | target | result |\n|---|---:|---:|---|---|\n")
-		fmt.Fprintf(&b, "| added latency | %s | %s | p50 < 1 ms, p99 < 5 ms at %.0f req/s, no errors | %s |\n", signed(add50), signed(add99), px.Rate,
-			passFail(add50 < time.Millisecond && add99 < 5*time.Millisecond && px.Errors == 0 && d.Errors == 0))
-		fmt.Fprintf(&b, "| ratio to direct | %.2f | %.2f | — | — |\n", ratio(px.P50, d.P50), ratio(px.P99, d.P99))
-		fmt.Fprintf(&b, "\nThe proxy over its row: %s.\n", out.findings)
+	if len(out.proxy) >= 2 {
+		b.WriteString(proxyTable(head, out))
 	}
 	b.WriteString(slowTable(out))
 	return b.String()

@@ -48,7 +48,7 @@ func TestParseOpenLoop(t *testing.T) {
 }
 
 func TestParseOpenFlags(t *testing.T) {
-	o := options{openLoop: "balance@200", openFractions: "0.5", openDuration: 30 * time.Second, openProxy: "1000:45s"}
+	o := options{openLoop: "balance@200", openFractions: "0.5", openDuration: 30 * time.Second, openProxy: "1000:45s", openProxyPairs: 1}
 	if err := parseOpenFlags(&o); err != nil {
 		t.Fatal(err)
 	}
@@ -56,18 +56,56 @@ func TestParseOpenFlags(t *testing.T) {
 	if len(o.openSpecs) != 1 || o.proxySpec == nil || fmt.Sprint(*o.proxySpec) != fmt.Sprint(want) {
 		t.Errorf("specs %v proxy %+v", o.openSpecs, o.proxySpec)
 	}
-	o = options{openFractions: "0.5", openDuration: 30 * time.Second, openProxy: "500"}
+	o = options{openFractions: "0.5", openDuration: 30 * time.Second, openProxy: "500", openProxyPairs: 3}
 	if err := parseOpenFlags(&o); err != nil || o.proxySpec.duration != 30*time.Second || len(o.openSpecs) != 0 {
 		t.Errorf("proxy 500: %+v %v", o.proxySpec, err)
 	}
 	for _, bad := range []string{"0.5x", "x", "1000:1ms", "0"} {
-		o = options{openFractions: "0.5", openDuration: time.Second, openProxy: bad}
+		o = options{openFractions: "0.5", openDuration: time.Second, openProxy: bad, openProxyPairs: 1}
 		if err := parseOpenFlags(&o); err == nil {
 			t.Errorf("-open-loop-proxy %q accepted", bad)
 		}
 	}
-	if err := parseOpenFlags(&options{openFractions: "zero"}); err == nil {
+	if err := parseOpenFlags(&options{openFractions: "zero", openProxyPairs: 1}); err == nil {
 		t.Error("bad fractions accepted")
+	}
+	if err := parseOpenFlags(&options{openFractions: "0.5", openProxy: "1000", openProxyPairs: 0}); err == nil {
+		t.Error("-open-loop-proxy-pairs 0 accepted")
+	}
+}
+
+// TestProxyTable_Pairs: with several pairs, each pair's added latency is
+// its own proxied half against its own direct half, and the verdict is the
+// median pair's: one pair over the target does not fail the row, two of
+// three do.
+func TestProxyTable_Pairs(t *testing.T) {
+	ms := time.Millisecond
+	half := func(name string, p50, p99 time.Duration) openResult {
+		return openResult{Name: name, Rate: 1000, P50: p50, P99: p99}
+	}
+	out := &openOutcome{findings: []string{"a", "b", "c"}, proxy: []openResult{
+		half("direct 1", ms, 4*ms), half("proxy 1", ms+300*time.Microsecond, 6*ms),
+		half("direct 2", ms, 9*ms), half("proxy 2", ms+200*time.Microsecond, 12*ms),
+		half("direct 3", ms, 5*ms), half("proxy 3", ms+400*time.Microsecond, 16*ms),
+	}}
+	md := proxyTable("| %s |\n", out)
+	mustContain(t, md,
+		"; 3 pairs, one after another |",
+		"| proxy 2 | 1000 |",
+		"| added latency, pair 1 | +300 µs | +2.00 ms | p50 < 1 ms, p99 < 5 ms at 1000 req/s, no errors | pass |",
+		"| added latency, pair 2 | +200 µs | +3.00 ms |",
+		"| added latency, pair 3 | +400 µs | +11.00 ms | p50 < 1 ms, p99 < 5 ms at 1000 req/s, no errors | **FAIL** |",
+		"| ratio to direct, pair 3 | 1.40 | 3.20 |",
+		"| **added latency, median of 3 pairs** | +300 µs | +3.00 ms | p50 < 1 ms, p99 < 5 ms at 1000 req/s, no errors, in every pair | pass |",
+		"The proxy over its rows: pair 1: a; pair 2: b; pair 3: c.",
+	)
+	out.proxy[3].P99 = 15 * ms // pair 2 over the target too: the median is
+	if md := proxyTable("| %s |\n", out); !strings.Contains(md, "median of 3 pairs** | +300 µs | +6.00 ms") || !strings.Contains(md, "| **FAIL** |\n\nThe proxy") {
+		t.Errorf("two pairs of three over the target passed:\n%s", md)
+	}
+	out.proxy[3].P99, out.proxy[2].Errors = 12*ms, 1 // an error in any pair fails the median
+	if md := proxyTable("| %s |\n", out); !strings.Contains(md, "| **FAIL** |\n\nThe proxy") {
+		t.Errorf("an error in pair 2 passed:\n%s", md)
 	}
 }
 
@@ -107,7 +145,7 @@ func TestProxyLine(t *testing.T) {
 func TestOpenTable(t *testing.T) {
 	ms := time.Millisecond
 	ceil := &openResult{Name: "ceiling", Rate: 1000, P50: 100 * time.Microsecond, P99: ms, Max: 2 * ms}
-	out := &openOutcome{inv: "hold", findings: "2000 exchanges; findings: 0 response, 0 state, 0 request, 0 upstream",
+	out := &openOutcome{inv: "hold", findings: []string{"2000 exchanges; findings: 0 response, 0 state, 0 request, 0 upstream"},
 		rows: []openResult{{Name: "put-cob", Label: "PUT /cob/{txid}", Rate: 1023, Fraction: 0.25, Duration: time.Minute, P50: ms, P99: 10 * ms, P999: 40 * ms, Max: 60 * ms,
 			Over: [3]int64{3, 0, 0}, Late: 2, OtherCPU: 0.04, Ceiling: ceil, Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Slow: []slowAt{{Second: 12, Over: [3]int64{3, 0, 0}, Max: 60 * ms}}},
 			{Name: "balance+put-cob", Label: "GET /accounts/balances + PUT /cob/{txid}", Rate: 6000, Duration: 2 * time.Minute,
@@ -118,7 +156,7 @@ func TestOpenTable(t *testing.T) {
 			{Name: "proxy", Rate: 1000, P50: 900 * time.Microsecond, P99: 7 * ms, Ceiling: ceil}},
 	}
 	md := openTable(out)
-	for _, want := range []string{
+	mustContain(t, md,
 		"| PUT /cob/{txid} (0.25 of its closed-loop req/s) | 1023 | 1m0s | 1.00 ms | 10.00 ms | 40.00 ms | 60.00 ms | 3 | 0 | 0 | 2 | 0 | 4% | 100 µs / 1.00 ms / 2.00 ms | 10.0 |",
 		"| direct: GET /accounts/balances | 500 |",
 		"| balance + PUT /cob, half the rate each: direct, then through the proxy, each on a fresh server | rate |",
@@ -128,11 +166,7 @@ func TestOpenTable(t *testing.T) {
 		"Ledger invariants on each server after its rows: hold.",
 		"| GET /accounts/balances + PUT /cob/{txid} | 6000 | 2m0s |",
 		"| of which PUT /cob/{txid} | 1000 | 2m0s |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("missing %q in:\n%s", want, md)
-		}
-	}
+	)
 	out.proxy[1].P99 = 10 * ms
 	if md := openTable(out); !strings.Contains(md, "| **FAIL** |") {
 		t.Errorf("6 ms added at p99 passed:\n%s", md)
@@ -162,6 +196,16 @@ func TestOpenOutcomeInvariants(t *testing.T) {
 		}
 		if got := out.invariants(); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.checks, got, tt.want)
+		}
+	}
+}
+
+// mustContain fails t for each of wants that md lacks.
+func mustContain(t *testing.T, md string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
 		}
 	}
 }
