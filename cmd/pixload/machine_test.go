@@ -34,7 +34,11 @@ func TestChildPids(t *testing.T) {
 	if child == 0 {
 		t.Skip("the child used no CPU tick in 5 s")
 	}
-	if treeTicks(os.Getpid()) < procTicks(os.Getpid())+child {
-		t.Error("treeTicks leaves out the child's ticks")
+	// Ticks only grow: both parts are read before the whole, so the whole
+	// is at least their sum (read after, this process's own ticks could
+	// have grown past what treeTicks saw).
+	self := procTicks(os.Getpid())
+	if tree := treeTicks(os.Getpid()); tree < self+child {
+		t.Errorf("treeTicks %d leaves out the child's ticks (this process %d, the child %d before it)", tree, self, child)
 	}
 }

@@ -285,7 +285,8 @@ type openOutcome struct {
 	findings []string     // the proxy's findings over its row, a pair each
 	inv      string       // the servers' invariants after their rows (invariants)
 	// servers are the ledger invariants read on each server after its
-	// rows, by the server's part: "rows", "direct", "proxy".
+	// rows, by the server's part: "rows", "direct", "proxy" (with
+	// -open-loop-proxy-pairs, "direct 1", "proxy 1", …).
 	servers []serverCheck
 }
 
@@ -475,7 +476,7 @@ func startProxy(bin, upstream, logPath string) (url string, pid int, stopProxy f
 // server the second half met alone the flushes and compactions that the
 // first half's writes brought on.
 func runProxyPair(o options, bin, tmp string, px openSpec, out *openOutcome) error {
-	for k := 1; k <= max(o.openProxyPairs, 1); k++ {
+	for k := 1; k <= o.openProxyPairs; k++ {
 		for _, half := range []string{"direct", "proxy"} {
 			name := half
 			if o.openProxyPairs > 1 {

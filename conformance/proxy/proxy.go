@@ -35,6 +35,11 @@ const (
 	FindingsPath = "/_proxy/findings"
 )
 
+// A frame to the judging process carries both bodies and the headers: it
+// must hold two of BodyLimit with room to spare (this does not compile if
+// judging.MaxFrame falls under four).
+const _ = uint(judging.MaxFrame - 4*BodyLimit)
+
 // Options configure a Proxy.
 type Options struct {
 	// Upstream is the base URL every request is forwarded to.

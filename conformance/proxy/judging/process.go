@@ -16,8 +16,9 @@ import (
 )
 
 // A judging process holds the proxy's Judges (the proxy's
-// Options.JudgeProcess): the proxy forwards, captures and hands each exchange over a pipe, in the
-// order it judges them; the process judges and hands back the findings.
+// Options.JudgeProcess): the proxy forwards, captures and hands each
+// exchange over a pipe, in the order it judges them; the process judges and
+// hands back the findings.
 // In one process, the requests waited out the collector's marks of the
 // state model and the judging goroutine's bursts, which share Go's
 // processors with them (docs/performance-log.md, "The judging in a process
